@@ -1,0 +1,6 @@
+import type { Scenario } from '../figures.js';
+import { coldStart } from './cold-start.js';
+import { planAndApply, planLarge, upsertThroughput } from './plan-apply.js';
+import { validateLarge } from './validate.js';
+
+export const SCENARIOS: Scenario[] = [coldStart, validateLarge, planAndApply, planLarge, upsertThroughput];

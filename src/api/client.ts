@@ -1,0 +1,283 @@
+// The typed Control API client: the only code on the CLI side that calls the API.
+// `call(rpc, request)` is typed by the operation table; `client.ops.agentsUpsert(...)` and friends
+// are one method per operation, derived from the same table so they can never drift from it.
+import { randomUUID } from 'node:crypto';
+import { ApiError, UserError } from '../errors.js';
+import { isLoopbackHost } from './credentials.js';
+import { OPERATIONS, RPC_NAMES, operationPath, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
+import { redact, redactText, secretValuesIn } from './redact.js';
+import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
+import { Transport, UNCERTAIN_TRANSPORT_CODES, type Exchange } from './transport.js';
+
+export type Credential =
+  | { kind: 'key'; token: string }
+  | { kind: 'cookie'; cookie: string; organization?: string; environment?: string };
+
+export interface RequestEvent {
+  rpc: Rpc;
+  attempt: number;
+  status: number;
+  ms: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  credential: Credential;
+  retry?: Partial<RetryPolicy>;
+  timeoutMs?: number;
+  /** Receives trace lines with every secret redacted. */
+  debug?: (line: string) => void;
+  insecureHttp?: boolean;
+  /** Called once per HTTP attempt (request counting in tests and benchmarks). */
+  onRequest?: (event: RequestEvent) => void;
+  /** For tests: the sleep between attempts. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+type CamelTail<S extends string> = S extends `${infer Head}.${infer Rest}` ? `${Capitalize<Head>}${CamelTail<Rest>}` : Capitalize<S>;
+type MethodName<R extends string> = R extends `${infer Head}.${infer Rest}` ? `${Head}${CamelTail<Rest>}` : R;
+/** Operations whose request has no required field take it optionally: `client.providersList()`. */
+type OperationMethod<R extends Rpc> = Record<string, never> extends RequestOf<R>
+  ? (request?: RequestOf<R>) => Promise<ResponseOf<R>>
+  : undefined extends RequestOf<R>
+    ? (request?: RequestOf<R>) => Promise<ResponseOf<R>>
+    : (request: RequestOf<R>) => Promise<ResponseOf<R>>;
+/** `agents.upsert` → `agentsUpsert`, `connections.grants.import` → `connectionsGrantsImport`. */
+export type OperationMethods = {
+  [R in Rpc as MethodName<R>]: OperationMethod<R>;
+};
+
+/** Operations sent without a body (control-api.md: organizations.get has "no body"). */
+const BODYLESS: ReadonlySet<Rpc> = new Set<Rpc>(['organizations.get']);
+
+export function methodNameOf(rpc: Rpc): string {
+  const [head, ...rest] = rpc.split('.');
+  return head + rest.map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+}
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'invalid_argument',
+  401: 'unauthenticated',
+  403: 'permission_denied',
+  404: 'not_found',
+  409: 'failed_precondition',
+  413: 'invalid_argument',
+  429: 'resource_exhausted',
+  500: 'internal',
+  502: 'unavailable',
+  503: 'unavailable',
+  504: 'unavailable',
+};
+
+function validateBaseUrl(baseUrl: string, insecureHttp: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new UserError(`the Control API URL is not a URL: ${redactText(baseUrl)}`, 'expected e.g. https://control.example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UserError(`the Control API URL must be http:// or https://, not ${url.protocol}`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !insecureHttp) {
+    throw new UserError(
+      `refusing plain http:// to ${url.host}: the API key would cross the network unencrypted`,
+      'use https://, or pass --insecure-http if you really mean it',
+    );
+  }
+  return url;
+}
+
+// Declaration merging gives the class one typed method per operation (`client.agentsUpsert(...)`);
+// the constructor installs them from the operation table.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface ControlApiClient extends OperationMethods {}
+
+export class ControlApiClient implements RpcCaller {
+  /** The same methods as on the client itself, as one object (handy to pass around). */
+  readonly ops: OperationMethods;
+  private readonly transport: Transport;
+  private readonly basePath: string;
+  private readonly policy: RetryPolicy;
+  private readonly timeoutMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: ClientOptions) {
+    const url = validateBaseUrl(options.baseUrl, options.insecureHttp === true);
+    this.transport = new Transport(url.origin);
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    const methods: Record<string, (request: unknown) => Promise<unknown>> = {};
+    for (const rpc of RPC_NAMES) {
+      methods[methodNameOf(rpc)] = (request) => this.call(rpc, (request ?? (BODYLESS.has(rpc) ? undefined : {})) as never);
+    }
+    this.ops = methods as unknown as OperationMethods;
+    Object.assign(this, methods);
+  }
+
+  async call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>> {
+    const started = Date.now();
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.attempt(rpc, request, attempt);
+      } catch (error) {
+        if (!(error instanceof ApiError) || !isRetryable(error)) throw error;
+        const elapsed = Date.now() - started;
+        if (attempt >= this.policy.maxAttempts || elapsed >= this.policy.maxTotalMs) throw error;
+        if (OPERATIONS[rpc].retry === 'create') {
+          // The first attempt may have taken effect with its answer lost: look before creating again.
+          const existing = await this.findCreated(rpc, request, started);
+          if (existing !== undefined) return existing as ResponseOf<R>;
+        }
+        const retryAfter = error.status === 429 ? (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds : undefined;
+        const delay = Math.min(retryDelayMs(attempt, this.policy, retryAfter), Math.max(0, this.policy.maxTotalMs - elapsed));
+        this.trace(`  retrying ${rpc} in ${delay} ms (attempt ${attempt + 1} of ${this.policy.maxAttempts}) after ${error.code}`);
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  private headers(requestId: string, hasBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = { 'x-request-id': requestId, accept: 'application/json' };
+    if (hasBody) headers['content-type'] = 'application/json';
+    const { credential } = this.options;
+    if (credential.kind === 'key') {
+      headers.authorization = `Bearer ${credential.token}`;
+    } else {
+      headers.cookie = credential.cookie;
+      if (credential.organization) headers['x-svc-organization'] = credential.organization;
+      if (credential.environment) headers['x-svc-environment'] = credential.environment;
+    }
+    return headers;
+  }
+
+  private async attempt<R extends Rpc>(rpc: R, request: RequestOf<R>, attempt: number): Promise<ResponseOf<R>> {
+    const requestId = randomUUID();
+    const path = `${this.basePath}${operationPath(rpc)}`;
+    const body = BODYLESS.has(rpc) ? undefined : JSON.stringify(request ?? {});
+    const secrets = [...secretValuesIn(request), ...this.credentialSecrets()];
+    const headers = this.headers(requestId, body !== undefined);
+    if (this.options.debug) {
+      this.trace(`→ POST ${path} (${rpc}, attempt ${attempt}, request ${requestId})`);
+      this.trace(`  headers ${JSON.stringify(redact(headers, secrets))}`);
+      if (body !== undefined) this.trace(`  body ${JSON.stringify(redact(request, secrets))}`);
+    }
+    const startedAt = performance.now();
+    let exchange: Exchange;
+    try {
+      exchange = await this.transport.send({ path, headers, body, timeoutMs: this.timeoutMs, rpc, requestId });
+    } catch (error) {
+      const ms = Math.round(performance.now() - startedAt);
+      this.options.onRequest?.({ rpc, attempt, status: 0, ms });
+      this.trace(`← ${rpc} failed after ${ms} ms: ${error instanceof ApiError ? `${error.code}: ${error.message}` : String(error)}`);
+      throw error;
+    }
+    const ms = Math.round(performance.now() - startedAt);
+    this.options.onRequest?.({ rpc, attempt, status: exchange.status, ms });
+    if (this.options.debug) this.trace(`← ${exchange.status} ${path} in ${ms} ms ${redactedBody(exchange.text, secrets)}`);
+    if (exchange.status >= 200 && exchange.status < 300) {
+      if (exchange.text.trim() === '') return undefined as ResponseOf<R>;
+      try {
+        return JSON.parse(exchange.text) as ResponseOf<R>;
+      } catch {
+        throw new ApiError(rpc, exchange.status, 'invalid_response', `the server answered ${exchange.status} with a body that is not JSON`, undefined, requestId);
+      }
+    }
+    throw errorFromExchange(rpc, exchange, requestId, secrets);
+  }
+
+  private async findCreated(rpc: Rpc, request: unknown, startedAt: number): Promise<unknown> {
+    const body = request as Record<string, unknown>;
+    try {
+      switch (rpc) {
+        case 'connections.create':
+          return (await this.call('connections.list', {})).find((item) => item.name === body.name);
+        case 'providers.create':
+          return (await this.call('providers.list', {})).find((item) => item.name === body.name);
+        case 'secrets.create':
+          return (await this.call('secrets.list', {})).find((item) => item.name === body.name);
+        case 'environments.create':
+          return (await this.call('environments.list', {})).find((item) => item.slug === body.slug);
+        case 'apiKeys.create': {
+          const name = (body.key as { name?: string } | undefined)?.name;
+          // Keys of the same name may exist from before; only one created since this call began counts.
+          const created = (await this.call('apiKeys.list', {})).find(
+            (key) => key.name === name && !key.revokedAt && key.createdAt !== undefined && Date.parse(key.createdAt) >= startedAt - 5_000,
+          );
+          if (created) {
+            throw new ApiError(
+              rpc,
+              0,
+              'token_lost',
+              `key ${name} was created (id ${created.id}) but the answer carrying its token was lost; revoke it (agentform keys revoke ${created.id}) and run again`,
+            );
+          }
+          return undefined;
+        }
+        default:
+          return undefined;
+      }
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'token_lost') throw error;
+      // Could not look: creating again could duplicate, so give up with the original situation.
+      throw new ApiError(rpc, 0, 'unknown_outcome', `${rpc} may or may not have taken effect, and checking failed: ${error instanceof Error ? error.message : String(error)}. Run again: the plan will show what exists.`);
+    }
+  }
+
+  /** The credential's own secret parts, masked wherever they might be echoed back. */
+  private credentialSecrets(): string[] {
+    const { credential } = this.options;
+    return credential.kind === 'key' ? [credential.token] : [credential.cookie];
+  }
+
+  private trace(line: string): void {
+    this.options.debug?.(line);
+  }
+}
+
+/** A response body for the debug trace: JSON with secret fields masked, else redacted text; cut at 4000 chars. */
+function redactedBody(text: string, secrets: readonly string[]): string {
+  let shown: string;
+  try {
+    shown = JSON.stringify(redact(JSON.parse(text), secrets));
+  } catch {
+    shown = redactText(text, secrets);
+  }
+  return shown.length > 4000 ? `${shown.slice(0, 4000)}… (${shown.length} chars)` : shown;
+}
+
+function isRetryable(error: ApiError): boolean {
+  return isRetryableStatus(error.status) || (error.status === 0 && UNCERTAIN_TRANSPORT_CODES.has(error.code));
+}
+
+function errorFromExchange(rpc: Rpc, exchange: Exchange, requestId: string, secrets: string[]): ApiError {
+  const retryAfterHeader = exchange.headers['retry-after'];
+  const retryAfterSeconds = parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader);
+  let code = STATUS_CODES[exchange.status] ?? (exchange.status >= 500 ? 'internal' : 'unknown');
+  let message = `HTTP ${exchange.status}`;
+  let details: unknown;
+  try {
+    const parsed = JSON.parse(exchange.text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
+    if (parsed.error && typeof parsed.error === 'object') {
+      if (typeof parsed.error.code === 'string') code = parsed.error.code;
+      if (typeof parsed.error.message === 'string') message = parsed.error.message;
+      details = parsed.error.details === undefined ? undefined : redact(parsed.error.details, secrets);
+    }
+  } catch {
+    const snippet = exchange.text.trim().slice(0, 200);
+    if (snippet) message = `HTTP ${exchange.status}: ${snippet}`;
+  }
+  if (code === 'unimplemented' || (exchange.status === 404 && code === 'not_found' && message.startsWith('HTTP'))) {
+    code = 'unimplemented';
+    const assumed = OPERATIONS[rpc].status === 'assumed';
+    message = `the server does not offer ${rpc}${assumed ? ' (an operation this project assumes exists; see "Assumptions about the API" in README)' : ''}`;
+  }
+  const withRetry = retryAfterSeconds === undefined ? details : { ...(details as object | undefined), retryAfterSeconds };
+  return new ApiError(rpc, exchange.status, code, redactText(message, secrets), withRetry, requestId);
+}

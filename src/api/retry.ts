@@ -1,0 +1,43 @@
+// When and how long to wait before trying a request again.
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** No retry starts after this much time since the first attempt. */
+  maxTotalMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 200, maxDelayMs: 5_000, maxTotalMs: 60_000 };
+
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+
+export function isRetryableStatus(status: number): boolean {
+  return RETRYABLE_STATUSES.has(status);
+}
+
+/** Exponential backoff with full jitter, or the server's retry-after when it gave one (capped). */
+export function retryDelayMs(attempt: number, policy: RetryPolicy, retryAfterSeconds?: number, random: () => number = Math.random): number {
+  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) {
+    return Math.min(retryAfterSeconds * 1000, policy.maxDelayMs);
+  }
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
+  return Math.floor(random() * ceiling);
+}
+
+/** `retry-after` as seconds (a number or an HTTP date), or undefined. */
+export function parseRetryAfter(header: string | undefined, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
+}
+
+export function retryPolicyFrom(env: NodeJS.ProcessEnv, overrides: Partial<RetryPolicy> = {}): RetryPolicy {
+  // An empty variable is unset (Number('') would be 0: no retries at all).
+  const raw = env.AGENTFORM_MAX_RETRIES?.trim();
+  const fromEnv = raw ? Number(raw) : Number.NaN;
+  const maxAttempts = Number.isInteger(fromEnv) && fromEnv >= 0 ? fromEnv + 1 : DEFAULT_RETRY_POLICY.maxAttempts;
+  return { ...DEFAULT_RETRY_POLICY, maxAttempts, ...overrides };
+}

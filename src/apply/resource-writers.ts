@@ -1,0 +1,264 @@
+// How each kind of change becomes Control API calls. One writer per kind; the executor decides
+// when each runs. Writers never print: they report through `context.info`.
+import type { AgentDefinition, ConnectionAuth, PromotedFrom } from '../model/api.js';
+import type { ConnectionInput, RpcCaller } from '../api/operations.js';
+import type {
+  ActualResource,
+  DesiredResource,
+  JsonObject,
+  JsonValue,
+  ResourceAddress,
+  ResourceChange,
+} from '../model/resources.js';
+import { addressOf } from '../model/resources.js';
+import { ApiError, UserError } from '../errors.js';
+
+export interface WriteContext {
+  caller: RpcCaller;
+  environmentSlug: string;
+  /** Remote ids by address: those read before the apply, plus those created during it. */
+  ids: Map<ResourceAddress, string>;
+  desired: Map<ResourceAddress, DesiredResource>;
+  actual: Map<ResourceAddress, ActualResource>;
+  /** Tool names offered by connections tested during this apply. */
+  connectionTools: Map<string, string[]>;
+  waitForImages: boolean;
+  imagePollMs: number;
+  info: (address: ResourceAddress, message: string) => void;
+  /** Where the token of a created API key goes (the config's `tokenFile`), or undefined: nowhere. */
+  saveToken: (resource: DesiredResource, token: string) => Promise<string | undefined>;
+}
+
+/** Returns a short note for the progress line (e.g. "version 4", "13 tools"). */
+export type Writer = (change: ResourceChange, context: WriteContext) => Promise<string | undefined>;
+
+/** `null` in the configuration means "reset to the server default": the field is left out. */
+export function withoutNulls(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: JsonObject = {};
+    for (const [key, inner] of Object.entries(value)) {
+      if (inner !== null) out[key] = withoutNulls(inner);
+    }
+    return out;
+  }
+  return value;
+}
+
+function desiredOf(change: ResourceChange, context: WriteContext): DesiredResource {
+  const resource = context.desired.get(change.address);
+  if (!resource) throw new Error(`no desired resource for ${change.address}`);
+  return resource;
+}
+
+function idOf(address: ResourceAddress, context: WriteContext): string {
+  const id = context.ids.get(address);
+  if (!id) throw new UserError(`${address} has no remote id: it was not created`);
+  return id;
+}
+
+function writeOnly(resource: DesiredResource, field: string): string | undefined {
+  const entry = resource.writeOnly[field];
+  if (!entry) return undefined;
+  if (entry.value === undefined) {
+    throw new UserError(`${addressOf(resource.kind, resource.name)}: the write-only value ${field} (${entry.source}) is not set`);
+  }
+  return entry.value;
+}
+
+function spec(resource: DesiredResource): JsonObject {
+  return withoutNulls(resource.spec) as JsonObject;
+}
+
+const organization: Writer = async (change, context) => {
+  const { name } = spec(desiredOf(change, context));
+  await context.caller.call('organizations.update', { name: String(name) });
+  return undefined;
+};
+
+const environment: Writer = async (change, context) => {
+  const settings = spec(desiredOf(change, context));
+  if (change.action === 'create') {
+    await context.caller.call('environments.create', { slug: change.name, name: String(settings.name ?? change.name), ...settings });
+  } else {
+    await context.caller.call('environments.update', { slug: change.name, ...settings });
+  }
+  return undefined;
+};
+
+const secret: Writer = async (change, context) => {
+  if (change.action === 'delete') {
+    await context.caller.call('secrets.delete', { id: idOf(change.address, context) });
+    return undefined;
+  }
+  const resource = desiredOf(change, context);
+  const value = writeOnly(resource, 'value') ?? '';
+  if (change.action === 'create') {
+    const created = await context.caller.call('secrets.create', { name: change.name, value });
+    context.ids.set(change.address, created.id);
+  } else {
+    await context.caller.call('secrets.update', { id: idOf(change.address, context), value });
+  }
+  return undefined;
+};
+
+const provider: Writer = async (change, context) => {
+  if (change.action === 'delete') {
+    await context.caller.call('providers.delete', { id: idOf(change.address, context) });
+    return undefined;
+  }
+  const resource = desiredOf(change, context);
+  const body = spec(resource) as { type?: string; baseUrl?: string | null };
+  const secretValue = writeOnly(resource, 'secret');
+  const withSecret = secretValue === undefined ? {} : { secret: secretValue };
+  if (change.action === 'create') {
+    const created = await context.caller.call('providers.create', {
+      name: change.name,
+      type: String(body.type),
+      ...(body.baseUrl !== undefined ? { baseUrl: body.baseUrl } : {}),
+      ...withSecret,
+    });
+    context.ids.set(change.address, created.id);
+  } else {
+    await context.caller.call('providers.update', { id: idOf(change.address, context), ...body, ...withSecret });
+  }
+  return undefined;
+};
+
+const connection: Writer = async (change, context) => {
+  if (change.action === 'delete') {
+    await context.caller.call('connections.delete', { id: idOf(change.address, context) });
+    return undefined;
+  }
+  const resource = desiredOf(change, context);
+  const body = spec(resource) as unknown as Omit<ConnectionInput, 'name'> & { auth: ConnectionAuth };
+  let id: string;
+  if (change.action === 'create') {
+    const created = await context.caller.call('connections.create', { name: change.name, ...body });
+    id = created.id;
+    context.ids.set(change.address, id);
+  } else {
+    id = idOf(change.address, context);
+    await context.caller.call('connections.update', { id, ...body });
+  }
+  const urlChanged = change.action === 'create' || change.fields.some((field) => field.path === 'url');
+  if (!urlChanged || !body.url) return undefined;
+  try {
+    const { tools } = await context.caller.call('connections.test', { id });
+    context.connectionTools.set(change.name, tools.map((tool) => tool.name));
+    return `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
+  } catch (error) {
+    // The connection itself was written. A tool server that is down is an operational problem to
+    // report, not a reason to fail the apply; its agents' tool names are then not checked.
+    if (!(error instanceof ApiError) || error.status === 0) throw error;
+    return `tool server not reachable (${error.code}: ${error.message}); tools not checked`;
+  }
+};
+
+const grant: Writer = async (change, context) => {
+  if (change.action === 'delete') {
+    await context.caller.call('connections.grants.delete', { id: idOf(change.address, context) });
+    return undefined;
+  }
+  const resource = desiredOf(change, context);
+  const { connection: connectionName, identity } = resource.spec as { connection: string; identity: { scope: string; id: string } };
+  const accessToken = writeOnly(resource, 'accessToken') ?? '';
+  const connectionId = idOf(addressOf('connection', connectionName), context);
+  const { results } = await context.caller.call('connections.grants.import', {
+    connectionId,
+    // A create that finds an existing grant (lost response, re-run) must not clobber it; an update
+    // exists only to send a rotated token, which must replace the old one.
+    mode: change.action === 'create' ? 'skip_existing' : 'overwrite',
+    grants: [{ identity: { scope: identity.scope, id: identity.id }, accessToken }],
+  });
+  const result = results[0];
+  if (!result || result.outcome === 'failed' || result.error) {
+    throw new UserError(`grant import failed: ${result?.error ?? 'no result returned'}`);
+  }
+  if (result.grantId) context.ids.set(change.address, result.grantId);
+  return result.outcome;
+};
+
+/** Tool names an agent's policies mention, which must exist on its connections or its built-in tools. */
+function toolNamesNamedByPolicies(definition: AgentDefinition): string[] {
+  return [
+    ...Object.keys(definition.policies?.toolCalls?.byTool ?? {}),
+    ...(definition.sandbox?.tools?.allow ?? []),
+    ...(definition.sandbox?.tools?.deny ?? []),
+  ];
+}
+
+function checkAgentTools(change: ResourceChange, definition: AgentDefinition, context: WriteContext): void {
+  const connections = [definition.policies?.toolCalls?.hook?.connection, definition.sandbox?.connectionName].filter(
+    (name): name is string => typeof name === 'string',
+  );
+  // Only judge when every connection the agent uses was tested in this run; otherwise the tool
+  // lists are unknown and `validate --remote` is the place for the check.
+  if (connections.length === 0 || !connections.every((name) => context.connectionTools.has(name))) return;
+  const offered = new Set([
+    ...connections.flatMap((name) => context.connectionTools.get(name) ?? []),
+    ...definition.tools.map((tool) => tool.name),
+  ]);
+  const missing = toolNamesNamedByPolicies(definition).filter((name) => !offered.has(name));
+  if (missing.length > 0) {
+    throw new UserError(
+      `${change.address}: its policies name tool${missing.length === 1 ? '' : 's'} ${missing.join(', ')} that ${connections.join(', ')} does not offer`,
+      `offered: ${[...offered].sort().join(', ')}`,
+    );
+  }
+}
+
+async function waitForImage(slug: string, version: number, context: WriteContext, address: ResourceAddress): Promise<string> {
+  for (;;) {
+    const current = await context.caller.call('agents.get', { slug, version });
+    const status = current.image?.status ?? 'ready';
+    if (status === 'failed') throw new UserError(`${address}: image of version ${version} failed to bake: ${current.image?.error ?? 'no reason given'}`);
+    if (status !== 'baking') return status;
+    await new Promise((resolve) => setTimeout(resolve, context.imagePollMs));
+  }
+}
+
+const agent: Writer = async (change, context) => {
+  if (change.action === 'delete') {
+    await context.caller.call('agents.delete', { slug: change.name });
+    return undefined;
+  }
+  const resource = desiredOf(change, context);
+  // The API's minimal upsert has tools, policies and limits; fields the user did not write are sent
+  // at their empty value (the plan never compares fields the user did not write).
+  const definition = { name: change.name, tools: [], policies: {}, limits: {}, ...spec(resource) } as unknown as AgentDefinition;
+  checkAgentTools(change, definition, context);
+  const promotedFrom = resource.options?.promotedFrom as unknown as PromotedFrom | undefined;
+  const version = await context.caller.call('agents.upsert', {
+    slug: change.name,
+    definition,
+    ...(promotedFrom ? { promotedFrom } : {}),
+  });
+  context.ids.set(change.address, version.agentId);
+  if (context.waitForImages) {
+    const status = await waitForImage(change.name, version.version, context, change.address);
+    return `version ${version.version}, image ${status}`;
+  }
+  return `version ${version.version}`;
+};
+
+const apiKey: Writer = async (change, context) => {
+  if (change.action === 'delete') {
+    await context.caller.call('apiKeys.revoke', { id: idOf(change.address, context) });
+    return 'revoked';
+  }
+  const resource = desiredOf(change, context);
+  const body = spec(resource) as { scopes?: string[]; identityScopes?: string[]; spend?: JsonObject; expiresAt?: string };
+  const previousId = change.action === 'replace' ? context.ids.get(change.address) : undefined;
+  const created = await context.caller.call('apiKeys.create', {
+    key: { name: change.name, scopes: body.scopes ?? [], ...body } as { name: string; scopes: string[] },
+  });
+  context.ids.set(change.address, created.key.id);
+  const savedTo = await context.saveToken(resource, created.token);
+  // There is no apiKeys.update: a changed key is a new key, and the old one is revoked only once
+  // the new one exists (and its token is saved), so a failure never leaves the user with neither.
+  if (previousId) await context.caller.call('apiKeys.revoke', { id: previousId });
+  return savedTo ? `token written to ${savedTo}` : 'token not kept (no tokenFile configured)';
+};
+
+export const WRITERS = { organization, environment, secret, provider, connection, grant, agent, apiKey } as const;

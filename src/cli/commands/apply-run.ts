@@ -1,0 +1,159 @@
+import { readFile, stat } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { applyPlan } from '../../apply/executor.js';
+import type { ApplyEvent } from '../../apply/events.js';
+import { parseSavedPlan, staleness, type SavedPlan } from '../../apply/saved-plan.js';
+import { AbortedError, UserError } from '../../errors.js';
+import type { DesiredResource, ResourceAddress, ResourceKind } from '../../model/resources.js';
+import { renderApplyEvent, renderApplySummary } from '../../render/apply-events.js';
+import { renderProgressLine } from '../../render/apply-progress.js';
+import { renderPlanText } from '../../render/text.js';
+import { readActualState } from '../../state/read.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import type { GlobalOptions } from '../global-options.js';
+import { useColor } from '../output.js';
+import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
+import type { ApplyCommandOptions } from './apply.js';
+
+async function readSavedPlan(path: string): Promise<SavedPlan> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UserError(`cannot read the saved plan ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UserError(`${path} is not JSON: is it a plan saved with \`agentform plan --out\`?`);
+  }
+  const saved = parseSavedPlan(parsed);
+  if (typeof saved === 'string') throw new UserError(`${path}: ${saved}`);
+  return saved;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question(question);
+    return answer.trim() === 'yes';
+  } finally {
+    prompt.close();
+  }
+}
+
+export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
+  const parallelism = Number(options.parallelism);
+  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 256) {
+    throw new UserError(`--parallelism must be a whole number from 1 to 256, not ${options.parallelism}`);
+  }
+  const saved = (await isFile(dirOrPlan)) ? await readSavedPlan(dirOrPlan) : undefined;
+  const inputs: PlanInputs = {
+    dir: resolve(saved ? saved.projectDir : dirOrPlan),
+    ...(saved ? { environment: saved.environment } : options.env ? { environment: options.env } : {}),
+    ...(options.prune ? { prune: true } : {}),
+    ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
+    ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
+  };
+  if (saved && options.env && options.env !== saved.environment) {
+    throw new UserError(`the saved plan is for environment ${saved.environment}, not ${options.env}`);
+  }
+  const color = useColor(globals);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const session = await openSession(inputs, globals);
+  try {
+    const run = await planSession(session, saved ? { ...inputs, prune: hasDeletes(saved), allowMassDelete: true } : inputs);
+    if (saved) {
+      const reasons = staleness(saved, run.desired, run.actual);
+      if (reasons.length > 0) {
+        throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again');
+      }
+    }
+    const plan = saved ? saved.plan : run.plan;
+    if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
+    const { add, change, replace, destroy } = plan.summary;
+    if (!options.json) out(renderPlanText(plan, { color }));
+    if (add + change + replace + destroy === 0) return;
+
+    if (!options.autoApprove && !saved) {
+      if (!process.stdin.isTTY) {
+        throw new UserError('refusing to apply without confirmation: there is no terminal to ask', 'pass --auto-approve (in CI, after reviewing the plan)');
+      }
+      if (!(await confirm(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `))) {
+        throw new AbortedError('Apply cancelled.');
+      }
+    }
+
+    let stopping = false;
+    const onSigint = () => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write('\nInterrupted: letting requests in flight finish, starting no new ones...\n');
+    };
+    process.on('SIGINT', onSigint);
+    // On a terminal, a status line under the log shows what is in flight; it is cleared before
+    // each log line and redrawn after it. Never in CI logs (no TTY) or with --json.
+    const live = !options.json && process.stderr.isTTY === true && !process.env.CI;
+    const progress = { total: plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'unmanaged').length, finished: 0, inFlight: [] as string[] };
+    const clearLive = () => live && process.stderr.write('\r\x1b[2K');
+    const drawLive = () => live && process.stderr.write(renderProgressLine(progress, (process.stderr.columns ?? 100) - 1));
+    const emit = (event: ApplyEvent) => {
+      if (event.type === 'start') progress.inFlight.push(event.address);
+      if (event.type === 'done' || event.type === 'failed') {
+        progress.inFlight = progress.inFlight.filter((address) => address !== event.address);
+        progress.finished += 1;
+      }
+      if (event.type === 'skipped') progress.finished += 1;
+      clearLive();
+      out(options.json ? JSON.stringify(event) : renderApplyEvent(event, { color }));
+      drawLive();
+    };
+    const slug = run.desired.target.slug;
+    const projectDir = run.desired.projectDir;
+    let result;
+    try {
+      result = await applyPlan(plan, run.desired, run.actual, { caller: session.client }, {
+        parallelism,
+        waitForImages: options.wait === true,
+        shouldStop: () => stopping,
+        onEvent: emit,
+        reread: async (kind: ResourceKind) => {
+          const fresh = await readActualState(session.client, slug, [kind]);
+          return new Map(fresh.resources.filter((resource) => resource.kind === kind).map((resource) => [resource.name, resource.fingerprint]));
+        },
+        saveToken: async (resource: DesiredResource, token: string) => {
+          const file = resource.options?.tokenFile;
+          if (typeof file !== 'string') return undefined;
+          const path = resolve(projectDir, file);
+          await writeFileAtomic(path, `${token}\n`, { mode: 0o600 });
+          return relative(process.cwd(), path);
+        },
+      });
+    } finally {
+      clearLive();
+      process.off('SIGINT', onSigint);
+    }
+    if (options.json) out(JSON.stringify({ type: 'summary', ...result }));
+    else out(renderApplySummary(result, { color }));
+    if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
+    if (result.failed.length > 0) {
+      throw new UserError(`apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)`, 'fix the cause and run apply again: it picks up where this run stopped');
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+function hasDeletes(saved: SavedPlan): boolean {
+  return saved.plan.changes.some((change) => change.action === 'delete');
+}

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../global-options.js';
+
+export interface ApplyCommandOptions {
+  env?: string;
+  autoApprove?: boolean;
+  parallelism: string;
+  wait?: boolean;
+  json?: boolean;
+  prune?: boolean;
+  allowMassDelete?: boolean;
+  target?: string[];
+}
+
+export function register(program: Command): void {
+  program
+    .command('apply')
+    .description('plan, confirm, and converge the environment to the configuration')
+    .argument('[dir-or-plan]', 'project directory, or a plan saved with `plan --out`', '.')
+    .option('-e, --env <name>', 'environment to apply')
+    .option('--auto-approve', 'apply without asking (required without a terminal)')
+    .option('--parallelism <n>', 'how many changes run at once', '8')
+    .option('--wait', "wait for each upserted agent's image to finish baking; fail if it fails")
+    .option('--json', 'print one JSON event per line (for CI systems)')
+    .option('--prune', 'delete remote resources that are not in the configuration')
+    .option('--allow-mass-delete', 'confirm an apply that deletes a whole kind or a large share of the environment')
+    .option('--target <kind/name...>', 'limit the apply to these resources and what they depend on')
+    .action(async (dirOrPlan: string, options: ApplyCommandOptions, command: Command) => {
+      const { runApply } = await import('./apply-run.js');
+      await runApply(dirOrPlan, options, command.optsWithGlobals<GlobalOptions>());
+    });
+}

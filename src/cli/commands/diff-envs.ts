@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../global-options.js';
+
+export interface DiffEnvsCommandOptions {
+  project: string;
+  json?: boolean;
+  detailedExitcode?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('diff-envs')
+    .description("show how two environments' live agents differ, and where each version came from (never writes)")
+    .argument('<a>', 'environment whose definitions are compared (the "desired" side)')
+    .argument('<b>', 'environment they are compared with (the "actual" side)')
+    .option('-C, --project <dir>', 'project that declares both environments', '.')
+    .option('--json', 'print {plan, provenance} as JSON')
+    .option('--detailed-exitcode', 'exit 0 when the agents are the same, 2 when they differ, 1 on error')
+    .action(async (a: string, b: string, options: DiffEnvsCommandOptions, command: Command) => {
+      const { runDiffEnvs } = await import('./diff-envs-run.js');
+      await runDiffEnvs(a, b, options, command.optsWithGlobals<GlobalOptions>());
+    });
+}

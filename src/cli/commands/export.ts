@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../global-options.js';
+
+export interface ExportCommandOptions {
+  env?: string;
+  out?: string;
+  force?: boolean;
+  project: string;
+}
+
+export function register(program: Command): void {
+  program
+    .command('export')
+    .description("write a complete project for an environment's live state (never writes to the server)")
+    .option('-e, --env <name>', 'environment to export (in a project: one it declares; otherwise the environment slug)')
+    .requiredOption('--out <dir>', 'directory to write the project into (must be empty unless --force)')
+    .option('--force', 'write into a directory that is not empty, overwriting files of the same name')
+    .option('-C, --project <dir>', 'project whose environment to export (used when it holds agentform.yaml)', '.')
+    .action(async (options: ExportCommandOptions, command: Command) => {
+      const { runExport } = await import('./export-run.js');
+      await runExport(options, command.optsWithGlobals<GlobalOptions>());
+    });
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { UserError } from '../../errors.js';
+
+const KINDS = ['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey'];
+
+export function register(program: Command): void {
+  program
+    .command('schema')
+    .description('print the JSON Schema of a project file (for editors and CI)')
+    .argument('[kind]', `one of ${KINDS.join(', ')}`, 'agentform')
+    .option('--list', 'list the schemas and their $id')
+    .action(async (kind: string, options: { list?: boolean }) => {
+      const { SCHEMA_ALIASES, SCHEMA_FILES, schemaText } = await import('../../config/schemas.js');
+      if (options.list) {
+        for (const name of KINDS) {
+          process.stdout.write(`${name.padEnd(11)} https://agentform.dev/schemas/${SCHEMA_FILES[SCHEMA_ALIASES[name]!]}\n`);
+        }
+        return;
+      }
+      const name = SCHEMA_ALIASES[kind.toLowerCase()];
+      if (!name) throw new UserError(`unknown schema "${kind}"`, `choose one of ${KINDS.join(', ')}`);
+      process.stdout.write(schemaText(name));
+    });
+}

@@ -1,0 +1,103 @@
+// `agentform server`: run the local control plane in the foreground until SIGINT/SIGTERM.
+import type { Command } from 'commander';
+import { UserError } from '../../errors.js';
+
+interface ServerOptions {
+  port: string;
+  host: string;
+  data: string;
+  environments: string;
+  printKeys?: boolean;
+  allowRemote?: boolean;
+  latencyMs?: string;
+  failRate?: string;
+  lostResponseRate?: string;
+  throttleRate?: string;
+  seed?: string;
+  allowRemoteOutbound?: boolean;
+}
+
+function integerOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new UserError(`--${name} must be a whole number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+function rateOption(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UserError(`--${name} must be a number from 0 to 1, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function register(program: Command): void {
+  program
+    .command('server')
+    .description('run the local control plane (SQLite-backed, every API operation) in the foreground')
+    .option('--port <port>', 'port to listen on (0 = any free port)', '4466')
+    .option('--host <host>', 'address to bind (loopback only unless --allow-remote)', '127.0.0.1')
+    .option('--data <dir>', 'data directory (database and credentials.json)', '.agentform/local')
+    .option('--environments <slugs>', 'comma-separated environments to create, each with a key', 'dev')
+    .option('--print-keys', 'print the API keys (otherwise only where they are stored)')
+    .option('--allow-remote', 'allow binding a non-loopback address')
+    .option('--latency-ms <ms>', 'fault injection: delay every API request')
+    .option('--fail-rate <rate>', 'fault injection: share of requests answered 503 before acting (0..1)')
+    .option('--lost-response-rate <rate>', 'fault injection: share of requests that act, then drop the connection (0..1)')
+    .option('--throttle-rate <rate>', 'fault injection: share of requests answered 429 (retry-after: 0) before acting (0..1)')
+    .option('--seed <n>', 'fault injection: PRNG seed, for reproducible faults')
+    .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
+    .action(async (options: ServerOptions) => {
+      const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }] = await Promise.all([
+        import('node:path'),
+        import('../../api/credentials.js'),
+        import('../../server/embedded.js'),
+        import('../../server/credentials.js'),
+      ]);
+      if (!isLoopbackHost(options.host) && !options.allowRemote) {
+        throw new UserError(`refusing to listen on ${options.host}: the local control plane is for this machine only`, 'pass --allow-remote if you really mean it');
+      }
+      const port = integerOption('port', options.port, 0, 65_535);
+      const environments = options.environments.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      if (environments.length === 0) throw new UserError('--environments needs at least one environment slug');
+      const bad = environments.find((slug) => !/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug));
+      if (bad) throw new UserError(`--environments: invalid slug ${JSON.stringify(bad)}`, 'use lowercase letters, digits and -');
+      const faults = {
+        latencyMs: integerOption('latency-ms', options.latencyMs, 0, 60_000),
+        failRate: rateOption('fail-rate', options.failRate),
+        lostResponseRate: rateOption('lost-response-rate', options.lostResponseRate),
+        throttleRate: rateOption('throttle-rate', options.throttleRate),
+        seed: integerOption('seed', options.seed, 0, 2 ** 32 - 1),
+      };
+      const dataDir = resolve(options.data);
+      let plane;
+      try {
+        plane = await startLocalControlPlane({ dataDir, host: options.host, port, environments, faults, allowRemoteOutbound: options.allowRemoteOutbound === true });
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code === 'EADDRINUSE') throw new UserError(`port ${port} is already in use`, 'pass another --port, or --port 0 for any free one');
+        throw error;
+      }
+      // Listen for the stop signal before announcing readiness: a supervisor may signal at once.
+      const stopped = new Promise<NodeJS.Signals>((done) => {
+        const stop = (sig: NodeJS.Signals): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          done(sig);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      const out = process.stdout;
+      out.write(`agentform local control plane listening on ${plane.url}\n`);
+      out.write(`data: ${dataDir}\ncredentials: ${credentialsPath(dataDir)} (environments: ${environments.join(', ')})\n`);
+      if (options.printKeys) for (const slug of environments) out.write(`  ${slug}: ${plane.tokens[slug]}\n`);
+      if (faults.latencyMs || faults.failRate || faults.lostResponseRate || faults.throttleRate) {
+        out.write(`fault injection: latency ${faults.latencyMs ?? 0} ms, fail rate ${faults.failRate ?? 0}, throttle rate ${faults.throttleRate ?? 0}, lost responses ${faults.lostResponseRate ?? 0}, seed ${faults.seed ?? 1}\n`);
+      }
+      out.write('press Ctrl-C to stop\n');
+      const signal = await stopped;
+      await plane.close();
+      out.write(`stopped (${signal})\n`);
+    });
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Entry point: wires commander, and is the only place that maps errors to exit codes.
+// Command modules are light (options only) and import their heavy layers inside their action,
+// so `--version` and `--help` stay close to bare-node start time.
+import { Command, CommanderError } from 'commander';
+import { COMMANDS } from './commands/index.js';
+import { addGlobalOptions } from './global-options.js';
+import { reportError } from './report-error.js';
+import { VERSION } from './version.js';
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('agentform')
+    .description('Declarative configuration for the Agent Hosting Control API')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) })
+    .showHelpAfterError('(run with --help for usage)');
+  addGlobalOptions(program);
+  for (const register of COMMANDS) register(program);
+
+  try {
+    await program.parseAsync(argv);
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end through here with exit code 0; usage errors with 1.
+      return error.exitCode === 0 ? 0 : 1;
+    }
+    return reportError(error, program.opts<{ debug?: boolean }>().debug === true);
+  }
+}
+
+main(process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`agentform: internal error: ${String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

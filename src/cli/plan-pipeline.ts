@@ -1,0 +1,297 @@
+// Where the stages meet for plan and apply: load the project, pick the environment, connect, read
+// the live state, compute the plan. Each stage is a layer of its own; this file only sequences them.
+import { join } from 'node:path';
+import type { ControlApiClient, Credential } from '../api/client.js';
+import { parseApiKey } from '../api/credentials.js';
+import type { Rpc } from '../api/operations.js';
+import { desiredStateFor, loadProject, type Project } from '../config/index.js';
+import { computePlan } from '../engine/plan.js';
+import { ApiError, UserError } from '../errors.js';
+import type { AgentVersionWithSlug } from '../model/api.js';
+import { resolvePromotions, type ResolvedPromotions, type SourceReader } from '../promotion/resolve.js';
+import type { ActualResource, ActualState, DesiredState, Plan, ResourceAddress } from '../model/resources.js';
+import { readActualState } from '../state/read.js';
+import { clientFor } from './context.js';
+import { resolveTarget } from './environment-target.js';
+import type { GlobalOptions } from './global-options.js';
+
+export interface PlanInputs {
+  dir: string;
+  environment?: string;
+  prune?: boolean;
+  allowMassDelete?: boolean;
+  targets?: ResourceAddress[];
+}
+
+export interface Session {
+  project: Project;
+  desired: DesiredState;
+  client: ControlApiClient;
+  /** "the local control plane (.agentform/local)" or the URL. */
+  targetLabel: string;
+  isLocal: boolean;
+  requests: Array<{ rpc: Rpc; status: number }>;
+  /** The API key in use, if any: it must never be pruned by the run that uses it. */
+  token?: string;
+  /** The options the session was opened with (promotion sources reuse --debug, --insecure-http). */
+  globals?: GlobalOptions;
+  close(): Promise<void>;
+}
+
+export interface PlanRun extends Session {
+  actual: ActualState;
+  plan: Plan;
+}
+
+export function pickEnvironment(project: Project, requested: string | undefined): string {
+  const names = Object.keys(project.environments);
+  if (requested) {
+    if (!project.environments[requested]) {
+      throw new UserError(`unknown environment ${requested}`, `the project declares: ${names.join(', ') || '(none)'}`);
+    }
+    return requested;
+  }
+  if (project.defaultEnvironment) return project.defaultEnvironment;
+  if (names.length === 1) return names[0] as string;
+  throw new UserError('which environment? pass -e/--env', `the project declares: ${names.join(', ')}`);
+}
+
+/** Loads the project and connects to the selected environment (starting the local control plane if asked). */
+export async function openSession(inputs: PlanInputs, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Session> {
+  const project = await loadProject(inputs.dir);
+  const environment = pickEnvironment(project, inputs.environment);
+  return connect(project, desiredStateFor(project, environment, env), globals, env);
+}
+
+/** An environment's URL as agentform.yaml gives it, with `${env:}`/`${var:}` filled in. */
+export function environmentUrl(project: Project, environment: string, env: NodeJS.ProcessEnv): string {
+  const url = project.environments[environment]?.url ?? '';
+  return url.includes('${') ? desiredStateFor(project, environment, env).target.url : url;
+}
+
+/**
+ * A session to one environment without its desired state (history, rollback, promotion sources):
+ * its own URL and credential from agentform.yaml or AGENTFORM_URL_<ENV>/AGENTFORM_TOKEN_<ENV>. Needs
+ * none of that environment's ${env:} values other than its token. --url and --token are for the
+ * selected environment only: they are passed on only when `selected` is set.
+ */
+export async function openEnvironmentSession(project: Project, environment: string, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env, selected = false): Promise<Session> {
+  const settings = project.environments[environment];
+  if (!settings) throw new UserError(`unknown environment ${environment}`, `the project declares: ${Object.keys(project.environments).join(', ')}`);
+  const credentialVariable = settings.credential ? /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(settings.credential.source)?.[1] : undefined;
+  const credentialValue = credentialVariable ? env[credentialVariable] : undefined;
+  const target = {
+    name: settings.name,
+    slug: settings.slug,
+    url: environmentUrl(project, environment, env),
+    prune: settings.prune,
+    ...(settings.credential ? { credential: { source: settings.credential.source, ...(credentialValue ? { value: credentialValue } : {}) } } : {}),
+  };
+  const { url: _url, token: _token, ...otherGlobals } = globals;
+  return connect(project, { projectDir: project.dir, target, resources: [] }, selected ? globals : otherGlobals, env);
+}
+
+interface LocalPlane {
+  url: string;
+  tokens: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * One local control plane per data directory and process: a promotion reads another local
+ * environment while the target's session is open, and two servers must not share one store.
+ */
+const localPlanes = new Map<string, { plane: Promise<LocalPlane>; users: number }>();
+
+async function acquireLocalPlane(dataDir: string, environments: Array<{ slug: string; kind?: string }>): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
+  let entry = localPlanes.get(dataDir);
+  if (!entry) {
+    const plane = import('../server/embedded.js').then(({ startLocalControlPlane }) => startLocalControlPlane({ dataDir, environments }));
+    entry = { plane, users: 0 };
+    localPlanes.set(dataDir, entry);
+    plane.catch(() => localPlanes.delete(dataDir));
+  }
+  entry.users += 1;
+  const shared = entry;
+  const plane = await shared.plane;
+  let released = false;
+  return {
+    plane,
+    release: async () => {
+      if (released) return;
+      released = true;
+      shared.users -= 1;
+      if (shared.users === 0) {
+        localPlanes.delete(dataDir);
+        await plane.close();
+      }
+    },
+  };
+}
+
+/** Connects to the environment of `desired.target`; the key/environment guard runs before any request. */
+export async function connect(project: Project, desired: DesiredState, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Session> {
+  const environment = desired.target.name;
+  const resolved = resolveTarget(desired.target, globals, env);
+  const requests: Session['requests'] = [];
+  let closeLocal: (() => Promise<void>) | undefined;
+  let baseUrl = resolved.url;
+  let token = resolved.token;
+  let targetLabel = resolved.url;
+  const isLocal = resolved.url === 'local';
+  if (isLocal) {
+    // Every local environment of the project, each with the kind it declares: a new local
+    // environment is created with it (an environment's kind cannot change later).
+    const localEnvironments = new Map<string, { slug: string; kind?: string }>();
+    for (const target of [desired.target, ...Object.values(project.environments)]) {
+      if (target.url !== 'local' && target !== desired.target) continue;
+      const kind = project.environments[target.name]?.settings?.kind;
+      localEnvironments.set(target.slug, { slug: target.slug, ...(typeof kind === 'string' ? { kind } : {}) });
+    }
+    const dataDir = join(desired.projectDir, '.agentform', 'local');
+    const local = await acquireLocalPlane(dataDir, [...localEnvironments.values()]);
+    closeLocal = local.release;
+    baseUrl = local.plane.url;
+    token = local.plane.tokens[desired.target.slug];
+    if (!token) {
+      await local.release();
+      throw new UserError(`the local control plane has no environment ${desired.target.slug}`, `set url: local for ${environment} in agentform.yaml`);
+    }
+    targetLabel = 'the local control plane (.agentform/local)';
+  }
+  if (!token && !env.AGENTFORM_COOKIE) {
+    await closeLocal?.();
+    throw new UserError(
+      `no credential for environment ${environment}`,
+      `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${environment.toUpperCase().replace(/-/g, '_')}, or --token`,
+    );
+  }
+  let credential: Credential;
+  if (token) {
+    const keyEnvironment = parseApiKey(token).environment;
+    if (keyEnvironment !== desired.target.slug) {
+      await closeLocal?.();
+      throw new UserError(
+        `the key from ${resolved.tokenSource ?? 'the local control plane'} is for environment ${keyEnvironment}, not ${desired.target.slug}`,
+        'refusing to send it anywhere: a key for one environment must never act on another',
+      );
+    }
+    credential = { kind: 'key', token };
+  } else {
+    const cookieEnvironment = env.AGENTFORM_ENVIRONMENT;
+    if (cookieEnvironment && cookieEnvironment !== desired.target.slug) {
+      throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${desired.target.slug}`);
+    }
+    credential = {
+      kind: 'cookie',
+      cookie: env.AGENTFORM_COOKIE as string,
+      environment: desired.target.slug,
+      ...(env.AGENTFORM_ORGANIZATION ? { organization: env.AGENTFORM_ORGANIZATION } : {}),
+    };
+  }
+  const client = clientFor(baseUrl, credential, globals, env, (event) => requests.push({ rpc: event.rpc, status: event.status }));
+  return {
+    project,
+    desired,
+    client,
+    targetLabel,
+    isLocal,
+    requests,
+    ...(token ? { token } : {}),
+    globals,
+    close: async () => {
+      await client.close();
+      await closeLocal?.();
+    },
+  };
+}
+
+/**
+ * Leaves out of the live state the API key this run authenticates with, unless the configuration
+ * declares it: pruning it would revoke the credential in the middle of the run.
+ */
+export function withoutOwnKey(actual: ActualState, desired: DesiredState, token: string | undefined): ActualState {
+  if (!token) return actual;
+  const declared = new Set(desired.resources.filter((resource) => resource.kind === 'apiKey').map((resource) => resource.name));
+  const isOwn = (resource: ActualResource) => {
+    const prefix = resource.remote.prefix;
+    return resource.kind === 'apiKey' && typeof prefix === 'string' && prefix.length > 0 && token.startsWith(prefix) && !declared.has(resource.name);
+  };
+  return { ...actual, resources: actual.resources.filter((resource) => !isOwn(resource)) };
+}
+
+/**
+ * Reads other environments of the project (promotion sources), one session per environment,
+ * opened on first use. Read-only: only environments.get and agents.get are called.
+ */
+export class SourceSessions implements SourceReader {
+  private readonly sessions = new Map<string, Promise<Session>>();
+  private readonly environmentIds = new Map<string, Promise<string>>();
+  constructor(
+    private readonly project: Project,
+    private readonly globals: GlobalOptions,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  session(environment: string): Promise<Session> {
+    let session = this.sessions.get(environment);
+    if (!session) {
+      session = openEnvironmentSession(this.project, environment, this.globals, this.env);
+      this.sessions.set(environment, session);
+    }
+    return session;
+  }
+
+  environmentId(environment: string): Promise<string> {
+    let id = this.environmentIds.get(environment);
+    if (!id) {
+      const slug = this.project.environments[environment]?.slug ?? environment;
+      id = this.session(environment).then(async (session) => (await session.client.call('environments.get', { slug })).id);
+      this.environmentIds.set(environment, id);
+    }
+    return id;
+  }
+
+  async agent(environment: string, slug: string, version?: number): Promise<AgentVersionWithSlug> {
+    const session = await this.session(environment);
+    try {
+      return await session.client.call('agents.get', { slug, ...(version !== undefined ? { version } : {}) });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'not_found') {
+        throw new UserError(`environment ${environment} has no agent ${slug}${version !== undefined ? ` version ${version}` : ''}`, 'check the version: agentform history ' + slug + ' -e ' + environment);
+      }
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const sessions = await Promise.allSettled(this.sessions.values());
+    for (const result of sessions) if (result.status === 'fulfilled') await result.value.close();
+    this.sessions.clear();
+  }
+}
+
+export async function planSession(session: Session, inputs: PlanInputs, globals: GlobalOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<PlanRun> {
+  const actual = withoutOwnKey(await readActualState(session.client, session.desired.target.slug), session.desired, session.token);
+  // Declarative promotion: promoted agents become the source version's definition before diffing.
+  const sources = new SourceSessions(session.project, session.globals ?? globals, env);
+  let promoted: ResolvedPromotions;
+  try {
+    promoted = await resolvePromotions(session.project, session.desired, actual, sources);
+  } finally {
+    await sources.close();
+  }
+  const plan = computePlan(promoted.desired, actual, {
+    prune: inputs.prune ?? session.desired.target.prune,
+    allowMassDelete: inputs.allowMassDelete ?? false,
+    ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
+    ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
+  });
+  plan.warnings.push(...promoted.warnings);
+  return { ...session, desired: promoted.desired, actual, plan };
+}
+
+/** True when an RPC writes. A plan must never make one. */
+export function isWrite(rpc: Rpc): boolean {
+  return !/\.(list|get|models|events|pending)$/.test(rpc);
+}

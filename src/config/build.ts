@@ -1,0 +1,339 @@
+// One environment's DesiredState from the Project: selectors, overlays, promotion, interpolation,
+// write-only values, per-kind spec shapes (src/model/resources.ts) and the reference checks.
+import type { SourceLocation } from '../errors.js';
+import type { DesiredResource, DesiredState, EnvironmentTarget, JsonObject, JsonValue, Reference, ResourceKind, WriteOnlyValue } from '../model/resources.js';
+import { checkSubagents } from './subagent-checks.js';
+import { type InterpolationContext, interpolateString, interpolateValue, writeOnlyValue } from './interpolation-context.js';
+import { mergeOverlay, withoutNulls } from './merge.js';
+import { formatJsonPath, type PathSegment, ProblemList } from './problems.js';
+import { environmentsOf } from './project-checks.js';
+import type { Project, Promotion, ResourceDocument } from './project.js';
+import { reportSchemaErrors } from './schema-errors.js';
+import { validators } from './schemas.js';
+import { didYouMean } from './suggest.js';
+
+export interface BuildOptions {
+  processEnv: NodeJS.ProcessEnv;
+  /** Report unset ${env:} variables. */
+  checkEnv: boolean;
+  /** Report unset ${env:} variables of write-only values. */
+  checkWriteOnlyEnv: boolean;
+  fileCache: Map<string, string | null>;
+}
+
+/** A reference that names nothing in this environment; aggregated over environments by the caller. */
+export interface DanglingReference {
+  environment: string;
+  /** How many environments the referring resource exists in. */
+  environmentsOfReferrer: number;
+  from: string;
+  target: Reference;
+  candidates: string[];
+  location: SourceLocation;
+  path: PathSegment[];
+}
+
+/** A reference with the document path it was found at, for locating problems (computed on demand). */
+interface LocatedReference extends Reference {
+  segments: () => PathSegment[];
+  locate: () => SourceLocation;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function buildEnvironment(project: Project, environment: string, options: BuildOptions, problems: ProblemList, dangling: DanglingReference[]): DesiredState {
+  const settings = project.environments[environment];
+  if (!settings) throw new Error(`unknown environment ${environment}`);
+  const rootContext = (basePath: PathSegment[]): InterpolationContext => ({
+    sourceFile: project.root.absolutePath,
+    variables: settings.variables,
+    processEnv: options.processEnv,
+    checkEnv: options.checkEnv,
+    checkWriteOnlyEnv: options.checkWriteOnlyEnv,
+    locate: (path) => project.root.locate([...basePath, ...path]),
+    reportedPath: (path) => [...basePath, ...path],
+    problems,
+    fileCache: options.fileCache,
+  });
+  const target: EnvironmentTarget = {
+    name: settings.name,
+    slug: settings.slug,
+    url: interpolateString(settings.url, [], rootContext(['environments', environment, 'url'])),
+    prune: settings.prune,
+    ...(settings.maxDeleteShare !== undefined ? { maxDeleteShare: settings.maxDeleteShare } : {}),
+    ...(settings.credential ? { credential: resolveCredential(settings.credential.source, options.processEnv) } : {}),
+  };
+  const resources: DesiredResource[] = [];
+  const locatedReferences = new Map<DesiredResource, LocatedReference[]>();
+  if (project.organization) {
+    resources.push({
+      kind: 'organization',
+      name: 'current',
+      spec: interpolateValue({ name: project.organization.name }, [], rootContext(['organization'])) as JsonObject,
+      writeOnly: {},
+      references: [],
+      location: project.root.locate(['organization'], 'key'),
+    });
+  }
+  if (settings.settings) {
+    resources.push({
+      kind: 'environment',
+      name: settings.slug,
+      spec: interpolateValue(settings.settings, [], rootContext(['environments', environment, 'settings'])) as JsonObject,
+      writeOnly: {},
+      references: [],
+      location: project.root.locate(['environments', environment, 'settings'], 'key'),
+    });
+  }
+  for (const document of project.documents) {
+    const present = environmentsOf(document, project);
+    if (!present.includes(environment)) continue;
+    for (const { resource, references } of buildDocument(document, environment, project, options, problems)) {
+      resources.push(resource);
+      locatedReferences.set(resource, references);
+    }
+  }
+  checkGrantNames(resources, problems);
+  checkReferences(resources, locatedReferences, project, environment, dangling);
+  checkSubagents(resources, locatedReferences, problems);
+  return { projectDir: project.dir, target, resources };
+}
+
+function resolveCredential(source: string, processEnv: NodeJS.ProcessEnv): WriteOnlyValue {
+  const match = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(source);
+  const value = match ? processEnv[match[1] as string] : undefined;
+  return { source, ...(value ? { value } : {}) };
+}
+
+function promotionFor(document: ResourceDocument, environment: string, project: Project, problems: ProblemList): Promotion | undefined {
+  const raw = document.overlayPromote[environment];
+  if (raw === undefined) return document.promote && document.promote.from !== environment ? document.promote : checkSelfPromotion(document, environment, problems);
+  const path = ['overlays', environment, 'promote'];
+  if (!isObject(raw) || typeof raw.from !== 'string' || typeof raw.version !== 'number' || !Number.isInteger(raw.version) || raw.version < 1) {
+    problems.error('promote must be {from: <environment>, version: <integer ≥ 1>}', document.source.locate(path), path);
+    return undefined;
+  }
+  const unknownKeys = Object.keys(raw).filter((key) => key !== 'from' && key !== 'version');
+  for (const key of unknownKeys) problems.error(`unknown key "${key}" in promote${didYouMean(key, ['from', 'version'])}`, document.source.locate([...path, key], 'key'), [...path, key]);
+  const names = Object.keys(project.environments);
+  if (!names.includes(raw.from)) {
+    problems.error(`promote from unknown environment "${raw.from}"${didYouMean(raw.from, names)}`, document.source.locate([...path, 'from']), [...path, 'from']);
+    return undefined;
+  }
+  if (raw.from === environment) {
+    problems.error(`an environment cannot promote from itself ("${environment}")`, document.source.locate([...path, 'from']), [...path, 'from']);
+    return undefined;
+  }
+  return { from: raw.from, version: raw.version };
+}
+
+function checkSelfPromotion(document: ResourceDocument, environment: string, problems: ProblemList): undefined {
+  if (document.promote && document.promote.from === environment) {
+    problems.error(`${document.kind} "${document.name}" promotes from "${environment}" into "${environment}" itself: limit it with environments/exceptEnvironments or use an overlay`, document.source.locate(['promote', 'from']), ['promote', 'from']);
+  }
+  return undefined;
+}
+
+interface Built {
+  resource: DesiredResource;
+  references: LocatedReference[];
+}
+
+function buildDocument(document: ResourceDocument, environment: string, project: Project, options: BuildOptions, problems: ProblemList): Built[] {
+  const { source } = document;
+  const overlay = document.overlays[environment];
+  const promotion = document.kind === 'Agent' ? promotionFor(document, environment, project, problems) : undefined;
+  // Locates a spec path where it was written: in this environment's overlay when it sets it.
+  const locateSpec = (path: readonly PathSegment[], target: 'key' | 'value' = 'value'): SourceLocation => {
+    const inOverlay = ['overlays', environment, ...path];
+    return overlay && source.has(inOverlay) ? source.locate(inOverlay, target) : source.locate(['spec', ...path], target);
+  };
+  const specPath = (path: readonly PathSegment[]): PathSegment[] => (overlay && source.has(['overlays', environment, ...path]) ? ['overlays', environment, ...path] : ['spec', ...path]);
+  if (!document.spec && !overlay && !promotion) {
+    if (document.kind === 'Agent' && document.valid) {
+      problems.error(`Agent "${document.name}" has neither spec nor promote (for environment ${environment})`, source.locate(['name']), ['name']);
+    }
+    return [];
+  }
+  const merged = overlay ? mergeOverlay(document.spec ?? {}, overlay) : (document.spec ?? {});
+  if (document.valid && (overlay || promotion)) {
+    const validate = validators().specs[document.kind];
+    if (!validate(withoutNulls(merged))) {
+      reportSchemaErrors(
+        validate.errors ?? [],
+        document.kind,
+        ['spec'],
+        (path, target) => locateSpec(path.slice(1), target),
+        problems,
+        { skipRequiredAtSpecRoot: promotion !== undefined, reportedPath: (path) => specPath(path.slice(1)) },
+      );
+    }
+  }
+  const context: InterpolationContext = {
+    sourceFile: source.absolutePath,
+    variables: project.environments[environment]?.variables ?? {},
+    processEnv: options.processEnv,
+    checkEnv: options.checkEnv,
+    checkWriteOnlyEnv: options.checkWriteOnlyEnv,
+    locate: (path) => locateSpec(path),
+    reportedPath: (path) => specPath(path),
+    problems,
+    fileCache: options.fileCache,
+  };
+  const base = {
+    name: document.name,
+    ...(document.protect ? { protect: true } : {}),
+    location: source.locate(['name']),
+  };
+  const located = (kind: ResourceKind, name: string, segments: PathSegment[]): LocatedReference => ({
+    kind,
+    name,
+    path: formatJsonPath(segments),
+    segments: () => specPath(segments),
+    locate: () => locateSpec(segments),
+  });
+  switch (document.kind) {
+    case 'Agent': {
+      let spec = interpolateValue(merged, [], context) as JsonObject;
+      if (Object.keys(spec).length > 0 && spec.name === undefined) spec = { name: document.name, ...spec };
+      const references = agentReferences(spec, located);
+      return [{
+        resource: {
+          kind: 'agent',
+          ...base,
+          spec,
+          writeOnly: {},
+          references: references.map(plainReference),
+          ...(promotion ? { promotion: { fromEnvironment: promotion.from, version: promotion.version } } : {}),
+        },
+        references,
+      }];
+    }
+    case 'Provider': {
+      const { secret, ...rest } = merged;
+      const writeOnly: Record<string, WriteOnlyValue> = {};
+      if (secret !== undefined && secret !== null) {
+        const value = isObject(secret) ? writeOnlyValue(secret.value, secret.rotatedAt, isObject(secret) ? ['secret', 'value'] : ['secret'], context) : writeOnlyValue(secret, undefined, ['secret'], context);
+        if (value) writeOnly.secret = value;
+      }
+      return [{ resource: { kind: 'provider', ...base, spec: interpolateValue(rest, [], context) as JsonObject, writeOnly, references: [] }, references: [] }];
+    }
+    case 'Secret': {
+      const writeOnly: Record<string, WriteOnlyValue> = {};
+      const value = writeOnlyValue(merged.value, merged.rotatedAt, ['value'], context);
+      if (value) writeOnly.value = value;
+      return [{ resource: { kind: 'secret', ...base, spec: {}, writeOnly, references: [] }, references: [] }];
+    }
+    case 'ApiKey': {
+      const { tokenFile, ...rest } = merged;
+      return [{
+        resource: {
+          kind: 'apiKey',
+          ...base,
+          spec: interpolateValue(rest, [], context) as JsonObject,
+          writeOnly: {},
+          references: [],
+          ...(typeof tokenFile === 'string' ? { options: { tokenFile: interpolateString(tokenFile, ['tokenFile'], context) } } : {}),
+        },
+        references: [],
+      }];
+    }
+    case 'Connection': {
+      const { grants, ...rest } = merged;
+      const out: Built[] = [{ resource: { kind: 'connection', ...base, spec: interpolateValue(rest, [], context) as JsonObject, writeOnly: {}, references: [] }, references: [] }];
+      if (Array.isArray(grants)) {
+        grants.forEach((grant, index) => {
+          if (!isObject(grant) || !isObject(grant.identity)) return;
+          const identity = interpolateValue(grant.identity, ['grants', index, 'identity'], context) as JsonObject;
+          if (typeof identity.scope !== 'string' || typeof identity.id !== 'string') return;
+          const writeOnly: Record<string, WriteOnlyValue> = {};
+          const token = writeOnlyValue(grant.accessToken, grant.rotatedAt, ['grants', index, 'accessToken'], context);
+          if (token) writeOnly.accessToken = token;
+          const connectionReference: LocatedReference = { ...located('connection', document.name, ['grants', index]), path: 'connection' };
+          out.push({
+            resource: {
+              kind: 'grant',
+              name: `${document.name}:${identity.scope}:${identity.id}`,
+              spec: { connection: document.name, identity: { scope: identity.scope, id: identity.id } },
+              writeOnly,
+              references: [plainReference(connectionReference)],
+              ...(document.protect ? { protect: true } : {}),
+              location: locateSpec(['grants', index]),
+            },
+            references: [connectionReference],
+          });
+        });
+      }
+      return out;
+    }
+  }
+}
+
+function plainReference(reference: LocatedReference): Reference {
+  return { kind: reference.kind, name: reference.name, path: reference.path };
+}
+
+function agentReferences(spec: JsonObject, located: (kind: ResourceKind, name: string, segments: PathSegment[]) => LocatedReference): LocatedReference[] {
+  const out: LocatedReference[] = [];
+  const at = (value: JsonValue | undefined, segments: PathSegment[]): JsonValue | undefined => {
+    let current: JsonValue | undefined = value;
+    for (const segment of segments) {
+      if (typeof segment === 'number') current = Array.isArray(current) ? current[segment] : undefined;
+      else current = isObject(current) ? current[segment] : undefined;
+    }
+    return current;
+  };
+  const add = (kind: ResourceKind, segments: PathSegment[]) => {
+    const name = at(spec, segments);
+    if (typeof name === 'string') out.push(located(kind, name, segments));
+  };
+  const each = (listPath: PathSegment[], field: PathSegment[], kind: ResourceKind) => {
+    const list = at(spec, listPath);
+    if (Array.isArray(list)) list.forEach((_, index) => add(kind, [...listPath, index, ...field]));
+  };
+  add('provider', ['model', 'provider']);
+  each(['model', 'fallback', 'models'], ['provider'], 'provider');
+  add('provider', ['compaction', 'model', 'provider']);
+  add('connection', ['policies', 'toolCalls', 'hook', 'connection']);
+  add('connection', ['sandbox', 'connectionName']);
+  each(['subagents'], ['agent'], 'agent');
+  each(['sandbox', 'image', 'secrets'], [], 'secret');
+  return out;
+}
+
+function checkGrantNames(resources: DesiredResource[], problems: ProblemList): void {
+  const seen = new Set<string>();
+  for (const resource of resources) {
+    if (resource.kind !== 'grant') continue;
+    if (seen.has(resource.name)) {
+      problems.error(`duplicate grant for identity ${resource.name.split(':').slice(1).join(':')} in connection "${String(resource.spec.connection)}"`, resource.location);
+    }
+    seen.add(resource.name);
+  }
+}
+
+function checkReferences(resources: DesiredResource[], located: Map<DesiredResource, LocatedReference[]>, project: Project, environment: string, dangling: DanglingReference[]): void {
+  const names = new Map<ResourceKind, Set<string>>();
+  for (const resource of resources) {
+    const set = names.get(resource.kind) ?? new Set<string>();
+    set.add(resource.name);
+    names.set(resource.kind, set);
+  }
+  for (const resource of resources) {
+    for (const reference of located.get(resource) ?? []) {
+      if (names.get(reference.kind)?.has(reference.name)) continue;
+      const document = project.documents.find((candidate) => candidate.kind.toLowerCase() === resource.kind.toLowerCase() && candidate.name === resource.name);
+      dangling.push({
+        environment,
+        environmentsOfReferrer: document ? environmentsOf(document, project).length : 1,
+        from: `${resource.kind}/${resource.name}`,
+        target: plainReference(reference),
+        candidates: [...(names.get(reference.kind) ?? [])],
+        location: reference.locate(),
+        path: reference.segments(),
+      });
+    }
+  }
+}

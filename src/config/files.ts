@@ -1,0 +1,48 @@
+// Which files make up a project: every *.yaml / *.yml below the root except the root file, skipping
+// `.agentform/`, `node_modules/` and dot-directories; narrowed by the root's include/exclude globs.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const ROOT_FILE = 'agentform.yaml';
+export const ROOT_FILE_ALTERNATIVE = 'agentform.yml';
+const DEFAULT_INCLUDE = ['**/*.yaml', '**/*.yml'];
+
+/** A glob (`**`, `*`, `?`) as a regular expression over `/`-separated relative paths. */
+export function globToRegExp(glob: string): RegExp {
+  let out = '';
+  for (let index = 0; index < glob.length; index++) {
+    const char = glob[index] as string;
+    if (char === '*' && glob[index + 1] === '*') {
+      const slash = glob[index + 2] === '/';
+      out += slash ? '(?:.*/)?' : '.*';
+      index += slash ? 2 : 1;
+    } else if (char === '*') out += '[^/]*';
+    else if (char === '?') out += '[^/]';
+    else out += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${out}$`);
+}
+
+async function walk(dir: string, relative: string, out: string[]): Promise<void> {
+  const entries = await readdir(join(dir, relative), { withFileTypes: true });
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    const path = relative ? `${relative}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) {
+      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+      await walk(dir, path, out);
+    } else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) {
+      out.push(path);
+    }
+  }
+}
+
+export async function resourceFiles(dir: string, rootFile: string, include?: readonly string[], exclude?: readonly string[]): Promise<string[]> {
+  const all: string[] = [];
+  await walk(dir, '', all);
+  const includes = (include && include.length > 0 ? include : DEFAULT_INCLUDE).map(globToRegExp);
+  const excludes = (exclude ?? []).map(globToRegExp);
+  return all.filter(
+    (path) => path !== rootFile && includes.some((pattern) => pattern.test(path)) && !excludes.some((pattern) => pattern.test(path)),
+  );
+}

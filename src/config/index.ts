@@ -1,0 +1,113 @@
+// The configuration layer: a project directory → checked Project → DesiredState per environment.
+//   loadProject(dir)              reads and checks everything that does not depend on the
+//                                 process environment; throws ProblemsError with ALL problems.
+//   validateProject(dir, opts)    every problem, including unset ${env:} for each environment a
+//                                 resource exists in (or only opts.environment); never throws.
+//   desiredStateFor(project, env) overlays + interpolation for one environment, write-only
+//                                 values resolved (left without `value` when their variable is
+//                                 unset); throws ProblemsError when anything else is missing.
+// Extension point for `validate --remote` (not implemented here): it takes the DesiredState of
+// each environment from desiredStateFor and checks it against the server (provider models,
+// connection tools); its problems use the same Problem type.
+import { relative, resolve } from 'node:path';
+import { ProblemsError, type SourceLocation } from '../errors.js';
+import type { DesiredState } from '../model/resources.js';
+import { buildEnvironment, type DanglingReference } from './build.js';
+import { type Problem, ProblemList } from './problems.js';
+import { checkProject } from './project-checks.js';
+import { type Project, readProject } from './project.js';
+import { didYouMean } from './suggest.js';
+
+export type { Problem } from './problems.js';
+export type { Project, ProjectEnvironment, ResourceDocument } from './project.js';
+export { environmentsOf } from './project-checks.js';
+
+export interface ValidateOptions {
+  /** The process environment for ${env:}; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Check only this environment (validate -e). */
+  environment?: string;
+}
+
+/** Reads the project and runs every check that does not need ${env:} values. */
+async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string): Promise<{ project?: Project; problems: ProblemList }> {
+  const problems = new ProblemList();
+  const project = await readProject(resolve(dir), problems);
+  if (!project) return { problems };
+  checkProject(project, problems);
+  const names = Object.keys(project.environments);
+  if (only !== undefined && !project.environments[only]) {
+    problems.error(`unknown environment "${only}"${didYouMean(only, names)} (agentform.yaml declares ${names.join(', ') || 'none'})`, { file: project.rootFile, line: 1, col: 1 });
+    return { project, problems };
+  }
+  const fileCache = new Map<string, string | null>();
+  const dangling: DanglingReference[] = [];
+  for (const environment of only !== undefined ? [only] : names) {
+    buildEnvironment(project, environment, { processEnv, checkEnv, checkWriteOnlyEnv: checkEnv, fileCache }, problems, dangling);
+  }
+  reportDangling(dangling, only !== undefined, problems);
+  return { project, problems };
+}
+
+/** One problem per dangling reference, naming the environments only when it dangles in some of them. */
+function reportDangling(dangling: DanglingReference[], singleEnvironment: boolean, problems: ProblemList): void {
+  const groups = new Map<string, DanglingReference[]>();
+  for (const item of dangling) {
+    const key = `${item.location.file}:${item.location.line}:${item.location.col}|${item.target.kind}/${item.target.name}`;
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  for (const group of groups.values()) {
+    const first = group[0] as DanglingReference;
+    const environments = [...new Set(group.map((item) => item.environment))];
+    const everywhere = singleEnvironment || environments.length >= first.environmentsOfReferrer;
+    const candidates = [...new Set(group.flatMap((item) => item.candidates))];
+    const where = everywhere ? '' : ` in environment${environments.length === 1 ? '' : 's'} ${environments.join(', ')}`;
+    problems.error(`${first.target.kind} "${first.target.name}" is not declared${where}${didYouMean(first.target.name, candidates)}`, first.location, first.path);
+  }
+}
+
+function relativeToCwd(project: string, location: SourceLocation | undefined): SourceLocation | undefined {
+  if (!location) return undefined;
+  return { ...location, file: relative(process.cwd(), resolve(project, location.file)) || location.file };
+}
+
+function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
+  const errors = problems.sorted().filter((problem) => problem.severity === 'error');
+  if (errors.length === 0) return;
+  throw new ProblemsError(
+    `${what}: ${errors.length} problem${errors.length === 1 ? '' : 's'} (run agentform validate for details)`,
+    errors.map((problem) => {
+      const location = relativeToCwd(dir, problem.location);
+      return { message: problem.jsonPath ? `${problem.jsonPath}: ${problem.message}` : problem.message, ...(location ? { location } : {}) };
+    }),
+  );
+}
+
+export async function loadProject(dir: string): Promise<Project> {
+  const { project, problems } = await check(dir, process.env, false);
+  throwIfErrors(resolve(dir), problems, 'the configuration is invalid');
+  return project as Project;
+}
+
+/** Every problem of the project, sorted by file and position. Locations are relative to `dir`. */
+export async function validateProject(dir: string, opts: ValidateOptions = {}): Promise<Problem[]> {
+  try {
+    const { problems } = await check(dir, opts.env ?? process.env, true, opts.environment);
+    return problems.sorted();
+  } catch (error) {
+    // A bug, not bad input: still an answer, never a crash of the caller.
+    const problem: Problem = { severity: 'error', message: `internal error while validating: ${error instanceof Error ? error.message : String(error)}`, location: { file: 'agentform.yaml', line: 1, col: 1 } };
+    return [problem];
+  }
+}
+
+export function desiredStateFor(project: Project, environment: string, env: NodeJS.ProcessEnv = process.env): DesiredState {
+  const problems = new ProblemList();
+  const dangling: DanglingReference[] = [];
+  // A write-only value whose variable is unset stays without `value`: a plan does not need it, and
+  // apply stops with a clear message before sending anything without it.
+  const state = buildEnvironment(project, environment, { processEnv: env, checkEnv: true, checkWriteOnlyEnv: false, fileCache: new Map() }, problems, dangling);
+  reportDangling(dangling, true, problems);
+  throwIfErrors(project.dir, problems, `the configuration of environment ${environment} is incomplete`);
+  return state;
+}

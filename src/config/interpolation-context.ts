@@ -1,0 +1,113 @@
+// Resolving `${…}` in the values of one document for one environment, reporting what is missing.
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { SourceLocation } from '../errors.js';
+import type { JsonValue, WriteOnlyValue } from '../model/resources.js';
+import { hasInterpolation, InterpolationSyntaxError, parseTemplate, type Reference, singleSecretReference } from './interpolate.js';
+import type { PathSegment, ProblemList } from './problems.js';
+import { didYouMean } from './suggest.js';
+
+export interface InterpolationContext {
+  /** The YAML file the values come from: ${file:} paths are relative to it. */
+  sourceFile: string;
+  variables: Record<string, string>;
+  processEnv: NodeJS.ProcessEnv;
+  /** Report unset ${env:} (off when only the project's shape is being checked). */
+  checkEnv: boolean;
+  /** Report unset ${env:} of write-only values too (a plan does not need them; apply says so if missing). */
+  checkWriteOnlyEnv: boolean;
+  locate: (path: readonly PathSegment[]) => SourceLocation;
+  /** The path to report for a path of the interpolated value (e.g. with `spec.` in front). */
+  reportedPath: (path: readonly PathSegment[]) => PathSegment[];
+  problems: ProblemList;
+  /** File contents by absolute path (null: unreadable), shared by a whole run. */
+  fileCache: Map<string, string | null>;
+}
+
+function readCached(path: string, cache: Map<string, string | null>): string | null {
+  if (cache.has(path)) return cache.get(path) as string | null;
+  let text: string | null;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    text = null;
+  }
+  cache.set(path, text);
+  return text;
+}
+
+function resolveReference(reference: Reference, path: readonly PathSegment[], context: InterpolationContext, writeOnly = false): string | undefined {
+  switch (reference.type) {
+    case 'file': {
+      const absolute = resolve(dirname(context.sourceFile), reference.path);
+      const text = readCached(absolute, context.fileCache);
+      if (text === null) {
+        context.problems.error(`file not found: ${reference.path} (\${file:} paths are relative to the YAML file)`, context.locate(path), context.reportedPath(path));
+        return undefined;
+      }
+      return text;
+    }
+    case 'env': {
+      const value = context.processEnv[reference.name];
+      if (value !== undefined && value !== '') return value;
+      if (reference.fallback !== undefined) return reference.fallback;
+      if (writeOnly ? context.checkWriteOnlyEnv : context.checkEnv) {
+        context.problems.error(`environment variable ${reference.name} is not set (or use \${env:${reference.name}:-default})`, context.locate(path), context.reportedPath(path));
+      }
+      return undefined;
+    }
+    case 'var': {
+      const value = context.variables[reference.name];
+      if (value !== undefined) return value;
+      const known = Object.keys(context.variables);
+      context.problems.error(`variable "${reference.name}" is not defined for this environment${didYouMean(reference.name, known)}`, context.locate(path), context.reportedPath(path));
+      return undefined;
+    }
+  }
+}
+
+export function interpolateString(input: string, path: readonly PathSegment[], context: InterpolationContext): string {
+  if (!hasInterpolation(input)) return input;
+  try {
+    let out = '';
+    for (const part of parseTemplate(input)) {
+      out += 'text' in part ? part.text : (resolveReference(part.reference, path, context) ?? '');
+    }
+    return out;
+  } catch (error) {
+    if (!(error instanceof InterpolationSyntaxError)) throw error;
+    context.problems.error(error.message, context.locate(path), context.reportedPath(path));
+    return input;
+  }
+}
+
+/** Interpolates every string of a value (keys are left alone). */
+export function interpolateValue(value: JsonValue, path: PathSegment[], context: InterpolationContext): JsonValue {
+  if (typeof value === 'string') return interpolateString(value, path, context);
+  if (Array.isArray(value)) return value.map((item, index) => interpolateValue(item, [...path, index], context));
+  if (value !== null && typeof value === 'object') {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [key, item] of Object.entries(value)) out[key] = interpolateValue(item, [...path, key], context);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * A write-only value: exactly one ${env:…} or ${file:…}, never a literal (the message never
+ * repeats what was written). A file's trailing newline is not part of the value.
+ */
+export function writeOnlyValue(raw: unknown, rotatedAt: unknown, path: readonly PathSegment[], context: InterpolationContext): WriteOnlyValue | undefined {
+  const reference = typeof raw === 'string' ? singleSecretReference(raw) : undefined;
+  if (!reference) {
+    context.problems.error('a write-only value must be exactly ${env:NAME} or ${file:PATH}: a literal value (or any other text) is not allowed here', context.locate(path), context.reportedPath(path));
+    return undefined;
+  }
+  let value = resolveReference(reference, path, context, true);
+  if (value !== undefined && reference.type === 'file') value = value.replace(/\r?\n$/, '');
+  return {
+    source: reference.raw,
+    ...(value !== undefined ? { value } : {}),
+    ...(typeof rotatedAt === 'string' ? { rotatedAt } : {}),
+  };
+}

@@ -1,0 +1,27 @@
+// Overlays: objects merge deeply, arrays and scalars replace, and null replaces too (it means
+// "reset this field to the server default" and is kept in the desired spec).
+import type { JsonObject, JsonValue } from '../model/resources.js';
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function mergeOverlay(base: JsonObject, overlay: JsonObject): JsonObject {
+  const out: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(overlay)) {
+    const current = out[key];
+    out[key] = isPlainObject(current) && isPlainObject(value) ? mergeOverlay(current, value) : value;
+  }
+  return out;
+}
+
+/** The spec without nulls, for schema checks: a null (reset to default) satisfies any optional field. */
+export function withoutNulls(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (isPlainObject(value)) {
+    const out: JsonObject = {};
+    for (const [key, item] of Object.entries(value)) if (item !== null) out[key] = withoutNulls(item);
+    return out;
+  }
+  return value;
+}

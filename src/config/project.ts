@@ -1,0 +1,253 @@
+// The Project: the root file and the resource documents, read and checked against the schemas.
+// Everything environment-specific (overlays, interpolation, references) happens in build.ts.
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SourceLocation } from '../errors.js';
+import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
+import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
+import type { ProblemList } from './problems.js';
+import { reportSchemaErrors } from './schema-errors.js';
+import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
+import { didYouMean } from './suggest.js';
+import { parseAll } from './parse-pool.js';
+import { type LocatedDocument, locatedDocuments, parseYamlFile } from './yaml-source.js';
+
+export interface Promotion {
+  from: string;
+  version: number;
+}
+
+/** One resource document (`kind: Agent`, ...) as written, before overlays and interpolation. */
+export interface ResourceDocument {
+  kind: DocumentKind;
+  name: string;
+  source: LocatedDocument;
+  /** The environments selector as written (names are checked in project-checks.ts). */
+  environments?: string[];
+  exceptEnvironments?: string[];
+  protect: boolean;
+  spec?: JsonObject;
+  /** Overlays by environment, without their `promote` key. */
+  overlays: Record<string, JsonObject>;
+  promote?: Promotion;
+  /** `promote` written inside an overlay, by environment (raw: checked in build.ts). */
+  overlayPromote: Record<string, unknown>;
+  /** Whether the document passed its schema (semantic checks skip the parts that did not). */
+  valid: boolean;
+}
+
+export interface ProjectEnvironment extends EnvironmentTarget {
+  /** Environment settings (the `environment` resource), as written. */
+  settings?: JsonObject;
+  variables: Record<string, string>;
+  location: SourceLocation;
+}
+
+export interface Project {
+  /** Absolute project directory. */
+  dir: string;
+  rootFile: string;
+  root: LocatedDocument;
+  environments: Record<string, ProjectEnvironment>;
+  defaultEnvironment?: string;
+  organization?: { name: string };
+  documents: ResourceDocument[];
+  /** Resource files read, relative to `dir`. */
+  files: string[];
+}
+
+/** Files larger than this are refused: a configuration file this size is a mistake. */
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function readText(dir: string, file: string, problems: ProblemList): Promise<string | undefined> {
+  try {
+    const info = await stat(join(dir, file));
+    if (info.size > MAX_FILE_BYTES) {
+      problems.error(`file is too large (${info.size} bytes; at most ${MAX_FILE_BYTES})`, { file, line: 1, col: 1 });
+      return undefined;
+    }
+    const buffer = await readFile(join(dir, file));
+    const text = buffer.toString('utf8');
+    if (text.includes('\uFFFD') && !buffer.includes(Buffer.from('\uFFFD', 'utf8'))) {
+      problems.error('not a YAML file: it is not valid UTF-8 text', { file, line: 1, col: 1 });
+      return undefined;
+    }
+    return text.startsWith('\uFEFF') ? text.slice(1) : text;
+  } catch (error) {
+    problems.error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { file, line: 1, col: 1 });
+    return undefined;
+  }
+}
+
+async function findRootFile(dir: string): Promise<string> {
+  for (const candidate of [ROOT_FILE, ROOT_FILE_ALTERNATIVE]) {
+    try {
+      if ((await stat(join(dir, candidate))).isFile()) return candidate;
+    } catch {
+      // try the next name
+    }
+  }
+  return ROOT_FILE;
+}
+
+/** Reads and schema-checks a project. Never throws for bad input: problems go into the list. */
+export async function readProject(dir: string, problems: ProblemList): Promise<Project | undefined> {
+  try {
+    if (!(await stat(dir)).isDirectory()) {
+      problems.error(`${dir} is not a directory`, { file: ROOT_FILE, line: 1, col: 1 });
+      return undefined;
+    }
+  } catch {
+    problems.error(`project directory ${dir} does not exist`, { file: ROOT_FILE, line: 1, col: 1 });
+    return undefined;
+  }
+  const rootFile = await findRootFile(dir);
+  const rootText = await readText(dir, rootFile, problems);
+  if (rootText === undefined) {
+    if (problems.items.length > 0 && problems.items.at(-1)?.message.startsWith('cannot read the file: ENOENT')) {
+      problems.items.pop();
+      problems.error(`no ${ROOT_FILE} here: a project directory starts with one (version: 1, environments: ...)`, { file: ROOT_FILE, line: 1, col: 1 });
+    }
+    return undefined;
+  }
+  const rootDocuments = parseYamlFile(rootFile, join(dir, rootFile), rootText, problems);
+  if (rootDocuments.length > 1) problems.error(`${rootFile} must hold one document, not ${rootDocuments.length}`, rootDocuments[1]?.locate([]));
+  const root = rootDocuments[0];
+  if (!root) {
+    if (!problems.hasErrors) problems.error(`${rootFile} is empty: it needs version: 1 and environments`, { file: rootFile, line: 1, col: 1 });
+    return undefined;
+  }
+  if (!isObject(root.value)) {
+    problems.error(`${rootFile} must be a mapping with version: 1 and environments`, root.locate([]));
+    return undefined;
+  }
+  const rootValidator = validators().documents.root;
+  if (!rootValidator(root.value)) reportSchemaErrors(rootValidator.errors ?? [], 'root', [], (path, target) => root.locate(path, target), problems);
+  const rootValue = root.value;
+  const environments = readEnvironments(rootValue, root);
+  const include = stringArray(rootValue.include);
+  const exclude = stringArray(rootValue.exclude);
+
+  let files: string[] = [];
+  try {
+    files = await resourceFiles(dir, rootFile, include, exclude);
+  } catch (error) {
+    problems.error(`cannot list the project files: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, root.locate([]));
+  }
+  const documents: ResourceDocument[] = [];
+  const texts = await Promise.all(files.map((file) => readText(dir, file, problems)));
+  const sources = files.flatMap((file, index) => (texts[index] === undefined ? [] : [{ file, text: texts[index] as string }]));
+  // The schemas compile while a worker parses (large projects); readDocument needs them next.
+  for (const parsed of await parseAll(sources, () => validators())) {
+    const { file } = parsed;
+    for (const problem of parsed.problems) problems.add(problem);
+    const located = locatedDocuments(parsed, join(dir, file));
+    let emptyDocuments = 0;
+    for (const source of located) {
+      if (source.value === null || source.value === undefined) {
+        emptyDocuments++;
+        continue;
+      }
+      const document = readDocument(source, problems);
+      if (document) documents.push(document);
+    }
+    if (located.length === emptyDocuments && !parsed.problems.some((problem) => problem.severity === 'error')) {
+      problems.error('empty file: expected one or more documents with kind, name and spec', { file, line: 1, col: 1 });
+    }
+  }
+
+  const organization = isObject(rootValue.organization) && typeof rootValue.organization.name === 'string' ? { name: rootValue.organization.name } : undefined;
+  return {
+    dir,
+    rootFile,
+    root,
+    environments,
+    ...(typeof rootValue.defaultEnvironment === 'string' ? { defaultEnvironment: rootValue.defaultEnvironment } : {}),
+    ...(organization ? { organization } : {}),
+    documents,
+    files,
+  };
+}
+
+function stringArray(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : undefined;
+}
+
+function readEnvironments(rootValue: Record<string, unknown>, root: LocatedDocument): Record<string, ProjectEnvironment> {
+  const out: Record<string, ProjectEnvironment> = {};
+  if (!isObject(rootValue.environments)) return out;
+  for (const [name, raw] of Object.entries(rootValue.environments)) {
+    const settings = isObject(raw) ? raw : {};
+    const variables: Record<string, string> = {};
+    if (isObject(settings.variables)) {
+      for (const [key, value] of Object.entries(settings.variables)) {
+        if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') variables[key] = String(value);
+      }
+    }
+    out[name] = {
+      name,
+      slug: typeof settings.slug === 'string' && settings.slug ? settings.slug : name,
+      url: typeof settings.url === 'string' ? settings.url : '',
+      ...(typeof settings.token === 'string' ? { credential: { source: settings.token } } : {}),
+      prune: settings.prune === true,
+      ...(typeof settings.maxDeleteShare === 'number' ? { maxDeleteShare: settings.maxDeleteShare } : {}),
+      ...(isObject(settings.settings) ? { settings: settings.settings as JsonObject } : {}),
+      variables,
+      location: root.locate(['environments', name], 'key'),
+    };
+  }
+  return out;
+}
+
+function readDocument(source: LocatedDocument, problems: ProblemList): ResourceDocument | undefined {
+  const value = source.value;
+  if (!isObject(value)) {
+    problems.error('a document must be a mapping with kind, name and spec', source.locate([]));
+    return undefined;
+  }
+  const kind = value.kind;
+  if (typeof kind !== 'string' || !(DOCUMENT_KINDS as readonly string[]).includes(kind)) {
+    if (kind === undefined) problems.error(`missing key "kind": one of ${DOCUMENT_KINDS.join(', ')}`, source.locate([]), []);
+    else problems.error(`unknown kind ${JSON.stringify(typeof kind === 'string' ? kind : String(kind))}: expected one of ${DOCUMENT_KINDS.join(', ')}${typeof kind === 'string' ? didYouMean(kind, DOCUMENT_KINDS) : ''}`, source.locate(['kind']), ['kind']);
+    return undefined;
+  }
+  const documentKind = kind as DocumentKind;
+  const validate = validators().documents[documentKind];
+  const valid = validate(value) as boolean;
+  if (!valid) reportSchemaErrors(validate.errors ?? [], documentKind, [], (path, target) => source.locate(path, target), problems, {
+    // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
+    skipRequiredAtSpecRoot: documentKind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
+  });
+  const onlyWarnings = !valid && (validate.errors ?? []).every((error) => error.keyword === 'x-suggest');
+  if (typeof value.name !== 'string' || value.name === '') return undefined;
+  const overlays: Record<string, JsonObject> = {};
+  const overlayPromote: Record<string, unknown> = {};
+  if (isObject(value.overlays)) {
+    for (const [environment, overlay] of Object.entries(value.overlays)) {
+      if (!isObject(overlay)) continue;
+      const { promote, ...rest } = overlay;
+      if (promote !== undefined && documentKind === 'Agent') overlayPromote[environment] = promote;
+      overlays[environment] = (documentKind === 'Agent' ? rest : overlay) as JsonObject;
+    }
+  }
+  const promote = isObject(value.promote) && typeof value.promote.from === 'string' && typeof value.promote.version === 'number'
+    ? { from: value.promote.from, version: value.promote.version }
+    : undefined;
+  return {
+    kind: documentKind,
+    name: value.name,
+    source,
+    ...(stringArray(value.environments) ? { environments: stringArray(value.environments) } : {}),
+    ...(stringArray(value.exceptEnvironments) ? { exceptEnvironments: stringArray(value.exceptEnvironments) } : {}),
+    protect: value.protect === true,
+    ...(isObject(value.spec) ? { spec: value.spec as JsonObject } : {}),
+    overlays,
+    ...(promote ? { promote } : {}),
+    overlayPromote,
+    valid: valid || onlyWarnings,
+  };
+}

@@ -1,0 +1,184 @@
+// YAML files parsed with source ranges, so every problem can point at the exact key or value.
+// Parsing produces plain data (values, an index from JSON path to source offsets, line starts and
+// problems) so that it can run in a worker thread for large projects (see parse-pool.ts); nothing
+// after parsing needs the YAML syntax tree.
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
+import type { SourceLocation } from '../errors.js';
+import type { PathSegment, Problem, ProblemList } from './problems.js';
+
+/** One YAML document with a way back from a JSON path to its place in the file. */
+export interface LocatedDocument {
+  /** File path relative to the project directory, with `/` separators. */
+  file: string;
+  absolutePath: string;
+  /** The plain value of the document (null for an empty document). */
+  value: unknown;
+  /** Where the node at `path` is: `key` points at the last key, `value` at the value. */
+  locate(path: readonly PathSegment[], target?: 'key' | 'value'): SourceLocation;
+  /** Whether the document spells out the node at `path`. */
+  has(path: readonly PathSegment[]): boolean;
+}
+
+/** Offsets of the key (-1: none, e.g. a list item) and of the value (-1: written empty). */
+type NodeOffsets = [key: number, value: number];
+
+export interface ParsedDocument {
+  value: unknown;
+  /** Start offset of the document's content. */
+  start: number;
+  /** JSON path (segments joined by \u0001) → offsets. */
+  index: Record<string, NodeOffsets>;
+  /** Offsets where the file's lines start (shared by the documents of one file). */
+  lineStarts: number[];
+}
+
+/** Everything parsing a file yields, as structured-clonable data. */
+export interface ParsedFile {
+  file: string;
+  documents: ParsedDocument[];
+  problems: Problem[];
+}
+
+const SEPARATOR = '\u0001';
+const pathKey = (path: readonly PathSegment[]): string => path.join(SEPARATOR);
+
+function indexNodes(node: unknown, prefix: string, index: Record<string, NodeOffsets>): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (!isPair(pair) || !isScalar(pair.key)) continue;
+      const key = pathKeyPart(prefix, String(pair.key.value));
+      const value = pair.value as { range?: [number, number, number]; source?: unknown; value?: unknown } | null;
+      const written = value?.range && !(isScalar(value) && value.value === null && (value.source === undefined || value.source === ''));
+      index[key] = [pair.key.range?.[0] ?? -1, written ? (value.range as [number, number, number])[0] : -1];
+      indexNodes(pair.value, key, index);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, position) => {
+      const key = pathKeyPart(prefix, String(position));
+      const range = (item as { range?: [number, number, number] } | null)?.range;
+      index[key] = [-1, range ? range[0] : -1];
+      indexNodes(item, key, index);
+    });
+  }
+}
+
+function pathKeyPart(prefix: string, segment: string): string {
+  return prefix === '' ? segment : `${prefix}${SEPARATOR}${segment}`;
+}
+
+/** Strips the source excerpt yaml appends to its messages ("at line 3, column 5:\n\n  code\n  ^"). */
+function cleanYamlMessage(message: string): string {
+  const firstLine = message.split('\n')[0] ?? message;
+  // Quoted source text is dropped: it could be a secret someone pasted into the wrong place.
+  return firstLine
+    .replace(/ at line \d+, column \d+:?\s*$/, '')
+    .replace(/"(?:[^"\\]|\\.)*"?/g, '(text)')
+    .replace(/:\s*$/, '');
+}
+
+function yamlErrorMessage(code: string, message: string): string {
+  switch (code) {
+    case 'DUPLICATE_KEY':
+      return 'duplicate key: a key may appear only once in a mapping';
+    case 'TAB_AS_INDENT':
+      return 'tab used for indentation: YAML indents with spaces';
+    default:
+      return `YAML syntax error: ${cleanYamlMessage(message)}`;
+  }
+}
+
+/** 1-based line and column of an offset, from the offsets where lines start. */
+function positionOf(lineStarts: readonly number[], offset: number): { line: number; col: number } {
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((lineStarts[middle] as number) <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return { line: low + 1, col: offset - (lineStarts[low] ?? 0) + 1 };
+}
+
+/**
+ * Parses every document of a file into plain data. Syntax errors become problems (at the position
+ * yaml gives); documents with syntax errors are dropped, the others are kept. Never throws.
+ */
+export function parseYamlText(file: string, text: string): ParsedFile {
+  const problems: Problem[] = [];
+  const at = (line: number, col: number): SourceLocation => ({ file, line, col });
+  if (text.includes('\u0000')) {
+    problems.push({ severity: 'error', message: 'not a YAML file: it contains binary data (NUL bytes)', location: at(1, 1) });
+    return { file, documents: [], problems };
+  }
+  const counter = new LineCounter();
+  let documents: Document.Parsed[];
+  try {
+    const parsed = parseAllDocuments(text, { lineCounter: counter, uniqueKeys: true, prettyErrors: false, strict: true });
+    // parseAllDocuments returns an array (possibly empty) or, for some inputs, a single document.
+    documents = (Array.isArray(parsed) ? parsed : [parsed]) as Document.Parsed[];
+  } catch (error) {
+    problems.push({ severity: 'error', message: `cannot parse YAML: ${error instanceof Error ? cleanYamlMessage(error.message) : String(error)}`, location: at(1, 1) });
+    return { file, documents: [], problems };
+  }
+  const lineStarts = counter.lineStarts;
+  const locationOf = (offset: number): SourceLocation => {
+    const { line, col } = positionOf(lineStarts, Math.min(Math.max(offset, 0), text.length));
+    return at(line, col);
+  };
+  const out: ParsedDocument[] = [];
+  for (const document of documents) {
+    for (const error of document.errors) {
+      problems.push({ severity: 'error', message: yamlErrorMessage(error.code, error.message), location: locationOf(error.pos?.[0] ?? 0) });
+    }
+    for (const warning of document.warnings) {
+      problems.push({ severity: 'warning', message: cleanYamlMessage(warning.message), location: locationOf(warning.pos?.[0] ?? 0) });
+    }
+    if (document.errors.length > 0) continue;
+    try {
+      const index: Record<string, NodeOffsets> = {};
+      indexNodes(document.contents, '', index);
+      out.push({ value: document.toJS({ maxAliasCount: 1000 }) as unknown, start: document.contents?.range?.[0] ?? document.range[0], index, lineStarts });
+    } catch (error) {
+      // toJS can still fail on pathological input (alias bombs): report, never crash.
+      problems.push({ severity: 'error', message: `cannot read YAML: ${error instanceof Error ? cleanYamlMessage(error.message) : String(error)}`, location: at(1, 1) });
+    }
+  }
+  return { file, documents: out, problems };
+}
+
+/** Plain parse results → documents that can locate paths. */
+export function locatedDocuments(parsed: ParsedFile, absolutePath: string): LocatedDocument[] {
+  return parsed.documents.map((document) => {
+    const at = (offset: number): SourceLocation => ({ file: parsed.file, ...positionOf(document.lineStarts, offset) });
+    return {
+      file: parsed.file,
+      absolutePath,
+      value: document.value,
+      locate(path, target = 'value') {
+        let best = document.start;
+        let prefix = '';
+        for (let position = 0; position < path.length; position++) {
+          prefix = pathKeyPart(prefix, String(path[position]));
+          const offsets = document.index[prefix];
+          if (!offsets) return at(best);
+          const [key, value] = offsets;
+          if (key >= 0) best = key;
+          if (position === path.length - 1 && target === 'key' && key >= 0) return at(key);
+          if (value < 0) return at(best);
+          best = value;
+        }
+        return at(best);
+      },
+      has(path) {
+        return path.length === 0 || document.index[pathKey(path)] !== undefined;
+      },
+    };
+  });
+}
+
+/** Parses a file on this thread, adding its problems to the list. */
+export function parseYamlFile(file: string, absolutePath: string, text: string, problems: ProblemList): LocatedDocument[] {
+  const parsed = parseYamlText(file, text);
+  for (const problem of parsed.problems) problems.add(problem);
+  return locatedDocuments(parsed, absolutePath);
+}

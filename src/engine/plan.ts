@@ -1,0 +1,241 @@
+// computePlan: desired + actual → Plan. Pure and synchronous; everything is indexed by address so
+// that the work is linear in the number of resources.
+import type {
+  ActualResource,
+  ActualState,
+  DesiredResource,
+  DesiredState,
+  FieldChange,
+  Plan,
+  ResourceAddress,
+  ResourceChange,
+  ResourceKind,
+} from '../model/resources.js';
+import { RESOURCE_KINDS, addressOf } from '../model/resources.js';
+import { diffSpec, specAsFields } from './diff.js';
+import { PlanError } from './errors.js';
+import { buildGraph } from './graph.js';
+import { immutableFieldsOf, rulesFor } from './rules.js';
+
+export interface PlanOptions {
+  prune: boolean;
+  allowMassDelete?: boolean;
+  /** Refuse a prune that deletes more than this share of the environment's resources (default 0.5). */
+  maxDeleteShare?: number;
+  /** Limit the plan to these addresses plus what they (transitively) depend on. */
+  targets?: ResourceAddress[];
+}
+
+export const DEFAULT_MAX_DELETE_SHARE = 0.5;
+
+/** The containers the plan runs in: compared and updated, never deleted or listed as unmanaged. */
+const CONTAINER_KINDS: ReadonlySet<ResourceKind> = new Set(['organization', 'environment']);
+
+/** Which kind a list/get operation reads, to know what a missing read operation leaves unplanned. */
+const KIND_OF_READ: Readonly<Record<string, ResourceKind>> = {
+  'organizations.get': 'organization',
+  'environments.get': 'environment',
+  'secrets.list': 'secret',
+  'providers.list': 'provider',
+  'connections.list': 'connection',
+  'connections.grants.list': 'grant',
+  'agents.list': 'agent',
+  'apiKeys.list': 'apiKey',
+};
+
+const KIND_RANK = new Map<ResourceKind, number>(RESOURCE_KINDS.map((kind, index) => [kind, index]));
+
+export function computePlan(desired: DesiredState, actual: ActualState, options: PlanOptions): Plan {
+  const warnings: string[] = [];
+  const unreadable = new Set<ResourceKind>();
+  for (const missing of actual.missingOperations) {
+    const kind = KIND_OF_READ[missing.rpc];
+    if (kind) unreadable.add(kind);
+    warnings.push(`the server does not offer ${missing.rpc}: ${missing.consequence}`);
+  }
+
+  const desiredByAddress = new Map<ResourceAddress, DesiredResource>();
+  for (const resource of desired.resources) {
+    const address = addressOf(resource.kind, resource.name);
+    if (desiredByAddress.has(address)) throw new PlanError(`${address} is declared twice`);
+    desiredByAddress.set(address, resource);
+  }
+  const actualByAddress = new Map<ResourceAddress, ActualResource>();
+  for (const resource of actual.resources) actualByAddress.set(addressOf(resource.kind, resource.name), resource);
+
+  const graph = buildGraph(desired.resources);
+  const inScope = targetScope(options.targets, graph.edges, actualByAddress);
+
+  const changes: ResourceChange[] = [];
+  for (const address of graph.order) {
+    if (inScope && !inScope.has(address)) continue;
+    const resource = desiredByAddress.get(address)!;
+    if (unreadable.has(resource.kind)) continue;
+    changes.push(changeFor(resource, address, actualByAddress.get(address), graph.edges.get(address) ?? [], warnings));
+  }
+
+  const deletes: ResourceChange[] = [];
+  const unmanaged: ResourceChange[] = [];
+  for (const [address, remote] of actualByAddress) {
+    if (desiredByAddress.has(address) || CONTAINER_KINDS.has(remote.kind)) continue;
+    if (inScope && !inScope.has(address)) continue;
+    const change: ResourceChange = {
+      address,
+      kind: remote.kind,
+      name: remote.name,
+      action: options.prune ? 'delete' : 'unmanaged',
+      fields: [],
+      dependsOn: [],
+      id: remote.id,
+      remoteFingerprint: remote.fingerprint,
+    };
+    (options.prune ? deletes : unmanaged).push(change);
+  }
+  // Deletes run in reverse dependency order: later kinds first.
+  const byName = (a: ResourceChange, b: ResourceChange) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  deletes.sort((a, b) => KIND_RANK.get(b.kind)! - KIND_RANK.get(a.kind)! || byName(a, b));
+  unmanaged.sort((a, b) => KIND_RANK.get(a.kind)! - KIND_RANK.get(b.kind)! || byName(a, b));
+
+  if (options.prune && !options.allowMassDelete) guardMassDelete(deletes, actual.resources, options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE);
+
+  const all = [...changes, ...deletes, ...unmanaged];
+  const summary = { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 };
+  for (const change of all) {
+    if (change.action === 'create') summary.add++;
+    else if (change.action === 'update') summary.change++;
+    else if (change.action === 'replace') summary.replace++;
+    else if (change.action === 'delete') summary.destroy++;
+    else if (change.action === 'unmanaged') summary.unmanaged++;
+  }
+  const order = [
+    ...changes.filter((change) => change.action !== 'no-op').map((change) => change.address),
+    ...deletes.map((change) => change.address),
+  ];
+  return { formatVersion: 1, environment: desired.target.name, changes: all, order, summary, warnings };
+}
+
+/** The targets plus everything they depend on, or undefined for "everything". */
+function targetScope(
+  targets: ResourceAddress[] | undefined,
+  edges: Map<ResourceAddress, ResourceAddress[]>,
+  actual: Map<ResourceAddress, ActualResource>,
+): Set<ResourceAddress> | undefined {
+  if (!targets || targets.length === 0) return undefined;
+  const scope = new Set<ResourceAddress>();
+  const pending: ResourceAddress[] = [];
+  for (const target of targets) {
+    if (!edges.has(target) && !actual.has(target)) {
+      throw new PlanError(`--target ${target}: no such resource in the configuration or the environment`, 'addresses look like agent/support-bot or grant/github:user:alice');
+    }
+    pending.push(target);
+  }
+  while (pending.length > 0) {
+    const address = pending.pop()!;
+    if (scope.has(address)) continue;
+    scope.add(address);
+    for (const dep of edges.get(address) ?? []) pending.push(dep);
+  }
+  return scope;
+}
+
+function changeFor(
+  resource: DesiredResource,
+  address: ResourceAddress,
+  remote: ActualResource | undefined,
+  dependsOn: ResourceAddress[],
+  warnings: string[],
+): ResourceChange {
+  const base: ResourceChange = { address, kind: resource.kind, name: resource.name, action: 'no-op', fields: [], dependsOn: [...dependsOn] };
+  const reasons: string[] = [];
+  if (resource.promotion) reasons.push(`promoted from ${resource.promotion.fromEnvironment} v${resource.promotion.version}`);
+  const writeOnlyPaths = Object.keys(resource.writeOnly);
+
+  if (!remote) {
+    const fields = [...specAsFields(resource.spec), ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true }))];
+    return withReason({ ...base, action: 'create', fields }, reasons);
+  }
+  base.id = remote.id;
+  base.remoteFingerprint = remote.fingerprint;
+
+  const fields = diffSpec(resource.spec, remote.spec, rulesFor(resource.kind));
+  for (const immutable of immutableFieldsOf(resource.kind)) {
+    const change = fields.find((field) => field.path === immutable || field.path.startsWith(`${immutable}.`));
+    if (change) {
+      throw new PlanError(
+        `${address}: ${immutable} cannot change (remote ${JSON.stringify(change.before ?? null)}, configuration ${JSON.stringify(change.after ?? null)})`,
+        `set ${immutable} back to ${JSON.stringify(change.before ?? null)}, or create a new ${resource.kind} under another name`,
+      );
+    }
+  }
+
+  const rotated = writeOnlyPaths.filter((path) => isRotated(resource, path, remote, address, warnings));
+  for (const path of rotated) {
+    reasons.push(`rotation marker ${resource.writeOnly[path]!.rotatedAt} of ${path} is newer than the last write (${String(remote.remote.updatedAt)})`);
+  }
+  if (fields.length === 0 && rotated.length === 0) return withReason(base, reasons);
+  // Every update sends the write-only values again (they cannot be compared, and update bodies carry them).
+  const allFields = [...fields, ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true }))];
+
+  const replacing = fields.filter((field) => field.forcesReplace);
+  if (replacing.length > 0) {
+    if (resource.protect) {
+      throw new PlanError(
+        `${address} is protected and would be replaced: ${replacing.map((field) => field.path).join(', ')} cannot change in place`,
+        `revert the change, or remove protect: true from ${address} to allow the replace`,
+        resource.location,
+      );
+    }
+    reasons.push(`${replacing.map((field) => field.path).join(', ')} cannot be updated in place`);
+    return withReason({ ...base, action: 'replace', fields: allFields }, reasons);
+  }
+  return withReason({ ...base, action: 'update', fields: allFields }, reasons);
+}
+
+function isRotated(resource: DesiredResource, path: string, remote: ActualResource, address: ResourceAddress, warnings: string[]): boolean {
+  const rotatedAt = resource.writeOnly[path]?.rotatedAt;
+  if (rotatedAt === undefined) return false;
+  const marker = Date.parse(rotatedAt);
+  const updatedAtValue = remote.remote.updatedAt;
+  const lastWrite = typeof updatedAtValue === 'string' ? Date.parse(updatedAtValue) : Number.NaN;
+  if (Number.isNaN(marker)) {
+    warnings.push(`${address}: rotation marker ${JSON.stringify(rotatedAt)} of ${path} is not a date; ignored`);
+    return false;
+  }
+  if (Number.isNaN(lastWrite)) {
+    warnings.push(`${address}: the server does not report when ${path} was last written, so its rotation marker cannot be honoured`);
+    return false;
+  }
+  return marker > lastWrite;
+}
+
+function withReason(change: ResourceChange, reasons: string[]): ResourceChange {
+  if (reasons.length > 0) change.reason = reasons.join('; ');
+  return change;
+}
+
+/** With prune: refuse to empty a kind (of ≥ 2) or delete more than `maxShare` of the environment. */
+function guardMassDelete(deletes: ResourceChange[], remote: ActualResource[], maxShare: number): void {
+  if (deletes.length < 2) return;
+  const remoteByKind = new Map<ResourceKind, number>();
+  let total = 0;
+  for (const resource of remote) {
+    if (CONTAINER_KINDS.has(resource.kind)) continue;
+    remoteByKind.set(resource.kind, (remoteByKind.get(resource.kind) ?? 0) + 1);
+    total++;
+  }
+  const deletesByKind = new Map<ResourceKind, number>();
+  for (const change of deletes) deletesByKind.set(change.kind, (deletesByKind.get(change.kind) ?? 0) + 1);
+  const hint = 'check that the configuration and environment are the ones you meant; if this is intended, pass --allow-mass-delete';
+  for (const [kind, count] of deletesByKind) {
+    const existing = remoteByKind.get(kind) ?? 0;
+    if (existing >= 2 && count === existing) {
+      throw new PlanError(`refusing to delete every ${kind} in the environment (${count} of ${existing}) without --allow-mass-delete`, hint);
+    }
+  }
+  if (total > 0 && deletes.length / total > maxShare) {
+    throw new PlanError(
+      `refusing to delete ${deletes.length} of ${total} resources (more than ${Math.round(maxShare * 100)}%) without --allow-mass-delete`,
+      hint,
+    );
+  }
+}

@@ -1,0 +1,167 @@
+// The shared vocabulary between configuration (desired), state (actual), engine (plan) and apply.
+// Plain data only: no functions, no classes, so that everything here can be serialised and diffed.
+import type { SourceLocation } from '../errors.js';
+
+/** Resource kinds in dependency order: a kind may only depend on kinds before it. */
+export const RESOURCE_KINDS = [
+  'organization',
+  'environment',
+  'secret',
+  'provider',
+  'connection',
+  'grant',
+  'agent',
+  'apiKey',
+] as const;
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
+
+/** `agent/support-bot`, `grant/github:user:alice`. Unique within one environment. */
+export type ResourceAddress = `${ResourceKind}/${string}`;
+
+export function addressOf(kind: ResourceKind, name: string): ResourceAddress {
+  return `${kind}/${name}`;
+}
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * A write-only value (provider secret, secret value, grant access token). The value cannot be read
+ * back, so it is never compared. It is sent when the resource is created, with every update of the
+ * resource, and when the user's rotation marker `rotatedAt` (an RFC 3339 time or date) is later
+ * than the remote object's `updatedAt`: bumping the marker to "now" makes the next plan send the
+ * value again. This needs no state file, so it works the same in a fresh CI clone.
+ */
+export interface WriteOnlyValue {
+  /** Where the value came from, for messages: `${env:OPENAI_KEY}`. Never the value. */
+  source: string;
+  /** The resolved value; absent in saved plans and whenever it is not needed (e.g. plan output). */
+  value?: string;
+  rotatedAt?: string;
+}
+
+export interface Reference {
+  kind: ResourceKind;
+  name: string;
+  /** Field path in the spec that holds the reference, e.g. `model.provider`. */
+  path: string;
+}
+
+/**
+ * One resource as the configuration wants it in one environment, after overlays and
+ * interpolation. `spec` holds only the fields the user wrote (an explicit `null` means "reset to
+ * the server default"), shaped like the API's request body for that kind.
+ */
+export interface DesiredResource {
+  kind: ResourceKind;
+  name: string;
+  spec: JsonObject;
+  /** Write-only values by field path (`secret`, `value`, `grants[].accessToken`). */
+  writeOnly: Record<string, WriteOnlyValue>;
+  /** References to other resources, derived from the spec by the config layer. */
+  references: Reference[];
+  /** Never delete or replace. */
+  protect?: boolean;
+  /** Settings for agentform itself, never sent to the API (e.g. an API key's `tokenFile`). */
+  options?: JsonObject;
+  /** Declarative promotion: this agent is whatever `from` runs at `version`. */
+  promotion?: { fromEnvironment: string; version: number };
+  /** Where it is declared, for messages. */
+  location?: SourceLocation;
+}
+
+/** Settings of the whole environment, as the root file declares them for one environment. */
+export interface EnvironmentTarget {
+  /** agentform's name for the environment (the key under `environments:`). */
+  name: string;
+  /** The environment slug on the server (defaults to `name`). */
+  slug: string;
+  /** A base URL, or `local` for the embedded local control plane. */
+  url: string;
+  /** Where the credential comes from, e.g. `${env:AGENTFORM_STAGING_TOKEN}`; the value is resolved late. */
+  credential?: WriteOnlyValue;
+  prune: boolean;
+  /** Refuse a plan that deletes more than this share of the environment's resources (0..1). */
+  maxDeleteShare?: number;
+}
+
+/** Everything the configuration wants for one environment. */
+export interface DesiredState {
+  projectDir: string;
+  target: EnvironmentTarget;
+  resources: DesiredResource[];
+}
+
+/**
+ * One resource as the server reports it, normalised to the same shape as `DesiredResource.spec`
+ * (so the engine compares like with like). `remote` keeps the raw object, for ids and fingerprints.
+ */
+export interface ActualResource {
+  kind: ResourceKind;
+  name: string;
+  id: string;
+  spec: JsonObject;
+  remote: JsonObject;
+  /** Hash of the raw remote object, used by saved plans and the optimistic-concurrency check. */
+  fingerprint: string;
+}
+
+export interface ActualState {
+  environmentSlug: string;
+  resources: ActualResource[];
+  /** Read operations the server did not offer, and what could not be planned because of it. */
+  missingOperations: Array<{ rpc: string; consequence: string }>;
+}
+
+export type ChangeAction = 'create' | 'update' | 'replace' | 'delete' | 'no-op' | 'unmanaged';
+
+export interface FieldChange {
+  /** JSON path of the field: `model.model`, `tools[2].name`. */
+  path: string;
+  before?: JsonValue;
+  after?: JsonValue;
+  /** A write-only value is never shown: only that it will be sent. */
+  writeOnly?: boolean;
+  /** This field cannot change in place; it forces a replace. */
+  forcesReplace?: boolean;
+}
+
+export interface ResourceChange {
+  address: ResourceAddress;
+  kind: ResourceKind;
+  name: string;
+  action: ChangeAction;
+  /** Field-level changes for update and replace; empty otherwise. */
+  fields: FieldChange[];
+  /** Addresses this resource depends on (must be applied first). */
+  dependsOn: ResourceAddress[];
+  /** Remote id, when the resource exists. */
+  id?: string;
+  /** Fingerprint of the remote object the plan was computed from. */
+  remoteFingerprint?: string;
+  /** Why: e.g. "rotation marker changed", "promoted from staging v3". */
+  reason?: string;
+}
+
+export interface Plan {
+  formatVersion: 1;
+  environment: string;
+  changes: ResourceChange[];
+  /** Address order in which creates/updates run (deletes run in reverse). */
+  order: ResourceAddress[];
+  summary: { add: number; change: number; replace: number; destroy: number; unmanaged: number };
+  warnings: string[];
+}
+
+/*
+ * The shape of `DesiredResource.spec` and `ActualResource.spec` per kind — the API request body
+ * for that kind without its identifying fields and without write-only values:
+ * - organization: `{name}`; name `organization/current`.
+ * - environment: `{name?, kind?, group?, expiresAt?, spend?, retention?}`; name = the slug.
+ * - secret: `{}`; write-only `value`.
+ * - provider: `{type, baseUrl?}`; write-only `secret`.
+ * - connection: `{url?, transport?, channel?, hooksUrl?, hookEvents?, auth: {type, ...}}`.
+ * - grant: `{connection, identity: {scope, id}}`; name `<connection>:<scope>:<id>`; write-only `accessToken`.
+ * - agent: the agent definition (`name`, `model`, `system`, ...); resource name = the slug.
+ * - apiKey: `{scopes, identityScopes?, spend?, expiresAt?}`; resource name = the key name.
+ */

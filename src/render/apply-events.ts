@@ -1,0 +1,61 @@
+// Text lines for apply progress and its closing summary. No I/O: the command writes the strings.
+import { Chalk } from 'chalk';
+import type { ApplyEvent, ApplyResult } from '../apply/events.js';
+
+const VERB = {
+  create: ['Creating', 'Created'],
+  update: ['Updating', 'Updated'],
+  replace: ['Replacing', 'Replaced'],
+  delete: ['Destroying', 'Destroyed'],
+  'no-op': ['Checking', 'Checked'],
+  unmanaged: ['Checking', 'Checked'],
+} as const;
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+export function renderApplyEvent(event: ApplyEvent, options: { color: boolean }): string {
+  const paint = new Chalk({ level: options.color ? 1 : 0 });
+  switch (event.type) {
+    case 'start':
+      return `${event.address}: ${VERB[event.action][0]}...`;
+    case 'done':
+      return paint.green(`${event.address}: ${VERB[event.action][1]} after ${seconds(event.ms)}${event.note ? ` (${event.note})` : ''}`);
+    case 'failed':
+      return paint.red(`${event.address}: failed after ${seconds(event.ms)}: ${event.code}: ${event.message}`);
+    case 'skipped':
+      return paint.yellow(`${event.address}: skipped (${event.reason})`);
+    case 'info':
+      return `${event.address ? `${event.address}: ` : ''}${event.message}`;
+  }
+}
+
+export function renderApplySummary(result: ApplyResult, options: { color: boolean }): string {
+  const paint = new Chalk({ level: options.color ? 1 : 0 });
+  const lines: string[] = [''];
+  const { added, changed, replaced, destroyed } = result.counts;
+  const counts = `Resources: ${added} added, ${changed} changed, ${replaced} replaced, ${destroyed} destroyed.`;
+  if (result.failed.length === 0 && result.skipped.length === 0 && result.notStarted.length === 0) {
+    lines.push(paint.bold.green(`Apply complete! ${counts}`));
+    return lines.join('\n');
+  }
+  lines.push(paint.bold.red(`Apply incomplete. ${counts}`));
+  if (result.failed.length > 0) {
+    lines.push('Failed:');
+    for (const item of result.failed) lines.push(`  ${item.address} (${item.action}): ${item.code}: ${item.message}`);
+  }
+  if (result.skipped.length > 0) {
+    lines.push('Skipped:');
+    for (const item of result.skipped) lines.push(`  ${item.address} (${item.action}): ${item.reason}`);
+  }
+  if (result.notStarted.length > 0) {
+    lines.push('Not started (interrupted):');
+    for (const item of result.notStarted) lines.push(`  ${item.address} (${item.action})`);
+  }
+  if (result.done.length > 0) {
+    lines.push('Done:');
+    for (const item of result.done) lines.push(`  ${item.address} (${item.action})`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,25 @@
+// The machine-readable plan: the Plan value itself plus where it was computed. The shape is
+// documented in schemas/plan.schema.json and docs/plan-format.md; formatVersion changes on any
+// incompatible change. Write-only values never appear (the plan never holds them).
+import type { Plan } from '../model/resources.js';
+
+export interface JsonRenderOptions {
+  /** Where the plan was computed: a URL or "the local control plane (...)". */
+  target?: string;
+}
+
+export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
+  return {
+    formatVersion: plan.formatVersion,
+    environment: plan.environment,
+    ...(options.target !== undefined ? { target: options.target } : {}),
+    summary: plan.summary,
+    order: plan.order,
+    changes: plan.changes,
+    warnings: plan.warnings,
+  };
+}
+
+export function renderPlanJson(plan: Plan, options: JsonRenderOptions = {}): string {
+  return JSON.stringify(planToJson(plan, options), null, 2);
+}

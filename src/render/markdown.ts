@@ -1,0 +1,75 @@
+// A compact plan summary for a pull-request comment or a CI job summary: a table of counts, one
+// line per changed resource, the field changes in <details> sections (prompt changes as ```diff
+// blocks), and optionally a Mermaid graph of what changes.
+import type { Plan, ResourceChange } from '../model/resources.js';
+import { graphNodesOf, renderMermaid } from './graph.js';
+import { unifiedHunks, wantsLineDiff } from './line-diff.js';
+import { fieldLines, isWriting, summaryLine } from './text.js';
+
+export interface MarkdownRenderOptions {
+  target?: string;
+  /** Add a Mermaid graph of the changing resources. */
+  graph?: boolean;
+}
+
+const ICON: Record<string, string> = { create: '➕', update: '✏️', replace: '♻️', delete: '🗑️' };
+
+/** A code fence longer than any backtick run in the content, so the content cannot close it. */
+export function fenced(content: string, language = ''): string {
+  const longest = Math.max(2, ...(content.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${language}\n${content}\n${fence}`;
+}
+
+/** Inline code that survives backticks in the text. */
+function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = '`'.repeat(longest + 1);
+  return longest > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function details(change: ResourceChange): string[] {
+  if (change.fields.length === 0) return [];
+  const plain: string[] = [];
+  const diffs: string[] = [];
+  for (const field of change.fields) {
+    if (!field.writeOnly && wantsLineDiff(field.before, field.after)) {
+      diffs.push(`${code(field.path)}:`, '', fenced(unifiedHunks(field.before, field.after as string).join('\n'), 'diff'), '');
+    } else {
+      plain.push(...fieldLines(field, change.action));
+    }
+  }
+  const lines = [`<details><summary><code>${escapeHtml(change.address)}</code> (${change.action})</summary>`, ''];
+  if (change.reason) lines.push(`_${escapeHtml(change.reason)}_`, '');
+  if (plain.length > 0) lines.push(fenced(plain.join('\n')), '');
+  lines.push(...diffs, '</details>', '');
+  return lines;
+}
+
+export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = {}): string {
+  const { add, change, replace, destroy, unmanaged } = plan.summary;
+  const out = [`### agentform plan: ${code(plan.environment)}`, ''];
+  if (options.target) out.push(`Target: ${escapeHtml(options.target)}`, '');
+  out.push('| Add | Change | Replace | Destroy | Unmanaged |', '|---:|---:|---:|---:|---:|', `| ${add} | ${change} | ${replace} | ${destroy} | ${unmanaged} |`, '');
+  const writing = plan.changes.filter((item) => isWriting(item.action));
+  for (const item of writing) {
+    const fields = item.fields.filter((field) => item.action !== 'create').map((field) => field.path);
+    const shown = fields.slice(0, 5).map(code).join(', ') + (fields.length > 5 ? `, +${fields.length - 5} more` : '');
+    out.push(`- ${ICON[item.action]} ${code(item.address)} ${item.action}${shown ? `: ${shown}` : ''}`);
+  }
+  if (writing.length > 0) out.push('');
+  for (const item of writing) out.push(...details(item));
+  const left = plan.changes.filter((item) => item.action === 'unmanaged');
+  if (left.length > 0) {
+    out.push(`Not in the configuration (left alone): ${left.map((item) => code(item.address)).join(', ')}`, '');
+  }
+  for (const warning of plan.warnings) out.push(`> ⚠️ ${escapeHtml(warning)}`);
+  if (plan.warnings.length > 0) out.push('');
+  if (options.graph && writing.length > 0) out.push(fenced(renderMermaid(graphNodesOf(plan, { onlyChanges: true })), 'mermaid'), '');
+  out.push(`**${summaryLine(plan)}**`);
+  return out.join('\n');
+}

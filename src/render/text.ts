@@ -1,0 +1,109 @@
+// The terminal rendering of a plan, Terraform-like: one block per resource, field changes below it,
+// prompt changes as line diffs, write-only values never shown, a one-line summary at the end.
+import type { ChangeAction, FieldChange, Plan, ResourceChange } from '../model/resources.js';
+import { isMultiline, unifiedHunks, wantsLineDiff } from './line-diff.js';
+import { PLAIN, paletteFor, type Palette } from './palette.js';
+import { formatValue } from './values.js';
+
+export interface TextRenderOptions {
+  /** Colour with ANSI codes (basic 16 colours). Ignored when `palette` is given. */
+  color?: boolean;
+  palette?: Palette;
+}
+
+const SYMBOL: Record<'create' | 'update' | 'replace' | 'delete', string> = {
+  create: '+',
+  update: '~',
+  replace: '-/+',
+  delete: '-',
+};
+
+const VERB: Record<'create' | 'update' | 'replace' | 'delete', string> = {
+  create: 'create',
+  update: 'update in place',
+  replace: 'replace',
+  delete: 'destroy',
+};
+
+type WritingAction = keyof typeof SYMBOL;
+
+export function isWriting(action: ChangeAction): action is WritingAction {
+  return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
+}
+
+function colourFor(action: WritingAction, palette: Palette): (text: string) => string {
+  if (action === 'create') return palette.add;
+  if (action === 'delete') return palette.remove;
+  return palette.change;
+}
+
+const INDENT = '    ';
+
+/** The lines of one field change (no leading indent). Exported for the markdown renderer. */
+export function fieldLines(field: FieldChange, action: ChangeAction, palette: Palette = PLAIN): string[] {
+  if (field.writeOnly) {
+    const note = action === 'create' ? '(write-only)' : '(write-only, sent again)';
+    const symbol = action === 'create' ? palette.add('+') : palette.change('~');
+    return [`${symbol} ${field.path}: ${palette.dim(note)}`];
+  }
+  const replaceNote = field.forcesReplace ? palette.remove(' (forces replacement)') : '';
+  if (field.before === undefined && field.after !== undefined) {
+    if (isMultiline(field.after)) {
+      return [`${palette.add('+')} ${field.path}:${replaceNote}`, ...field.after.split('\n').map((line) => `${INDENT}${palette.add(`+${line}`)}`)];
+    }
+    return [`${palette.add('+')} ${field.path}: ${formatValue(field.after)}${replaceNote}`];
+  }
+  if (field.after === undefined) {
+    return [`${palette.remove('-')} ${field.path}: ${formatValue(field.before)}${replaceNote}`];
+  }
+  if (wantsLineDiff(field.before, field.after)) {
+    const hunks = unifiedHunks(field.before, field.after as string).map((line) => {
+      if (line.startsWith('@@')) return `${INDENT}${palette.dim(line)}`;
+      if (line.startsWith('+')) return `${INDENT}${palette.add(line)}`;
+      if (line.startsWith('-')) return `${INDENT}${palette.remove(line)}`;
+      return `${INDENT}${line}`;
+    });
+    return [`${palette.change('~')} ${field.path}:${replaceNote}`, ...hunks];
+  }
+  const resetNote = field.after === null ? palette.dim(' (server default)') : '';
+  return [`${palette.change('~')} ${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}${resetNote}${replaceNote}`];
+}
+
+function changeBlock(change: ResourceChange & { action: WritingAction }, palette: Palette): string[] {
+  const colour = colourFor(change.action, palette);
+  const lines = [`  ${colour(SYMBOL[change.action])} ${palette.bold(change.address)} ${palette.dim(`(${VERB[change.action]})`)}`];
+  if (change.reason) lines.push(`      ${palette.dim(`# ${change.reason}`)}`);
+  for (const field of change.fields) {
+    for (const line of fieldLines(field, change.action, palette)) lines.push(`      ${line}`);
+  }
+  return lines;
+}
+
+export function summaryLine(plan: Plan): string {
+  const { add, change, replace, destroy } = plan.summary;
+  if (add + change + replace + destroy === 0) return 'No changes. Remote state matches the configuration.';
+  return `Plan: ${add} to add, ${change} to change, ${replace} to replace, ${destroy} to destroy.`;
+}
+
+export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): string {
+  const palette = options.palette ?? paletteFor(options.color === true);
+  const blocks: string[][] = [];
+  for (const change of plan.changes) {
+    if (isWriting(change.action)) blocks.push(changeBlock(change as ResourceChange & { action: WritingAction }, palette));
+  }
+  const out: string[] = [];
+  if (blocks.length > 0) {
+    out.push(`Changes to environment ${plan.environment}:`, '');
+    for (const block of blocks) out.push(...block, '');
+  }
+  const unmanaged = plan.changes.filter((change) => change.action === 'unmanaged');
+  if (unmanaged.length > 0) {
+    out.push(palette.dim(`Note: ${unmanaged.length} resource${unmanaged.length === 1 ? ' exists' : 's exist'} in the environment but not in the configuration (left alone; --prune deletes them):`));
+    for (const change of unmanaged) out.push(palette.dim(`  ? ${change.address}`));
+    out.push('');
+  }
+  for (const warning of plan.warnings) out.push(palette.warn(`Warning: ${warning}`));
+  if (plan.warnings.length > 0) out.push('');
+  out.push(palette.bold(summaryLine(plan)));
+  return out.join('\n');
+}

@@ -1,0 +1,42 @@
+// What a handler gets: the database, who is calling and for which tenancy, and the server's
+// collaborators (bake time, MCP and model catalog clients, the hook worker's wake-up).
+import type { Scope } from '../model/api.js';
+import type { ToolDescriptor, Model } from '../model/api.js';
+import type { Db } from './store/db.js';
+import { ServiceError } from './service-error.js';
+
+export interface Tenancy {
+  organizationId: string;
+  /** Absent for a cookie request without `x-svc-environment`. */
+  environmentId?: string;
+  /** The API key making the request; absent for a cookie. */
+  keyId?: string;
+  scopes: ReadonlySet<Scope>;
+  /** Recorded as createdBy: `key:<id>` or `session`. */
+  actor: string;
+}
+
+export interface ServerServices {
+  bakeMs: number;
+  listTools(url: string, opts?: { timeoutMs?: number }): Promise<ToolDescriptor[]>;
+  listModels(provider: { type: string; baseUrl?: string | null; secret?: string }): Promise<Model[]>;
+  /** Tells the hook worker that deliveries may be due now. */
+  wakeHooks(): void;
+}
+
+export interface HandlerContext {
+  db: Db;
+  tenancy: Tenancy;
+  services: ServerServices;
+}
+
+/** The environment an environment-scoped operation acts on. */
+export function environmentOf(ctx: HandlerContext): string {
+  const id = ctx.tenancy.environmentId;
+  if (!id) {
+    throw new ServiceError('invalid_argument', 'this operation needs an environment: send the x-svc-environment header with a session cookie', {
+      field: 'x-svc-environment',
+    });
+  }
+  return id;
+}

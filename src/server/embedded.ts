@@ -1,0 +1,138 @@
+// The local control plane as a library: start it over a data dir, get its URL and keys, close it.
+// Used by `agentform server`, by `url: local` in the CLI, and by tests.
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { isLoopbackUrl } from '../util/loopback.js';
+import { bootstrap, type LocalEnvironment } from './bootstrap.js';
+import type { ServerServices } from './context.js';
+import { FaultInjector, type FaultOptions } from './faults.js';
+import { sendHook } from './hooks/send.js';
+import { HookWorker } from './hooks/worker.js';
+import { createControlPlaneServer, type ServerTimeouts } from './http.js';
+import { openDatabase } from './store/db.js';
+
+export interface LocalControlPlane {
+  url: string;
+  /** Environment slug → API key (read + control) from credentials.json. */
+  tokens: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface LocalControlPlaneOptions {
+  dataDir: string;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default ['dev']. A slug, or {slug, kind} to give a new environment its kind (it cannot change later). */
+  environments?: Array<string | LocalEnvironment>;
+  /**
+   * Let connections.test, providers.models and hook deliveries reach hosts other than this machine.
+   * Off by default: the local control plane is for offline work and tests, which must never send
+   * traffic anywhere but loopback.
+   */
+  allowRemoteOutbound?: boolean;
+  faults?: FaultOptions;
+  hookRetry?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /** How long an agent image stays `baking` (default 300 ms). */
+  bakeMs?: number;
+  /** Unexpected server errors (default: one line on stderr). */
+  onInternalError?: (error: unknown) => void;
+  /** Slow-client limits (default 10 s for headers, 30 s for a whole request). */
+  timeouts?: Partial<ServerTimeouts>;
+}
+
+export const DATABASE_FILE = 'control-plane.db';
+export const DEFAULT_BAKE_MS = 300;
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Promise<LocalControlPlane> {
+  const host = opts.host ?? '127.0.0.1';
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const db = openDatabase(join(opts.dataDir, DATABASE_FILE));
+  const worker = new HookWorker(db, {
+    ...opts.hookRetry,
+    send: async (delivery) => {
+      if (!opts.allowRemoteOutbound && !isLoopbackUrl(delivery.url)) return { ok: false, error: outboundRefusal(delivery.url, 'hook receiver') };
+      return sendHook(delivery);
+    },
+  });
+  const services: ServerServices = {
+    bakeMs: opts.bakeMs ?? DEFAULT_BAKE_MS,
+    // Imported on first use: the MCP SDK is not needed to start the server.
+    listTools: async (url, o) => {
+      refuseRemote(url, opts.allowRemoteOutbound, 'tool server');
+      return (await import('./mcp-tools.js')).listTools(url, o);
+    },
+    listModels: async (provider) => {
+      if (provider.baseUrl) refuseRemote(provider.baseUrl, opts.allowRemoteOutbound, 'model provider');
+      return (await import('./model-catalog.js')).listModels(provider);
+    },
+    wakeHooks: () => worker.wake(),
+  };
+  const server = createControlPlaneServer({
+    db,
+    services,
+    faults: new FaultInjector(opts.faults),
+    ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+    onInternalError:
+      opts.onInternalError ?? ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${urlHost(host)}:${port}`;
+  let tokens: Record<string, string>;
+  try {
+    const environments = (opts.environments ?? ['dev']).map((entry) => (typeof entry === 'string' ? { slug: entry } : entry));
+    tokens = bootstrap(db, opts.dataDir, environments, url);
+  } catch (error) {
+    server.close();
+    db.close();
+    throw error;
+  }
+  worker.start();
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    tokens,
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await worker.stop();
+        db.close();
+      })()),
+  };
+}
+
+function outboundRefusal(url: string, what: string): string {
+  let host = url;
+  try {
+    host = new URL(url).host;
+  } catch {
+    // keep the text as given
+  }
+  return `the local control plane reaches only servers on this machine (127.0.0.0/8, localhost, ::1); the ${what} at ${host} is not (start it with --allow-remote-outbound to allow)`;
+}
+
+function refuseRemote(url: string, allowed: boolean | undefined, what: string): void {
+  if (!allowed && !isLoopbackUrl(url)) throw new Error(outboundRefusal(url, what));
+}

@@ -1,0 +1,78 @@
+// apiKeys.*: keys of the caller's environment. The token is returned once, by create.
+import type { ApiKey } from '../../model/api.js';
+import { environmentOf } from '../context.js';
+import { insertApiKey } from '../auth.js';
+import type { Db } from '../store/db.js';
+import { writeTx } from '../store/db.js';
+import { notFound } from '../service-error.js';
+import { nowIso, parseJson } from '../util.js';
+import { environmentSlugOf } from './environments.js';
+import type { GroupHandlers } from './types.js';
+
+export interface ApiKeyRow {
+  id: string;
+  environment_id: string;
+  name: string;
+  prefix: string;
+  scopes: string;
+  identity_scopes: string;
+  spend: string;
+  created_by: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    environmentId: row.environment_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: parseJson(row.scopes, []),
+    identityScopes: parseJson(row.identity_scopes, []),
+    spend: parseJson(row.spend, {}),
+    createdBy: row.created_by,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+    createdAt: row.created_at,
+  };
+}
+
+function keyRow(db: Db, environmentId: string, id: string): ApiKeyRow {
+  const row = db.prepare('SELECT * FROM api_keys WHERE id = ? AND environment_id = ?').get(id, environmentId) as ApiKeyRow | undefined;
+  if (!row) throw notFound(`API key ${id}`);
+  return row;
+}
+
+export function keysOf(db: Db, environmentId: string): ApiKeyRow[] {
+  return db.prepare('SELECT * FROM api_keys WHERE environment_id = ? ORDER BY created_at, id').all(environmentId) as ApiKeyRow[];
+}
+
+export const apiKeys: GroupHandlers<'apiKeys'> = {
+  'apiKeys.create': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const environmentId = environmentOf(ctx);
+      const { id, token } = insertApiKey(ctx.db, {
+        environmentId,
+        environmentSlug: environmentSlugOf(ctx.db, environmentId),
+        name: body.key.name,
+        scopes: [...new Set(body.key.scopes)],
+        identityScopes: body.key.identityScopes,
+        spend: body.key.spend,
+        expiresAt: body.key.expiresAt,
+        createdBy: ctx.tenancy.actor,
+      });
+      return { key: toApiKey(keyRow(ctx.db, environmentId, id)), token };
+    }),
+  'apiKeys.revoke': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const environmentId = environmentOf(ctx);
+      const row = keyRow(ctx.db, environmentId, body.id);
+      if (!row.revoked_at) ctx.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(nowIso(), row.id);
+      return toApiKey(keyRow(ctx.db, environmentId, body.id));
+    }),
+  'apiKeys.list': (ctx) => keysOf(ctx.db, environmentOf(ctx)).map(toApiKey),
+};

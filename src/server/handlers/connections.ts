@@ -1,0 +1,132 @@
+// connections.* (grants in grants.ts). Names are unique per environment. A connection whose auth
+// type is `svc-signed` gets a signing secret for its hook deliveries, generated here and never
+// returned. Write-only auth fields (tokens, secrets) are stored but never echoed.
+import type { Connection, ConnectionAuth } from '../../model/api.js';
+import type { ConnectionInput } from '../../api/operations.js';
+import { environmentOf } from '../context.js';
+import { DEFAULTS, fillDefaults } from '../defaults.js';
+import { generateSigningSecret } from '../hooks/signing.js';
+import type { Db } from '../store/db.js';
+import { writeTx } from '../store/db.js';
+import { alreadyExists, notFound, ServiceError } from '../service-error.js';
+import { newId, nowIso, parseJson } from '../util.js';
+import type { Rpc } from '../../api/operations.js';
+import type { Handlers } from './types.js';
+
+type ConnectionRpc = Exclude<Extract<Rpc, `connections.${string}`>, `connections.grants.${string}`>;
+
+export interface ConnectionRow {
+  id: string;
+  environment_id: string;
+  name: string;
+  url: string | null;
+  transport: string;
+  channel: string;
+  hooks_url: string | null;
+  auth: string;
+  hook_events: string;
+  signing_secret: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const WRITE_ONLY_AUTH_FIELDS = new Set(['token', 'secret', 'clientSecret', 'password', 'accessToken', 'refreshToken', 'value', 'apiKey']);
+const SIGNED_AUTH_TYPE = 'svc-signed';
+
+function publicAuth(auth: ConnectionAuth): ConnectionAuth {
+  return Object.fromEntries(Object.entries(auth).filter(([key]) => !WRITE_ONLY_AUTH_FIELDS.has(key))) as ConnectionAuth;
+}
+
+export function toConnection(row: ConnectionRow): Connection {
+  const connection: Connection = {
+    id: row.id,
+    name: row.name,
+    transport: row.transport,
+    channel: row.channel,
+    hooksUrl: row.hooks_url,
+    auth: publicAuth(parseJson(row.auth, { type: 'none' })),
+    hookEvents: parseJson(row.hook_events, []),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+  if (row.url !== null) connection.url = row.url;
+  return connection;
+}
+
+export function connectionRow(db: Db, environmentId: string, id: string): ConnectionRow {
+  const row = db.prepare('SELECT * FROM connections WHERE id = ? AND environment_id = ?').get(id, environmentId) as ConnectionRow | undefined;
+  if (!row) throw notFound(`connection ${id}`);
+  return row;
+}
+
+export function connectionsOf(db: Db, environmentId: string): ConnectionRow[] {
+  return db.prepare('SELECT * FROM connections WHERE environment_id = ? ORDER BY name').all(environmentId) as ConnectionRow[];
+}
+
+function assertNameFree(db: Db, environmentId: string, name: string, exceptId?: string): void {
+  const row = db.prepare('SELECT id FROM connections WHERE environment_id = ? AND name = ?').get(environmentId, name) as { id: string } | undefined;
+  if (row && row.id !== exceptId) throw alreadyExists(`connection ${name}`);
+}
+
+function signingSecretFor(auth: ConnectionAuth, existing: string | null): string | null {
+  if (auth.type !== SIGNED_AUTH_TYPE) return null;
+  return existing ?? generateSigningSecret();
+}
+
+export const connections: Handlers<ConnectionRpc> = {
+  'connections.create': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const environmentId = environmentOf(ctx);
+      assertNameFree(ctx.db, environmentId, body.name);
+      const filled = fillDefaults<ConnectionInput>(body, DEFAULTS.connection);
+      const now = nowIso();
+      const id = newId('con');
+      ctx.db
+        .prepare(
+          `INSERT INTO connections (id, environment_id, name, url, transport, channel, hooks_url, auth, hook_events, signing_secret, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(id, environmentId, filled.name, filled.url ?? null, filled.transport, filled.channel, filled.hooksUrl ?? null, JSON.stringify(filled.auth), JSON.stringify(filled.hookEvents), signingSecretFor(filled.auth, null), now, now);
+      return toConnection(connectionRow(ctx.db, environmentId, id));
+    }),
+  'connections.list': (ctx) => connectionsOf(ctx.db, environmentOf(ctx)).map(toConnection),
+  'connections.update': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const environmentId = environmentOf(ctx);
+      const row = connectionRow(ctx.db, environmentId, body.id);
+      if (body.name !== undefined) assertNameFree(ctx.db, environmentId, body.name, row.id);
+      const auth = body.auth ?? parseJson<ConnectionAuth>(row.auth, { type: 'none' });
+      ctx.db
+        .prepare(
+          `UPDATE connections SET name = ?, url = ?, transport = ?, channel = ?, hooks_url = ?, auth = ?, hook_events = ?, signing_secret = ?, updated_at = ?
+           WHERE id = ?`,
+        )
+        .run(
+          body.name ?? row.name,
+          body.url === undefined ? row.url : body.url,
+          body.transport ?? row.transport,
+          body.channel ?? row.channel,
+          body.hooksUrl === undefined ? row.hooks_url : body.hooksUrl,
+          JSON.stringify(auth),
+          body.hookEvents === undefined ? row.hook_events : JSON.stringify(body.hookEvents),
+          signingSecretFor(auth, row.signing_secret),
+          nowIso(),
+          row.id,
+        );
+      return toConnection(connectionRow(ctx.db, environmentId, row.id));
+    }),
+  'connections.delete': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const row = connectionRow(ctx.db, environmentOf(ctx), body.id);
+      ctx.db.prepare('DELETE FROM connections WHERE id = ?').run(row.id);
+    }),
+  'connections.test': async (ctx, body) => {
+    const row = connectionRow(ctx.db, environmentOf(ctx), body.id);
+    if (!row.url) throw new ServiceError('failed_precondition', `connection ${row.name} has no url to test`);
+    try {
+      return { tools: await ctx.services.listTools(row.url, { timeoutMs: 10_000 }) };
+    } catch (err) {
+      throw new ServiceError('failed_precondition', `connection ${row.name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  },
+};

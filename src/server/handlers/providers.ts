@@ -1,0 +1,73 @@
+// providers.*: model providers. The secret is write-only: stored, reported only as hasSecret.
+import type { ModelProvider } from '../../model/api.js';
+import { environmentOf } from '../context.js';
+import type { Db } from '../store/db.js';
+import { writeTx } from '../store/db.js';
+import { alreadyExists, notFound, ServiceError } from '../service-error.js';
+import { newId, nowIso } from '../util.js';
+import type { GroupHandlers } from './types.js';
+
+interface ProviderRow {
+  id: string;
+  name: string;
+  type: string;
+  base_url: string | null;
+  secret: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function toProvider(row: ProviderRow): ModelProvider {
+  return { id: row.id, name: row.name, type: row.type, baseUrl: row.base_url, hasSecret: row.secret !== null && row.secret !== '', createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+function providerBy(db: Db, environmentId: string, column: 'id' | 'name', value: string): ProviderRow {
+  const row = db.prepare(`SELECT * FROM providers WHERE environment_id = ? AND ${column} = ?`).get(environmentId, value) as ProviderRow | undefined;
+  if (!row) throw notFound(`provider ${value}`);
+  return row;
+}
+
+function assertNameFree(db: Db, environmentId: string, name: string, exceptId?: string): void {
+  const row = db.prepare('SELECT id FROM providers WHERE environment_id = ? AND name = ?').get(environmentId, name) as { id: string } | undefined;
+  if (row && row.id !== exceptId) throw alreadyExists(`provider ${name}`);
+}
+
+export const providers: GroupHandlers<'providers'> = {
+  'providers.create': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const environmentId = environmentOf(ctx);
+      assertNameFree(ctx.db, environmentId, body.name);
+      const id = newId('prv');
+      const now = nowIso();
+      ctx.db
+        .prepare('INSERT INTO providers (id, environment_id, name, type, base_url, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(id, environmentId, body.name, body.type, body.baseUrl ?? null, body.secret ?? null, now, now);
+      return toProvider(providerBy(ctx.db, environmentId, 'id', id));
+    }),
+  'providers.list': (ctx) => (ctx.db.prepare('SELECT * FROM providers WHERE environment_id = ? ORDER BY name').all(environmentOf(ctx)) as ProviderRow[]).map(toProvider),
+  'providers.update': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const environmentId = environmentOf(ctx);
+      const row = providerBy(ctx.db, environmentId, 'id', body.id);
+      if (body.name !== undefined) assertNameFree(ctx.db, environmentId, body.name, row.id);
+      ctx.db
+        .prepare('UPDATE providers SET name = ?, type = ?, base_url = ?, secret = ?, updated_at = ? WHERE id = ?')
+        .run(body.name ?? row.name, body.type ?? row.type, body.baseUrl === undefined ? row.base_url : body.baseUrl, body.secret === undefined ? row.secret : body.secret, nowIso(), row.id);
+      return toProvider(providerBy(ctx.db, environmentId, 'id', row.id));
+    }),
+  'providers.delete': (ctx, body) =>
+    writeTx(ctx.db, () => {
+      const row = providerBy(ctx.db, environmentOf(ctx), 'id', body.id);
+      ctx.db.prepare('DELETE FROM providers WHERE id = ?').run(row.id);
+    }),
+  'providers.models': async (ctx, body) => {
+    const row = providerBy(ctx.db, environmentOf(ctx), 'name', body.name);
+    const provider: { type: string; baseUrl?: string | null; secret?: string } = { type: row.type, baseUrl: row.base_url };
+    if (row.secret) provider.secret = row.secret;
+    try {
+      return await ctx.services.listModels(provider);
+    } catch (err) {
+      throw new ServiceError('failed_precondition', `provider ${row.name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  },
+};

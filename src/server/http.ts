@@ -1,0 +1,182 @@
+// The HTTP face of the local control plane (node:http). `POST /v1/<group>/<op>` runs an operation:
+// body limit → faults → JSON → auth → scope → schema → handler. `/dev/...` holds dev-only helpers
+// (cookies, the session simulator), never subject to fault injection.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isRpc, OPERATIONS, type Rpc } from '../api/operations.js';
+import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
+import type { HandlerContext, ServerServices } from './context.js';
+import { environmentOf } from './context.js';
+import type { FaultInjector } from './faults.js';
+import { HANDLERS } from './handlers/index.js';
+import type { Handler } from './handlers/types.js';
+import { toDelivery, type DeliveryRow } from './hooks/queue.js';
+import { parseSimulateRequest, simulateSession } from './simulator.js';
+import type { Db } from './store/db.js';
+import { ServiceError } from './service-error.js';
+import { validateRequest } from './validate.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** How long a client may take to send its headers, and its whole request, before the server answers 408 and closes. */
+export interface ServerTimeouts {
+  headersMs: number;
+  requestMs: number;
+}
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+
+export interface HttpServerOptions {
+  db: Db;
+  services: ServerServices;
+  faults: FaultInjector;
+  /** Called with unexpected (non-ServiceError) failures; never with request bodies or credentials. */
+  onInternalError?: (error: unknown) => void;
+  /** Default DEFAULT_SERVER_TIMEOUTS; tests shorten them. */
+  timeouts?: Partial<ServerTimeouts>;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function parseJsonBody(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return {}; // organizations.get has no body
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ServiceError('invalid_argument', 'the request body is not valid JSON');
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, error: ServiceError, headers: Record<string, string> = {}): void {
+  const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
+  if (error.details !== undefined) body.details = error.details;
+  sendJson(res, error.status, { error: body }, headers);
+}
+
+/** Maps storage failures that a client can act on; anything else is an internal error. */
+function asServiceError(error: unknown): ServiceError | undefined {
+  if (error instanceof ServiceError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return new ServiceError('already_exists', 'the object already exists');
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return new ServiceError('unavailable', 'the store is busy; retry');
+  return undefined;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createControlPlaneServer(options: HttpServerOptions): Server {
+  const { db, services, faults } = options;
+
+  async function runOperation(req: IncomingMessage, res: ServerResponse, rpc: Rpc): Promise<void> {
+    const raw = await readBody(req);
+    const fault = faults.next();
+    if (fault.delayMs > 0) await sleep(fault.delayMs);
+    if (fault.fail) throw new ServiceError('unavailable', 'injected fault: the service is unavailable; retry');
+    if (fault.throttle) {
+      sendError(res, new ServiceError('resource_exhausted', 'injected fault: too many requests; retry'), { 'retry-after': '0' });
+      return;
+    }
+    const body = parseJsonBody(raw);
+    const tenancy = authenticate(db, req.headers);
+    requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
+    validateRequest(rpc, body);
+    const ctx: HandlerContext = { db, tenancy, services };
+    const result = await (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never);
+    if (fault.loseResponse) {
+      // The operation took effect; the caller never hears so (a lost response).
+      req.socket.destroy();
+      return;
+    }
+    if (result === undefined) {
+      res.writeHead(204);
+      res.end();
+    } else sendJson(res, 200, result);
+  }
+
+  async function runDev(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const body = parseJsonBody(await readBody(req));
+    const tenancy = authenticate(db, req.headers);
+    const ctx: HandlerContext = { db, tenancy, services };
+    switch (path) {
+      case '/dev/cookie': {
+        requireScope(tenancy, 'control', 'minting a session cookie');
+        const value = mintSessionCookie(db, tenancy.organizationId);
+        sendJson(res, 200, { cookie: `${SESSION_COOKIE}=${value}` }, { 'set-cookie': `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict` });
+        return;
+      }
+      case '/dev/sessions/simulate':
+        sendJson(res, 200, simulateSession(ctx, parseSimulateRequest(body)));
+        return;
+      case '/dev/hooks/deliveries': {
+        requireScope(tenancy, 'read', 'listing hook deliveries');
+        const rows = db.prepare('SELECT * FROM hook_deliveries WHERE environment_id = ? ORDER BY created_at, event_seq, id').all(environmentOf(ctx)) as DeliveryRow[];
+        sendJson(res, 200, rows.map(toDelivery));
+        return;
+      }
+      default:
+        throw new ServiceError('not_found', `no dev endpoint ${path}`);
+    }
+  }
+
+  const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
+  // Node enforces both timeouts only when it sweeps its connections (every 30 s by default), so a
+  // 10 s headers timeout would really be up to 40 s: sweep often enough for the limits to hold.
+  const connectionsCheckingInterval = Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4)));
+  const server = createServer({ connectionsCheckingInterval }, (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    const handle = async (): Promise<void> => {
+      if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed: every operation is a POST`);
+      if (path.startsWith('/dev/')) return runDev(req, res, path);
+      const match = /^\/v1\/([A-Za-z]+(?:\/[A-Za-z]+)+)$/.exec(path);
+      const rpc = match ? match[1]!.split('/').join('.') : undefined;
+      if (!rpc || !isRpc(rpc)) throw new ServiceError('unimplemented', `no operation at ${path}`, { path });
+      return runOperation(req, res, rpc);
+    };
+    handle().catch((error: unknown) => {
+      if (res.headersSent || res.destroyed) return;
+      if (error instanceof BodyTooLarge) {
+        sendError(res, new ServiceError('payload_too_large', `the request body is larger than ${MAX_BODY_BYTES} bytes`), { connection: 'close' });
+        return;
+      }
+      const known = asServiceError(error);
+      if (known) {
+        sendError(res, known, known.code === 'method_not_allowed' ? { allow: 'POST' } : {});
+        return;
+      }
+      options.onInternalError?.(error);
+      sendError(res, new ServiceError('internal', 'internal error'));
+    });
+  });
+  server.requestTimeout = timeouts.requestMs;
+  server.headersTimeout = timeouts.headersMs;
+  return server;
+}

@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import { applyPlan, type ApplyOptions } from '../../src/apply/executor.js';
+import type { ApplyEvent } from '../../src/apply/events.js';
+import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
+import { ApiError } from '../../src/errors.js';
+import type {
+  ActualResource,
+  DesiredResource,
+  DesiredState,
+  Plan,
+  ResourceChange,
+  ResourceKind,
+} from '../../src/model/resources.js';
+import { addressOf } from '../../src/model/resources.js';
+
+/** A fake caller: records every call and answers from per-RPC handlers. A unit boundary, not a server. */
+function fakeCaller(handlers: Partial<{ [R in Rpc]: (request: RequestOf<R>) => ResponseOf<R> }> = {}) {
+  const calls: Array<{ rpc: Rpc; request: unknown }> = [];
+  let next = 0;
+  const caller: RpcCaller = {
+    async call(rpc, request) {
+      calls.push({ rpc, request });
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      const handler = handlers[rpc] as ((request: unknown) => unknown) | undefined;
+      if (handler) return handler(request) as never;
+      next += 1;
+      if (rpc === 'apiKeys.create') return { key: { id: `key-${next}`, name: 'k', scopes: [] }, token: 'svc_dev_SENTINELTOKEN' } as never;
+      if (rpc === 'agents.upsert') return { agentId: `agent-${next}`, version: 1, definition: {} } as never;
+      if (rpc === 'connections.grants.import') return { results: [{ identity: { scope: 's', id: 'i' }, outcome: 'created', grantId: `g-${next}` }] } as never;
+      if (rpc === 'connections.test') return { tools: [{ name: 'echo' }, { name: 'add' }] } as never;
+      return { id: `id-${next}` } as never;
+    },
+  };
+  return { caller, calls };
+}
+
+function resource(kind: ResourceKind, name: string, spec: DesiredResource['spec'], extra: Partial<DesiredResource> = {}): DesiredResource {
+  return { kind, name, spec, writeOnly: {}, references: [], ...extra };
+}
+
+function change(kind: ResourceKind, name: string, action: ResourceChange['action'], extra: Partial<ResourceChange> = {}): ResourceChange {
+  return { address: addressOf(kind, name), kind, name, action, fields: [], dependsOn: [], ...extra };
+}
+
+function planOf(changes: ResourceChange[]): Plan {
+  return {
+    formatVersion: 1,
+    environment: 'dev',
+    changes,
+    order: changes.map((c) => c.address),
+    summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 },
+    warnings: [],
+  };
+}
+
+function desiredOf(resources: DesiredResource[]): DesiredState {
+  return { projectDir: '/nowhere', target: { name: 'dev', slug: 'dev', url: 'local', prune: true }, resources };
+}
+
+function actualResource(kind: ResourceKind, name: string, id: string, fingerprint = 'fp'): ActualResource {
+  return { kind, name, id, spec: {}, remote: {}, fingerprint };
+}
+
+const baseOptions = (events: ApplyEvent[] = []): ApplyOptions => ({
+  parallelism: 4,
+  reread: async () => new Map(),
+  saveToken: async () => undefined,
+  onEvent: (event) => events.push(event),
+});
+
+describe('applyPlan', () => {
+  it('creates in dependency order and hands created ids to dependents', async () => {
+    const { caller, calls } = fakeCaller({ 'connections.create': () => ({ id: 'conn-1', name: 'gh', auth: { type: 'none' } }) });
+    const desired = desiredOf([
+      resource('connection', 'gh', { auth: { type: 'none' } }),
+      resource('grant', 'gh:user:alice', { connection: 'gh', identity: { scope: 'user', id: 'alice' } }, {
+        writeOnly: { accessToken: { source: '${env:T}', value: 'tok' } },
+      }),
+    ]);
+    const plan = planOf([
+      change('grant', 'gh:user:alice', 'create', { dependsOn: ['connection/gh'] }),
+      change('connection', 'gh', 'create'),
+    ]);
+    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.grants.import']);
+    expect(calls[1].request).toEqual({
+      connectionId: 'conn-1',
+      mode: 'skip_existing',
+      grants: [{ identity: { scope: 'user', id: 'alice' }, accessToken: 'tok' }],
+    });
+    expect(result.counts).toEqual({ added: 2, changed: 0, replaced: 0, destroyed: 0 });
+  });
+
+  it('deletes only after the later kinds are written, in reverse kind order', async () => {
+    const { caller, calls } = fakeCaller();
+    const desired = desiredOf([resource('agent', 'bot', { model: { provider: 'new', model: 'm' } })]);
+    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'old', 'p-old'), actualResource('agent', 'bot', 'a1')], missingOperations: [] };
+    const plan = planOf([change('provider', 'old', 'delete', { remoteFingerprint: 'fp' }), change('agent', 'bot', 'update', { remoteFingerprint: 'fp' })]);
+    const options = { ...baseOptions(), reread: async (kind: ResourceKind) => new Map([[kind === 'agent' ? 'bot' : 'old', 'fp']]) };
+    await applyPlan(plan, desired, actual, { caller }, options);
+    expect(calls.map((c) => c.rpc)).toEqual(['agents.upsert', 'providers.delete']);
+  });
+
+  it('refuses to write a resource that changed since the plan, and carries on with the rest', async () => {
+    const { caller, calls } = fakeCaller();
+    const events: ApplyEvent[] = [];
+    const desired = desiredOf([resource('provider', 'p', { type: 'openai' }), resource('secret', 's', {}, { writeOnly: { value: { source: 'x', value: 'v' } } })]);
+    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'p', 'p1', 'old-fp')], missingOperations: [] };
+    const plan = planOf([change('provider', 'p', 'update', { remoteFingerprint: 'old-fp' }), change('secret', 's', 'create')]);
+    const result = await applyPlan(plan, desired, actual, { caller }, { ...baseOptions(events), reread: async () => new Map([['p', 'new-fp']]) });
+    expect(result.failed).toEqual([{ address: 'provider/p', action: 'update', code: 'changed_since_plan', message: 'provider/p changed since plan' }]);
+    expect(calls.map((c) => c.rpc)).toEqual(['secrets.create']);
+  });
+
+  it('skips what depends on a failure and applies independent resources', async () => {
+    const { caller, calls } = fakeCaller({
+      'providers.create': () => {
+        throw new ApiError('providers.create', 400, 'invalid_argument', 'type is not known');
+      },
+    });
+    const desired = desiredOf([
+      resource('provider', 'bad', { type: 'nope' }),
+      resource('agent', 'uses-bad', { model: { provider: 'bad', model: 'm' } }),
+      resource('secret', 'fine', {}, { writeOnly: { value: { source: 'x', value: 'v' } } }),
+    ]);
+    const plan = planOf([
+      change('provider', 'bad', 'create'),
+      change('agent', 'uses-bad', 'create', { dependsOn: ['provider/bad'] }),
+      change('secret', 'fine', 'create'),
+    ]);
+    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    expect(result.failed).toEqual([{ address: 'provider/bad', action: 'create', code: 'invalid_argument', message: 'providers.create: type is not known' }]);
+    expect(result.skipped).toEqual([{ address: 'agent/uses-bad', action: 'create', reason: 'depends on provider/bad' }]);
+    expect(calls.map((c) => c.rpc).sort()).toEqual(['providers.create', 'secrets.create']);
+  });
+
+  it('fails an agent whose policies name a tool its tested connection does not offer, before upserting', async () => {
+    const { caller, calls } = fakeCaller({ 'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }) });
+    const desired = desiredOf([
+      resource('connection', 'tools', { url: 'http://127.0.0.1:1/mcp', auth: { type: 'none' } }),
+      resource('agent', 'bot', {
+        model: { provider: 'p', model: 'm' },
+        system: 's',
+        tools: [{ type: 'builtin', name: 'current_time' }],
+        policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { echo: 'allow', ecko: 'allow', current_time: 'allow' } } },
+        limits: {},
+      }),
+    ]);
+    const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
+    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    expect(result.done).toEqual([{ address: 'connection/tools', action: 'create', ms: expect.any(Number), note: '2 tools' }]);
+    expect(result.failed[0].message).toContain('ecko');
+    expect(result.failed[0].message).not.toContain('echo,');
+    expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test']);
+  });
+
+  it('replaces an API key by creating the new one first, saving its token, then revoking the old one', async () => {
+    const { caller, calls } = fakeCaller();
+    const saved: string[] = [];
+    const desired = desiredOf([resource('apiKey', 'ci', { scopes: ['read'] }, { options: { tokenFile: 'ci.token' } })]);
+    const actual = { environmentSlug: 'dev', resources: [actualResource('apiKey', 'ci', 'old-key')], missingOperations: [] };
+    const plan = planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: 'fp' })]);
+    const result = await applyPlan(plan, desired, actual, { caller }, {
+      ...baseOptions(),
+      reread: async () => new Map([['ci', 'fp']]),
+      saveToken: async (_resource, token) => {
+        saved.push(token);
+        return 'ci.token';
+      },
+    });
+    expect(calls.map((c) => c.rpc)).toEqual(['apiKeys.create', 'apiKeys.revoke']);
+    expect(calls[1].request).toEqual({ id: 'old-key' });
+    expect(saved).toEqual(['svc_dev_SENTINELTOKEN']);
+    expect(JSON.stringify(result)).not.toContain('SENTINEL');
+    expect(result.counts.replaced).toBe(1);
+  });
+
+  it('sends agent definitions without explicit nulls (null = server default) and with promotedFrom', async () => {
+    const { caller, calls } = fakeCaller();
+    const desired = desiredOf([
+      resource('agent', 'bot', { model: { provider: 'p', model: 'm', reasoning: null }, system: 's', tools: [], policies: {}, limits: {} }, {
+        options: { promotedFrom: { environmentId: 'env-s', agentId: 'a-s', version: 3 } },
+      }),
+    ]);
+    await applyPlan(planOf([change('agent', 'bot', 'create')]), desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    expect(calls[0].request).toEqual({
+      slug: 'bot',
+      definition: { name: 'bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} },
+      promotedFrom: { environmentId: 'env-s', agentId: 'a-s', version: 3 },
+    });
+  });
+
+  it('waits for the image to bake and fails the run when baking fails', async () => {
+    let polls = 0;
+    const { caller } = fakeCaller({
+      'agents.get': () => {
+        polls += 1;
+        return { slug: 'bot', agentId: 'a', version: 1, definition: {} as never, image: polls < 3 ? { status: 'baking' } : { status: 'failed', error: 'step 2: FAIL' } };
+      },
+    });
+    const desired = desiredOf([resource('agent', 'bot', { system: 's' })]);
+    const result = await applyPlan(planOf([change('agent', 'bot', 'create')]), desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, {
+      ...baseOptions(),
+      waitForImages: true,
+      imagePollMs: 1,
+    });
+    expect(polls).toBe(3);
+    expect(result.failed[0].message).toContain('step 2: FAIL');
+  });
+
+  it('makes no calls for a plan without changes', async () => {
+    const { caller, calls } = fakeCaller();
+    const result = await applyPlan(planOf([change('agent', 'bot', 'no-op'), change('agent', 'x', 'unmanaged')]), desiredOf([]), { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    expect(calls).toEqual([]);
+    expect(result.done).toEqual([]);
+  });
+});
+
+describe('applyPlan with an unreachable tool server', () => {
+  it('keeps the created connection, notes that tools were not checked, and still applies its agents', async () => {
+    const { caller, calls } = fakeCaller({
+      'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }),
+      'connections.test': () => {
+        throw new ApiError('connections.test', 409, 'failed_precondition', 'could not reach MCP server at http://127.0.0.1:9/mcp');
+      },
+    });
+    const desired = desiredOf([
+      resource('connection', 'tools', { url: 'http://127.0.0.1:9/mcp', auth: { type: 'none' } }),
+      resource('agent', 'bot', { system: 's', tools: [], policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { anything: 'allow' } } }, limits: {} }),
+    ]);
+    const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
+    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    expect(result.failed).toEqual([]);
+    expect(result.done.find((item) => item.address === 'connection/tools')?.note).toContain('tools not checked');
+    expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
+  });
+});
+
+describe('applyPlan agent definitions', () => {
+  it('sends the minimal definition fields (tools, policies, limits) the user left out', async () => {
+    const { caller, calls } = fakeCaller();
+    const desired = desiredOf([resource('agent', 'bot', { model: { provider: 'p', model: 'm' }, system: 's' })]);
+    await applyPlan(planOf([change('agent', 'bot', 'create')]), desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    expect(calls[0].request).toEqual({ slug: 'bot', definition: { name: 'bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} } });
+  });
+});
+
+describe('applyPlan deletes', () => {
+  it('counts a delete that finds the resource already gone (a retry after a lost answer) as done', async () => {
+    const { caller } = fakeCaller({
+      'providers.delete': () => {
+        throw new ApiError('providers.delete', 404, 'not_found', 'provider p-old not found');
+      },
+    });
+    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'old', 'p-old')], missingOperations: [] };
+    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: 'fp' })]), desiredOf([]), actual, { caller }, {
+      ...baseOptions(),
+      reread: async () => new Map([['old', 'fp']]),
+    });
+    expect(result.failed).toEqual([]);
+    expect(result.done).toEqual([{ address: 'provider/old', action: 'delete', ms: expect.any(Number), note: 'already gone' }]);
+    expect(result.counts.destroyed).toBe(1);
+  });
+
+  it('still fails a delete for any other error', async () => {
+    const { caller } = fakeCaller({
+      'providers.delete': () => {
+        throw new ApiError('providers.delete', 409, 'failed_precondition', 'provider is in use');
+      },
+    });
+    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'old', 'p-old')], missingOperations: [] };
+    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: 'fp' })]), desiredOf([]), actual, { caller }, {
+      ...baseOptions(),
+      reread: async () => new Map([['old', 'fp']]),
+    });
+    expect(result.failed[0]?.code).toBe('failed_precondition');
+  });
+});
+
+describe('applyPlan deletes of resources removed meanwhile', () => {
+  it('makes no call and counts the delete as done when the re-read no longer finds the resource', async () => {
+    const { caller, calls } = fakeCaller();
+    const actual = { environmentSlug: 'dev', resources: [actualResource('secret', 'old', 's-old')], missingOperations: [] };
+    const result = await applyPlan(planOf([change('secret', 'old', 'delete', { remoteFingerprint: 'fp' })]), desiredOf([]), actual, { caller }, {
+      ...baseOptions(),
+      reread: async () => new Map(),
+    });
+    expect(calls).toEqual([]);
+    expect(result.done[0]).toMatchObject({ address: 'secret/old', note: 'already gone' });
+  });
+});

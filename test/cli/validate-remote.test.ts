@@ -1,0 +1,71 @@
+// `validate --remote`: models and tools checked against a real local control plane (and a real MCP
+// server on loopback), run through the real CLI.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlApiClient } from '../../src/api/client.js';
+import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
+import { copyExample, runCli } from '../helpers/cli.js';
+import { startEverythingServer, type EverythingServer } from '../helpers/mcp-everything.js';
+
+describe('agentform validate --remote', () => {
+  let dir: string;
+  let dataDir: string;
+  let plane: LocalControlPlane;
+  let tools: EverythingServer;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    dir = await copyExample('quickstart');
+    dataDir = mkdtempSync(join(tmpdir(), 'agentform-remote-'));
+    plane = await startLocalControlPlane({ dataDir, environments: ['dev'] });
+    tools = await startEverythingServer();
+    // The project says `url: local`; AGENTFORM_URL_DEV points it at this test's server instead.
+    env = { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: plane.tokens.dev as string };
+    const connections = join(dir, 'connections.yaml');
+    await writeFile(connections, (await readFile(connections, 'utf8')).replace('http://127.0.0.1:8931/mcp', tools.url));
+  }, 60_000);
+  afterAll(async () => {
+    await tools?.stop();
+    await plane?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('checks resources that do not exist yet after apply, with a notice', async () => {
+    const result = await runCli(['validate', dir, '--remote'], { env });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stderr).toContain('notice: provider openai does not exist in dev yet');
+  });
+
+  it('reports a model the provider does not offer, located, with a suggestion', async () => {
+    expect((await runCli(['apply', dir, '--auto-approve'], { env })).code).toBe(0);
+    const agents = join(dir, 'agents.yaml');
+    await writeFile(agents, (await readFile(agents, 'utf8')).replace('model: gpt-4o\n', 'model: gpt-4oo\n'));
+    const result = await runCli(['validate', dir, '--remote'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/agents\.yaml:\d+:\d+: spec\.model\.model: model "gpt-4oo" is not offered by provider openai in dev.*did you mean "gpt-4o/);
+    await writeFile(agents, (await readFile(agents, 'utf8')).replace('model: gpt-4oo\n', 'model: gpt-4o\n'));
+  });
+
+  it("reports a tool the agent's connection does not offer, from the MCP server's real tool list", async () => {
+    const agents = join(dir, 'agents.yaml');
+    await writeFile(agents, (await readFile(agents, 'utf8')).replace('      default: allow\n', '      default: allow\n      byTool:\n        echo: allow\n        ech0: allow\n'));
+    const result = await runCli(['validate', dir, '--remote'], { env });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toContain('tool "ech0" is not offered by tools in dev');
+    expect(result.stdout).toContain('did you mean "echo"');
+    expect(result.stdout).not.toContain('tool "echo"');
+  });
+
+  it('skips the tool checks with a notice when the key is read-only', async () => {
+    const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.dev as string } });
+    const { token } = await client.call('apiKeys.create', { key: { name: 'read-only', scopes: ['read'] } });
+    await client.close();
+    const result = await runCli(['validate', dir, '--remote'], { env: { ...env, AGENTFORM_TOKEN_DEV: token } });
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stderr).toContain('tool checks skipped: connections.test needs the control scope');
+    expect(result.stdout + result.stderr).not.toContain(token);
+  });
+});

@@ -1,0 +1,234 @@
+// desiredStateFor: the per-kind spec shapes of src/model/resources.ts, overlays, promotion,
+// interpolation and write-only values.
+import { describe, expect, it } from 'vitest';
+import { ProblemsError } from '../../src/errors.js';
+import { desiredStateFor, loadProject } from '../../src/config/index.js';
+import type { DesiredResource, DesiredState } from '../../src/model/resources.js';
+import { writeProject } from './helpers.js';
+
+const ROOT = `version: 1
+organization:
+  name: Example Corp
+environments:
+  dev:
+    url: local
+    variables: {company: Dev Corp}
+  production:
+    url: https://api.example.com
+    slug: prod
+    token: \${env:PROD_TOKEN}
+    prune: true
+    maxDeleteShare: 0.2
+    settings:
+      name: Production
+      kind: production
+      spend: {dailyUsd: 100}
+    variables: {company: Example Corp}
+`;
+
+const FILES = {
+  'agentform.yaml': ROOT,
+  'prompts/support.md': 'Support for everyone.\n',
+  'platform.yaml': `kind: Provider
+name: openai
+spec:
+  type: openai
+  baseUrl: https://llm.example.com
+  secret:
+    value: \${env:OPENAI_KEY}
+    rotatedAt: 2026-02-01
+---
+kind: Secret
+name: npm
+spec:
+  value: \${file:secrets/npm.txt}
+---
+kind: Connection
+name: github
+spec:
+  url: https://tools.example.com/mcp
+  auth: {type: svc-signed, audience: tools}
+  grants:
+    - identity: {scope: user, id: alice}
+      accessToken: \${env:ALICE_TOKEN}
+      rotatedAt: 2026-03-01
+---
+kind: ApiKey
+name: ci
+protect: true
+spec:
+  scopes: [read, control]
+  tokenFile: .agentform/ci.token
+`,
+  'secrets/npm.txt': 'npm-secret-value\n',
+  'agents/support.yaml': `kind: Agent
+name: support
+spec:
+  description: Support for \${var:company}
+  model:
+    provider: openai
+    model: gpt-4o
+    fallback:
+      models: [{provider: openai, model: gpt-4o-mini}]
+  compaction:
+    model: {provider: openai, model: gpt-4o-mini}
+  system: \${file:../prompts/support.md}
+  tools: [{type: builtin, name: current_time}]
+  policies:
+    toolCalls:
+      hook: {connection: github}
+  limits: {maxTurns: 10}
+  subagents:
+    - {kind: agent, name: r, agent: researcher}
+  sandbox:
+    connectionName: github
+    image: {base: node, secrets: [npm]}
+overlays:
+  dev:
+    limits: {maxTurns: 99}
+    description: null
+    tools: []
+  production:
+    promote: {from: dev, version: 3}
+---
+kind: Agent
+name: researcher
+spec:
+  name: Research assistant
+  model: {provider: openai, model: gpt-4o-mini}
+  system: "Cost: $\${literal}"
+`,
+};
+
+const ENV = { OPENAI_KEY: 'sk-test', ALICE_TOKEN: 'gho-alice', PROD_TOKEN: 'svc_prod_abcdefgh' };
+
+async function stateFor(environment: string, env: NodeJS.ProcessEnv = ENV): Promise<DesiredState> {
+  return desiredStateFor(await loadProject(writeProject(FILES)), environment, env);
+}
+
+function find(state: DesiredState, address: string): DesiredResource {
+  const found = state.resources.find((resource) => `${resource.kind}/${resource.name}` === address);
+  if (!found) throw new Error(`no ${address} in ${state.resources.map((r) => `${r.kind}/${r.name}`).join(', ')}`);
+  return found;
+}
+
+describe('desiredStateFor', () => {
+  it('builds the environment target, with the credential resolved late', async () => {
+    const state = await stateFor('production');
+    expect(state.target).toEqual({
+      name: 'production',
+      slug: 'prod',
+      url: 'https://api.example.com',
+      prune: true,
+      maxDeleteShare: 0.2,
+      credential: { source: '${env:PROD_TOKEN}', value: 'svc_prod_abcdefgh' },
+    });
+    expect((await stateFor('dev')).target).toEqual({ name: 'dev', slug: 'dev', url: 'local', prune: false });
+  });
+
+  it('turns organization and environment settings into resources', async () => {
+    const state = await stateFor('production');
+    expect(find(state, 'organization/current').spec).toEqual({ name: 'Example Corp' });
+    expect(find(state, 'environment/prod').spec).toEqual({ name: 'Production', kind: 'production', spend: { dailyUsd: 100 } });
+    expect(state.resources.some((resource) => resource.kind === 'environment' && resource.name === 'dev')).toBe(false);
+  });
+
+  it('applies overlays: objects merge, arrays replace, null stays (reset to server default)', async () => {
+    const agent = find(await stateFor('dev'), 'agent/support');
+    expect(agent.spec.limits).toEqual({ maxTurns: 99 });
+    expect(agent.spec.tools).toEqual([]);
+    expect(agent.spec.description).toBeNull();
+    expect(agent.spec.name).toBe('support');
+    expect(agent.spec.system).toBe('Support for everyone.\n');
+    expect(agent.promotion).toBeUndefined();
+  });
+
+  it('interpolates variables per environment and keeps $${ literal', async () => {
+    const production = await stateFor('production');
+    expect(find(production, 'agent/support').spec.description).toBe('Support for Example Corp');
+    expect(find(production, 'agent/researcher').spec.system).toBe('Cost: ${literal}');
+    expect(find(production, 'agent/researcher').spec.name).toBe('Research assistant');
+  });
+
+  it('records a declarative promotion', async () => {
+    const agent = find(await stateFor('production'), 'agent/support');
+    expect(agent.promotion).toEqual({ fromEnvironment: 'dev', version: 3 });
+  });
+
+  it('lists every by-name reference with its path', async () => {
+    const agent = find(await stateFor('dev'), 'agent/support');
+    expect(agent.references).toEqual([
+      { kind: 'provider', name: 'openai', path: 'model.provider' },
+      { kind: 'provider', name: 'openai', path: 'model.fallback.models[0].provider' },
+      { kind: 'provider', name: 'openai', path: 'compaction.model.provider' },
+      { kind: 'connection', name: 'github', path: 'policies.toolCalls.hook.connection' },
+      { kind: 'connection', name: 'github', path: 'sandbox.connectionName' },
+      { kind: 'agent', name: 'researcher', path: 'subagents[0].agent' },
+      { kind: 'secret', name: 'npm', path: 'sandbox.image.secrets[0]' },
+    ]);
+  });
+
+  it('shapes providers, secrets, connections, grants and API keys like the model says', async () => {
+    const state = await stateFor('dev');
+    const provider = find(state, 'provider/openai');
+    expect(provider.spec).toEqual({ type: 'openai', baseUrl: 'https://llm.example.com' });
+    expect(provider.writeOnly).toEqual({ secret: { source: '${env:OPENAI_KEY}', value: 'sk-test', rotatedAt: '2026-02-01' } });
+    const secret = find(state, 'secret/npm');
+    expect(secret.spec).toEqual({});
+    expect(secret.writeOnly).toEqual({ value: { source: '${file:secrets/npm.txt}', value: 'npm-secret-value' } });
+    const connection = find(state, 'connection/github');
+    expect(connection.spec).toEqual({ url: 'https://tools.example.com/mcp', auth: { type: 'svc-signed', audience: 'tools' } });
+    expect(connection.writeOnly).toEqual({});
+    const grant = find(state, 'grant/github:user:alice');
+    expect(grant.spec).toEqual({ connection: 'github', identity: { scope: 'user', id: 'alice' } });
+    expect(grant.writeOnly).toEqual({ accessToken: { source: '${env:ALICE_TOKEN}', value: 'gho-alice', rotatedAt: '2026-03-01' } });
+    expect(grant.references).toEqual([{ kind: 'connection', name: 'github', path: 'connection' }]);
+    const key = find(state, 'apiKey/ci');
+    expect(key.spec).toEqual({ scopes: ['read', 'control'] });
+    expect(key.options).toEqual({ tokenFile: '.agentform/ci.token' });
+    expect(key.protect).toBe(true);
+    expect(key.location).toMatchObject({ file: 'platform.yaml', line: 26, col: 7 });
+  });
+
+  it('leaves a write-only value without value when its variable is unset (apply reports it)', async () => {
+    const provider = find(await stateFor('dev', { ALICE_TOKEN: 'gho-alice' }), 'provider/openai');
+    expect(provider.writeOnly).toEqual({ secret: { source: '${env:OPENAI_KEY}', rotatedAt: '2026-02-01' } });
+  });
+
+  it('throws ProblemsError naming an unset variable of a normal field, never a value', async () => {
+    const files = { ...FILES, 'extra.yaml': 'kind: Agent\nname: extra\nspec:\n  model: {provider: openai, model: m}\n  system: ${env:EXTRA_PROMPT}\n' };
+    const error = await Promise.resolve()
+      .then(async () => desiredStateFor(await loadProject(writeProject(files)), 'dev', { ALICE_TOKEN: 'gho-alice' }))
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProblemsError);
+    const problems = (error as ProblemsError).problems;
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'spec.system: environment variable EXTRA_PROMPT is not set (or use ${env:EXTRA_PROMPT:-default})',
+    ]);
+    expect(JSON.stringify(problems)).not.toContain('gho-alice');
+  });
+});
+
+describe('loadProject', () => {
+  it('throws one ProblemsError with every problem', async () => {
+    const dir = writeProject({
+      'a.yaml': 'kind: Agent\nname: a\nspec:\n  modle: {}\n  system: x\n',
+      'b.yaml': 'kind: Provider\nname: p\nspec:\n  type: openai\n  secret: literal\n',
+    });
+    const error = await loadProject(dir).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ProblemsError);
+    expect((error as ProblemsError).problems.map((problem) => problem.message)).toEqual([
+      'spec: missing required key "model" in spec',
+      'spec.modle: unknown key "modle" in spec; did you mean "model"?',
+      'spec.secret: a write-only value must be exactly ${env:NAME} or ${file:PATH}: a literal value (or any other text) is not allowed here',
+    ]);
+    expect(JSON.stringify((error as ProblemsError).problems)).not.toContain('literal"');
+  });
+
+  it('does not need environment variables (they are checked per environment later)', async () => {
+    const dir = writeProject({ 'p.yaml': 'kind: Provider\nname: p\nspec:\n  type: openai\n  secret: ${env:UNSET_FOR_SURE}\n' });
+    const project = await loadProject(dir);
+    expect(Object.keys(project.environments)).toEqual(['dev']);
+    expect(project.documents.map((document) => `${document.kind}/${document.name}`)).toEqual(['Provider/p']);
+  });
+});

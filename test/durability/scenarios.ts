@@ -1,0 +1,138 @@
+// The durability scenarios, each one seed: shared by the quick suites (npm test, 3 seeds) and the
+// stress suites (npm run test:stress, many seeds).
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { agentYaml, apply, applyArgs, applyUntilConverged, census, generateProject, leftoverTempFiles, planExitCode, seeded, spawnCli, startPlane, type ProjectShape } from './harness.js';
+
+export interface FaultOutcome {
+  seed: number;
+  /** Runs until exit 0, first run included, for the first apply and for the update. */
+  runs: [number, number];
+  duplicates: number;
+}
+
+/** Apply from empty under faults, then change a third of the agents under faults: converges, nothing twice. */
+export async function faultScenario(seed: number, rates: { failRate: number; throttleRate: number; lostResponseRate: number }, maxReruns: number, shape: ProjectShape): Promise<FaultOutcome> {
+  const plane = await startPlane({ faults: { ...rates, seed } });
+  try {
+    const project = await generateProject(shape, `faults-${seed}`);
+    const first = await applyUntilConverged(project, plane, maxReruns);
+    expect(first.last.code, `seed ${seed}: ${first.last.stdout.slice(-2000)}\n${first.last.stderr}`).toBe(0);
+    let counted = await census(project, plane);
+    expect(counted.duplicates, `seed ${seed}`).toEqual([]);
+    expect(counted.missing, `seed ${seed}`).toEqual([]);
+    for (const slug of project.names.agents) expect(counted.versions.get(slug), `seed ${seed} ${slug}`).toBe(1);
+
+    const changed = project.names.agents.filter((_, i) => i % 3 === 0);
+    for (const slug of changed) {
+      const i = project.names.agents.indexOf(slug);
+      await writeFile(join(project.dir, 'agents', `${slug}.yaml`), agentYaml(slug, i, project.names.providers[i % project.names.providers.length]!, i % 5 === 4 ? project.names.agents[i - 1] : undefined, 99));
+    }
+    const second = await applyUntilConverged(project, plane, maxReruns);
+    expect(second.last.code, `seed ${seed}: ${second.last.stderr}`).toBe(0);
+    counted = await census(project, plane);
+    expect(counted.duplicates).toEqual([]);
+    expect(counted.missing).toEqual([]);
+    for (const slug of project.names.agents) expect(counted.versions.get(slug), `seed ${seed} ${slug}`).toBe(changed.includes(slug) ? 2 : 1);
+    // Settled: faults still on, yet nothing left to do.
+    const plan = await planExitCode(project, plane);
+    expect([0, 1], plan.stderr).toContain(plan.code);
+    if (plan.code === 1) expect((await planExitCode(project, plane)).code).toBe(0);
+    return { seed, runs: [first.codes.length, second.codes.length], duplicates: counted.duplicates.length };
+  } finally {
+    await plane.close();
+  }
+}
+
+interface JsonEvent {
+  type: string;
+  address?: string;
+  done?: Array<{ address: string }>;
+  notStarted?: unknown[];
+}
+
+function events(stdout: string): JsonEvent[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as JsonEvent);
+}
+
+export interface InterruptOutcome {
+  seed: number;
+  signal: 'SIGINT' | 'SIGKILL';
+  stopAfterDone: number;
+  /** The first run's exit: 130 for SIGINT, null (killed) for SIGKILL, 0 if it finished first. */
+  firstExit: number | null;
+  doneBeforeStop: number;
+  reruns: number;
+}
+
+/** Stops apply after a seeded number of finished changes, checks what it reported, then re-runs to convergence. */
+export async function interruptScenario(seed: number, signal: 'SIGINT' | 'SIGKILL', shape: ProjectShape): Promise<InterruptOutcome> {
+  // Latency keeps the run long enough to be stopped in the middle.
+  const plane = await startPlane({ faults: { latencyMs: 25, seed } });
+  try {
+    const project = await generateProject(shape, `${signal.toLowerCase()}-${seed}`);
+    const total = project.names.agents.length + project.names.providers.length + project.names.connections.length + project.names.secrets.length + project.names.apiKeys.length;
+    const stopAfterDone = Math.floor(seeded(seed)() * total * 0.8);
+    const run = spawnCli([...applyArgs(project), '--json'], plane.cliEnv);
+    let sent = false;
+    run.child.stdout!.on('data', () => {
+      if (sent) return;
+      const done = events(run.stdout()).filter((event) => event.type === 'done').length;
+      if (done >= stopAfterDone && run.stdout().includes('"type":"start"')) {
+        sent = true;
+        run.child.kill(signal);
+      }
+    });
+    const exit = await run.exited;
+    const seen = events(run.stdout());
+    const doneBeforeStop = seen.filter((event) => event.type === 'done').length;
+
+    if (signal === 'SIGINT' && exit.code !== 0) {
+      expect(exit.code, run.stderr()).toBe(130);
+      expect(run.stderr()).toContain('Apply interrupted');
+      const summary = seen.find((event) => event.type === 'summary');
+      expect(summary, run.stdout()).toBeDefined();
+      // In-flight requests finished: every start ended, and what the server holds is exactly what was reported done.
+      const started = seen.filter((event) => event.type === 'start').map((event) => event.address);
+      const ended = seen.filter((event) => event.type === 'done' || event.type === 'failed').map((event) => event.address);
+      expect(ended.sort()).toEqual(started.sort());
+      const reported = new Set(summary!.done!.map((item) => item.address));
+      const counted = await census(project, plane);
+      const held = Object.values(project.names).flat().length - counted.missing.length;
+      expect(held, `seed ${seed}`).toBe(reported.size);
+      for (const name of project.names.apiKeys) {
+        if (reported.has(`apiKey/${name}`)) expect(existsSync(join(project.dir, '.agentform', 'tokens', `${name}.token`))).toBe(true);
+      }
+    }
+    if (signal === 'SIGKILL') expect(exit.signal === 'SIGKILL' || exit.code === 0).toBe(true);
+
+    expect(await leftoverTempFiles(project.dir)).toEqual([]);
+    let reruns = 0;
+    let last = await apply(project, plane);
+    reruns += 1;
+    if (last.code !== 0) {
+      last = await apply(project, plane);
+      reruns += 1;
+    }
+    expect(last.code, last.stderr).toBe(0);
+    const counted = await census(project, plane);
+    expect(counted.duplicates, `seed ${seed}`).toEqual([]);
+    expect(counted.missing, `seed ${seed}`).toEqual([]);
+    for (const slug of project.names.agents) expect(counted.versions.get(slug), `seed ${seed} ${slug}`).toBe(1);
+    expect((await planExitCode(project, plane)).code).toBe(0);
+    // A token file is whole or absent (a key created just before a SIGKILL has its token lost with the process).
+    for (const name of project.names.apiKeys) {
+      const file = join(project.dir, '.agentform', 'tokens', `${name}.token`);
+      if (existsSync(file)) expect(await readFile(file, 'utf8')).toMatch(/^svc_[a-z0-9-]+_\S+\n$/);
+    }
+    expect(await leftoverTempFiles(project.dir)).toEqual([]);
+    return { seed, signal, stopAfterDone, firstExit: exit.code, doneBeforeStop, reruns };
+  } finally {
+    await plane.close();
+  }
+}

@@ -1,0 +1,10 @@
+// Builds dist/ once before any test file runs. Tests that spawn the CLI use dist/; rebuilding it
+// from inside a test file while other files spawn it made those runs flaky (a half-written module).
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export default function setup(): void {
+  const repo = fileURLToPath(new URL('..', import.meta.url));
+  execFileSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')], { cwd: repo, stdio: 'inherit' });
+}

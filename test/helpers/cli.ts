@@ -1,0 +1,47 @@
+// Runs the built CLI (dist/) as a child process, the way a user or CI does.
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../..', import.meta.url));
+export const CLI = join(REPO, 'dist', 'src', 'cli', 'main.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? REPO,
+      // A clean environment: nothing from the developer's shell leaks into what is tested.
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A fresh copy of an example project in a temp dir (its .agentform/ starts empty). */
+export async function copyExample(name: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `agentform-${name}-`));
+  await cp(join(REPO, 'examples', name), dir, { recursive: true });
+  return dir;
+}
+
+/** The RPCs a run called, read from its --debug trace on stderr. */
+export function calledRpcs(stderr: string): string[] {
+  return [...stderr.matchAll(/→ POST \S+ \(([A-Za-z.]+), attempt/g)].map((match) => match[1] as string);
+}
+
+export const READ_RPC = /\.(list|get|models|events|pending)$/;

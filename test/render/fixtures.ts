@@ -1,0 +1,27 @@
+// One plan with every kind of change, built through the engine so the renderers see real plans.
+import { computePlan } from '../../src/engine/plan.js';
+import type { Plan } from '../../src/model/resources.js';
+import { actual, actualState, agentSpec, desired, desiredState } from '../engine/builders.js';
+
+export function samplePlan(): Plan {
+  const want = [
+    desired('provider', 'openai', { type: 'openai' }, { writeOnly: { secret: { source: '${env:OPENAI_KEY}', value: 'SENTINEL-SECRET' } } }),
+    desired('agent', 'support', { ...agentSpec('gpt-4o', 'You are support.\nBe kind.\nAnswer briefly.\n'), model: { provider: 'openai', model: 'gpt-4o', reasoning: null } }, {
+      references: [{ kind: 'provider', name: 'openai', path: 'model.provider' }],
+    }),
+    desired('agent', 'triage', agentSpec(), { references: [{ kind: 'agent', name: 'support', path: 'subagents[0].agent' }] }),
+    desired('apiKey', 'ci', { scopes: ['read', 'control'] }),
+  ];
+  const have = [
+    actual('agent', 'support', { ...agentSpec('gpt-4o-mini', 'You are support.\nBe nice.\nAnswer briefly.\n'), model: { provider: 'openai', model: 'gpt-4o-mini', reasoning: 'high' } }),
+    actual('agent', 'triage', agentSpec()),
+    actual('apiKey', 'ci', { scopes: ['read'] }),
+    actual('secret', 'old-token'),
+    actual('connection', 'legacy', { auth: { type: 'none' } }),
+  ];
+  return computePlan(desiredState(want), actualState(have), { prune: false });
+}
+
+export function pruningPlan(): Plan {
+  return computePlan(desiredState([desired('secret', 'keep')]), actualState([actual('secret', 'keep'), actual('secret', 'gone')]), { prune: true });
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { computePlan } from '../../src/engine/plan.js';
+import { renderPlanText } from '../../src/render/text.js';
+import { actual, actualState, desired, desiredState } from '../engine/builders.js';
+import { pruningPlan, samplePlan } from './fixtures.js';
+
+describe('renderPlanText', () => {
+  it('renders every action, nested fields, prompt diffs and write-only values', () => {
+    expect(renderPlanText(samplePlan())).toBe(
+      [
+        'Changes to environment staging:',
+        '',
+        '  + provider/openai (create)',
+        '      + type: "openai"',
+        '      + secret: (write-only)',
+        '',
+        '  ~ agent/support (update in place)',
+        '      ~ model.model: "gpt-4o-mini" → "gpt-4o"',
+        '      ~ model.reasoning: "high" → null (server default)',
+        '      ~ system:',
+        '          @@ -1,3 +1,3 @@',
+        '           You are support.',
+        '          -Be nice.',
+        '          +Be kind.',
+        '           Answer briefly.',
+        '',
+        '  -/+ apiKey/ci (replace)',
+        '      # scopes cannot be updated in place',
+        '      ~ scopes: ["read"] → ["read","control"] (forces replacement)',
+        '',
+        'Note: 2 resources exist in the environment but not in the configuration (left alone; --prune deletes them):',
+        '  ? secret/old-token',
+        '  ? connection/legacy',
+        '',
+        'Plan: 1 to add, 1 to change, 1 to replace, 0 to destroy.',
+      ].join('\n'),
+    );
+  });
+
+  it('renders deletes', () => {
+    expect(renderPlanText(pruningPlan())).toBe(['Changes to environment staging:', '', '  - secret/gone (destroy)', '', 'Plan: 0 to add, 0 to change, 0 to replace, 1 to destroy.'].join('\n'));
+  });
+
+  it('says when nothing changes, and shows warnings', () => {
+    const plan = computePlan(desiredState([desired('secret', 's')]), actualState([actual('secret', 's')], [{ rpc: 'agents.list', consequence: 'agents cannot be planned' }]), { prune: false });
+    expect(renderPlanText(plan)).toBe(
+      ['Warning: the server does not offer agents.list: agents cannot be planned', '', 'No changes. Remote state matches the configuration.'].join('\n'),
+    );
+  });
+
+  it('never prints a write-only value', () => {
+    expect(renderPlanText(samplePlan())).not.toContain('SENTINEL');
+  });
+
+  it('colours only when asked', () => {
+    expect(renderPlanText(samplePlan(), { color: true })).toContain('\u001b[');
+    expect(renderPlanText(samplePlan(), { color: false })).not.toContain('\u001b[');
+  });
+});

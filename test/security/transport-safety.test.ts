@@ -1,0 +1,76 @@
+// Plain http:// to a host that is not this machine is refused before any request unless
+// --insecure-http; TLS certificate checks are never turned off (not by --insecure-http, not in code).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlApiClient, type Credential } from '../../src/api/client.js';
+import { REPO, runCli } from '../helpers/cli.js';
+import { filesBelow } from './leak-scan.js';
+
+const KEY = `svc_dev_${'a'.repeat(48)}`;
+const CREDENTIAL: Credential = { kind: 'key', token: KEY };
+
+describe('plain http is refused off this machine', () => {
+  // Documentation addresses (RFC 5737) and a name: nothing is ever sent there.
+  it.each(['http://192.0.2.10:4466', 'http://control.example.com', 'http://10.0.0.1'])('%s without --insecure-http', async (url) => {
+    const result = await runCli(['whoami', '--url', url, '--token', KEY, '--debug']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--insecure-http');
+    expect(result.stderr).not.toContain('→ POST'); // refused before any request
+    expect(result.stderr + result.stdout).not.toContain('a'.repeat(48));
+  });
+
+  it('loopback http is allowed; --insecure-http lets a client be built for another host (no request made here)', () => {
+    for (const baseUrl of ['http://127.0.0.1:1', 'http://localhost:1', 'http://[::1]:1']) {
+      expect(() => new ControlApiClient({ baseUrl, credential: CREDENTIAL })).not.toThrow();
+    }
+    expect(() => new ControlApiClient({ baseUrl: 'http://192.0.2.10', credential: CREDENTIAL })).toThrow(/refusing plain http/);
+    expect(() => new ControlApiClient({ baseUrl: 'http://192.0.2.10', credential: CREDENTIAL, insecureHttp: true })).not.toThrow();
+  });
+});
+
+describe('TLS certificate checks are never disabled', () => {
+  it('no source file turns them off', () => {
+    const offenders = filesBelow(join(REPO, 'src')).filter((file) => /rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED|checkServerIdentity/.test(readFileSync(file, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  let dir: string | undefined;
+  let server: Server | undefined;
+  let url = '';
+  let haveOpenssl = true;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'agentform-tls-'));
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {
+        stdio: 'ignore',
+      });
+    } catch {
+      haveOpenssl = false;
+      return;
+    }
+    server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"id":"org_1","name":"Trusted?","slug":"x"}');
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    if (server) await new Promise((resolve) => server!.close(resolve));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([[[]], [['--insecure-http']]])('a self-signed certificate is refused (extra flags %j)', async (extra) => {
+    if (!haveOpenssl) return; // no openssl on this machine: the static check above still holds
+    const result = await runCli(['whoami', '--url', url, '--token', KEY, ...extra], { env: { AGENTFORM_MAX_RETRIES: '0' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/TLS with https:\/\/127\.0\.0\.1:\d+ failed/);
+    expect(result.stdout).not.toContain('Trusted?');
+  });
+});

@@ -1,0 +1,74 @@
+// `agentform server` as a user runs it: the built CLI in a child process (run `npm run build`
+// first; `npm test` does).
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, runCli } from '../helpers/cli.js';
+import { call, tempDir } from './helpers.js';
+
+describe('agentform server', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  function start(args: string[]): Promise<{ stdout: () => string; stop: (signal: NodeJS.Signals) => Promise<number | null>; ready: Promise<string> }> {
+    const child = spawn(process.execPath, [CLI, 'server', ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const ready = new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d;
+        if (out.includes('press Ctrl-C')) resolve(out);
+      });
+      child.stderr.on('data', (d: Buffer) => (err += d));
+      void exited.then((code) => reject(new Error(`exited ${code} before ready: ${err}`)));
+    });
+    return Promise.resolve({
+      stdout: () => out,
+      ready,
+      stop: (signal) => {
+        child.kill(signal);
+        return exited;
+      },
+    });
+  }
+
+  it.each(['SIGINT', 'SIGTERM'] as const)('serves, prints where the keys are (not the keys), stops cleanly on %s', async (signal) => {
+    const data = tempDir();
+    dirs.push(data);
+    const server = await start(['--port', '0', '--data', data, '--environments', 'dev,qa']);
+    const banner = await server.ready;
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
+    expect(banner).toContain(join(data, 'credentials.json'));
+    const credentials = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8'));
+    const token = credentials.environments.dev.token as string;
+    expect(banner).not.toContain(token);
+    expect((await call(url, 'organizations.get', undefined, token)).body.slug).toBe('local');
+    expect(await server.stop(signal)).toBe(0);
+    expect(server.stdout()).toContain(`stopped (${signal})`);
+  });
+
+  it('--print-keys prints them', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    const server = await start(['--port', '0', '--data', data, '--print-keys']);
+    const banner = await server.ready;
+    const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token as string;
+    expect(banner).toContain(`dev: ${token}`);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
+  it.each([
+    [['--host', '0.0.0.0'], /refusing to listen on 0\.0\.0\.0/],
+    [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
+    [['--environments', 'Bad_Slug'], /invalid slug/],
+  ])('refuses %j', async (args, message) => {
+    const data = tempDir();
+    dirs.push(data);
+    const result = await runCli(['server', '--port', '0', '--data', join(data, 'x'), ...args]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});

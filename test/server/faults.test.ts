@@ -1,0 +1,92 @@
+// Fault injection: off by default, reproducible with a seed, never on /dev/, and a lost response
+// really did take effect.
+import { afterEach, describe, expect, it } from 'vitest';
+import { FaultInjector, seededRandom } from '../../src/server/faults.js';
+import { call, post, startServer } from './helpers.js';
+
+async function outcomes(seed: number, n: number): Promise<string[]> {
+  const plane = await startServer({ faults: { failRate: 0.3, lostResponseRate: 0.2, seed } });
+  const results: string[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      try {
+        const answer = await call(plane.url, 'secrets.list', {}, plane.tokens.dev!);
+        results.push(String(answer.status));
+      } catch {
+        results.push('lost');
+      }
+    }
+  } finally {
+    await plane.cleanup();
+  }
+  return results;
+}
+
+describe('fault injection', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0)) await c();
+  });
+
+  it('the PRNG is deterministic per seed', () => {
+    const a = seededRandom(7);
+    const b = seededRandom(7);
+    const c = seededRandom(8);
+    const seqA = Array.from({ length: 5 }, a);
+    expect(Array.from({ length: 5 }, b)).toEqual(seqA);
+    expect(Array.from({ length: 5 }, c)).not.toEqual(seqA);
+    expect(new FaultInjector().enabled).toBe(false);
+  });
+
+  it('the same seed gives the same sequence of failures and lost responses', async () => {
+    const first = await outcomes(42, 30);
+    const second = await outcomes(42, 30);
+    expect(second).toEqual(first);
+    expect(first).toContain('503');
+    expect(first).toContain('lost');
+    expect(first).toContain('200');
+    expect(await outcomes(43, 30)).not.toEqual(first);
+  });
+
+  it('a 503 acts on nothing; a lost response took effect; /dev/ is never faulted', async () => {
+    const plane = await startServer({ faults: { failRate: 0.5, lostResponseRate: 0.5, seed: 3 } });
+    cleanups.push(plane.cleanup);
+    const token = plane.tokens.dev!;
+    const attempted: Array<{ name: string; outcome: string }> = [];
+    for (let i = 0; i < 20; i++) {
+      const name = `S${i}`;
+      try {
+        attempted.push({ name, outcome: String((await call(plane.url, 'secrets.create', { name, value: 'v' }, token)).status) });
+      } catch {
+        attempted.push({ name, outcome: 'lost' });
+      }
+    }
+    // Read through /dev/ (never faulted) ... and through the API until a read succeeds.
+    const dev = await post(plane.url, '/dev/hooks/deliveries', {}, token);
+    expect(dev.status).toBe(200);
+    let names: string[] | undefined;
+    for (let i = 0; i < 50 && !names; i++) {
+      try {
+        const answer = await call(plane.url, 'secrets.list', {}, token);
+        if (answer.status === 200) names = answer.body.map((s: { name: string }) => s.name);
+      } catch {
+        // lost: try again
+      }
+    }
+    expect(names).toBeDefined();
+    for (const { name, outcome } of attempted) {
+      if (outcome === '503') expect(names).not.toContain(name);
+      else expect(names).toContain(name);
+    }
+    expect(attempted.some((a) => a.outcome === 'lost')).toBe(true);
+    expect(attempted.some((a) => a.outcome === '503')).toBe(true);
+  });
+
+  it('latency delays every API request', async () => {
+    const plane = await startServer({ faults: { latencyMs: 120 } });
+    cleanups.push(plane.cleanup);
+    const started = Date.now();
+    expect((await call(plane.url, 'agents.list', {}, plane.tokens.dev!)).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(115);
+  });
+});
