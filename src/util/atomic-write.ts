@@ -1,19 +1,59 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, basename } from 'node:path';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 /**
  * Writes a file so that readers see either the old or the whole new content, never a part:
  * write a temporary file beside it, then rename over the target (atomic on one filesystem).
+ *
+ * A process killed between the two steps (SIGKILL, power loss) cannot remove its temporary file,
+ * so the name carries the writer's pid and every later write to the same target first removes
+ * temporary files whose writer is gone (see {@link removeStaleTempFiles}).
  */
 export async function writeFileAtomic(path: string, content: string, options: { mode?: number } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  await removeStaleTempFiles(path);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Removes the temporary files that {@link writeFileAtomic} left beside `path` in processes that no
+ * longer run. A live writer's file is never touched, so two agentform processes can share a directory.
+ * Returns the names removed.
+ */
+export async function removeStaleTempFiles(path: string): Promise<string[]> {
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length));
+    if (!match || isRunning(Number(match[1]))) continue;
+    await rm(join(dirname(path), name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -10,7 +10,7 @@ import { renderApplyEvent, renderApplySummary } from '../../render/apply-events.
 import { renderProgressLine } from '../../render/apply-progress.js';
 import { renderPlanText } from '../../render/text.js';
 import { readActualState } from '../../state/read.js';
-import { writeFileAtomic } from '../../util/atomic-write.js';
+import { removeStaleTempFiles, writeFileAtomic } from '../../util/atomic-write.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
 import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
@@ -80,6 +80,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
       }
     }
     const plan = saved ? saved.plan : run.plan;
+    await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
     if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
     const { add, change, replace, destroy } = plan.summary;
     if (!options.json) out(renderPlanText(plan, { color }));
@@ -151,6 +152,14 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     }
   } finally {
     await session.close();
+  }
+}
+
+/** A run killed while writing a token file leaves its temporary file (a token, mode 0600): remove it. */
+async function removeStaleTokenTempFiles(resources: readonly DesiredResource[], projectDir: string): Promise<void> {
+  for (const resource of resources) {
+    const file = resource.options?.tokenFile;
+    if (typeof file === 'string') await removeStaleTempFiles(resolve(projectDir, file));
   }
 }
 

@@ -1,0 +1,43 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { removeStaleTempFiles, writeFileAtomic } from '../../src/util/atomic-write.js';
+
+/** The pid of a process that has exited (pids are not reused this quickly on Linux). */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(child.stdout);
+}
+
+describe('writeFileAtomic', () => {
+  it('writes the whole content with the asked mode and leaves no temporary file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentform-atomic-'));
+    const file = join(dir, 'nested', 'ci.token');
+    await writeFileAtomic(file, 'svc_dev_x\n', { mode: 0o600 });
+    expect(await readFile(file, 'utf8')).toBe('svc_dev_x\n');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readdir(join(dir, 'nested'))).toEqual(['ci.token']);
+  });
+
+  it('removes the temporary file a killed writer left beside the target, and only that', async () => {
+    // Regression: a SIGKILL between writing and renaming left `.key1.token.<random>.tmp` forever.
+    const dir = await mkdtemp(join(tmpdir(), 'agentform-atomic-'));
+    const dead = deadPid();
+    const stale = `.ci.token.${dead}.0a1b2c3d4e5f.tmp`;
+    const live = `.ci.token.${process.ppid}.0a1b2c3d4e5f.tmp`;
+    const others = [`.other.token.${dead}.0a1b2c3d4e5f.tmp`, 'notes.tmp', `.ci.token.${dead}.not-hex.tmp`];
+    for (const name of [stale, live, ...others]) await writeFile(join(dir, name), 'partial');
+    await writeFileAtomic(join(dir, 'ci.token'), 'whole\n');
+    expect((await readdir(dir)).sort()).toEqual([live, ...others, 'ci.token'].sort());
+  });
+
+  it('removeStaleTempFiles reports what it removed and tolerates a missing directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentform-atomic-'));
+    const stale = `.plan.json.${deadPid()}.abcdef012345.tmp`;
+    await writeFile(join(dir, stale), '{');
+    expect(await removeStaleTempFiles(join(dir, 'plan.json'))).toEqual([stale]);
+    expect(await removeStaleTempFiles(join(dir, 'missing', 'plan.json'))).toEqual([]);
+  });
+});
