@@ -1,7 +1,6 @@
 // YAML files parsed with source ranges, so every problem can point at the exact key or value.
 // Parsing produces plain data (values, an index from JSON path to source offsets, line starts and
-// problems) so that it can run in a worker thread for large projects (see parse-pool.ts); nothing
-// after parsing needs the YAML syntax tree.
+// problems); nothing after parsing needs the YAML syntax tree, which is dropped at once.
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, Problem, ProblemList } from './problems.js';
