@@ -101,6 +101,8 @@ export class ControlApiClient implements RpcCaller {
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  /** Set by cancel(): no new attempt starts and a pending retry wait ends at once. */
+  private readonly cancelled = new AbortController();
 
   constructor(private readonly options: ClientOptions) {
     const url = validateBaseUrl(options.baseUrl, options.insecureHttp === true);
@@ -120,6 +122,7 @@ export class ControlApiClient implements RpcCaller {
   async call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>> {
     const started = Date.now();
     for (let attempt = 1; ; attempt += 1) {
+      if (this.cancelled.signal.aborted) throw new ApiError(rpc, 0, 'cancelled', 'the request was cancelled: its answer is no longer needed');
       try {
         return await this.attempt(rpc, request, attempt);
       } catch (error) {
@@ -134,13 +137,34 @@ export class ControlApiClient implements RpcCaller {
         const retryAfter = error.status === 429 ? (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds : undefined;
         const delay = Math.min(retryDelayMs(attempt, this.policy, retryAfter), Math.max(0, this.policy.maxTotalMs - elapsed));
         this.trace(`  retrying ${rpc} in ${delay} ms (attempt ${attempt + 1} of ${this.policy.maxAttempts}) after ${error.code}`);
-        await this.sleep(delay);
+        await this.waitUnlessCancelled(delay);
       }
+    }
+  }
+
+  private async waitUnlessCancelled(ms: number): Promise<void> {
+    const signal = this.cancelled.signal;
+    if (signal.aborted) return;
+    let onAbort: (() => void) | undefined;
+    const cancelled = new Promise<void>((resolve) => signal.addEventListener('abort', (onAbort = () => resolve()), { once: true }));
+    try {
+      await Promise.race([this.sleep(ms), cancelled]);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
     }
   }
 
   async close(): Promise<void> {
     await this.transport.close();
+  }
+
+  /**
+   * Gives up on every request: those in flight fail at once, retries stop, nothing new is sent.
+   * For reads started ahead whose answers turned out not to be needed (an invalid configuration).
+   */
+  async cancel(): Promise<void> {
+    this.cancelled.abort();
+    await this.transport.destroy();
   }
 
   private headers(requestId: string, hasBody: boolean): Record<string, string> {

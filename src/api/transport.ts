@@ -44,7 +44,12 @@ export class Transport {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    if (!this.pool.destroyed) await this.pool.close();
+  }
+
+  /** Ends the pool now: requests in flight fail instead of being waited for. */
+  async destroy(): Promise<void> {
+    if (!this.pool.destroyed) await this.pool.destroy();
   }
 }
 

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import type { ControlApiClient, Credential } from '../api/client.js';
 import { parseApiKey } from '../api/credentials.js';
 import type { Rpc } from '../api/operations.js';
-import { desiredStateFor, loadProject, type Project } from '../config/index.js';
+import { desiredStateFor, loadProject, type Project, type ProjectRoot, targetFromRoot } from '../config/index.js';
 import { computePlan } from '../engine/plan.js';
 import { ApiError, UserError } from '../errors.js';
 import type { AgentVersionWithSlug } from '../model/api.js';
 import { resolvePromotions, type ResolvedPromotions, type SourceReader } from '../promotion/resolve.js';
-import type { ActualResource, ActualState, DesiredState, Plan, ResourceAddress } from '../model/resources.js';
+import type { ActualResource, ActualState, DesiredState, EnvironmentTarget, Plan, ResourceAddress } from '../model/resources.js';
 import { readActualState } from '../state/read.js';
 import { clientFor } from './context.js';
 import { resolveTarget } from './environment-target.js';
@@ -43,7 +43,7 @@ export interface PlanRun extends Session {
   plan: Plan;
 }
 
-export function pickEnvironment(project: Project, requested: string | undefined): string {
+export function pickEnvironment(project: Pick<ProjectRoot, 'environments' | 'defaultEnvironment'>, requested: string | undefined): string {
   const names = Object.keys(project.environments);
   if (requested) {
     if (!project.environments[requested]) {
@@ -56,11 +56,83 @@ export function pickEnvironment(project: Project, requested: string | undefined)
   throw new UserError('which environment? pass -e/--env', `the project declares: ${names.join(', ')}`);
 }
 
+export interface OpenOptions {
+  /**
+   * Read the live state while the resource files are still being parsed (plan, apply): the reads
+   * start as soon as agentform.yaml names the environment, so their round trips cost no wall time.
+   */
+  prefetchState?: boolean;
+}
+
+/** The live state read ahead by openSession, taken (once) by planSession. */
+const prefetchedStates = new WeakMap<Session, Promise<ActualState>>();
+
 /** Loads the project and connects to the selected environment (starting the local control plane if asked). */
-export async function openSession(inputs: PlanInputs, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Session> {
-  const project = await loadProject(inputs.dir);
-  const environment = pickEnvironment(project, inputs.environment);
-  return connect(project, desiredStateFor(project, environment, env), globals, env);
+export async function openSession(inputs: PlanInputs, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env, options: OpenOptions = {}): Promise<Session> {
+  let early: EarlyRead | undefined;
+  try {
+    const project = await loadProject(inputs.dir, options.prefetchState ? { onRoot: (root) => (early = startEarlyRead(root, inputs.environment, globals, env)) } : {});
+    const environment = pickEnvironment(project, inputs.environment);
+    const desired = desiredStateFor(project, environment, env);
+    if (early && sameTarget(early.target, desired.target)) {
+      const session: Session = { ...(await early.connection), project, desired };
+      prefetchedStates.set(session, early.actual);
+      early = undefined;
+      return session;
+    }
+    await early?.discard();
+    early = undefined;
+    return await connect(project, desired, globals, env);
+  } catch (error) {
+    await early?.discard();
+    throw error;
+  }
+}
+
+interface EarlyRead {
+  target: EnvironmentTarget;
+  connection: Promise<Connection>;
+  actual: Promise<ActualState>;
+  discard(): Promise<void>;
+}
+
+/**
+ * Connects and starts reading as soon as agentform.yaml is known to be valid. Only for remote
+ * targets: starting the local control plane for a project that may turn out invalid would write
+ * its data directory. Failures are kept for later: a problem in the configuration is reported
+ * first, exactly as without the read-ahead.
+ */
+function startEarlyRead(root: ProjectRoot, requested: string | undefined, globals: GlobalOptions, env: NodeJS.ProcessEnv): EarlyRead | undefined {
+  let target: EnvironmentTarget | undefined;
+  try {
+    target = targetFromRoot(root, pickEnvironment(root, requested), env);
+    if (!target || resolveTarget(target, globals, env).url === 'local') return undefined;
+  } catch {
+    return undefined;
+  }
+  const slug = target.slug;
+  const connection = openConnection(root, target, globals, env);
+  const actual = connection.then((opened) => readActualState(opened.client, slug));
+  // Awaited later, or discarded: never an unhandled rejection meanwhile.
+  connection.catch(() => undefined);
+  actual.catch(() => undefined);
+  return {
+    target,
+    connection,
+    actual,
+    // Never waits for the reads: against a server that is down they could be retrying for a minute.
+    discard: async () => {
+      const opened = await connection.catch(() => undefined);
+      if (!opened) return;
+      await opened.client.cancel();
+      await actual.catch(() => undefined);
+      await opened.close();
+    },
+  };
+}
+
+function sameTarget(a: EnvironmentTarget, b: EnvironmentTarget): boolean {
+  return a.name === b.name && a.slug === b.slug && a.url === b.url && a.credential?.source === b.credential?.source && a.credential?.value === b.credential?.value;
 }
 
 /** An environment's URL as agentform.yaml gives it, with `${env:}`/`${var:}` filled in. */
@@ -131,8 +203,14 @@ async function acquireLocalPlane(dataDir: string, environments: Array<{ slug: st
 
 /** Connects to the environment of `desired.target`; the key/environment guard runs before any request. */
 export async function connect(project: Project, desired: DesiredState, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Session> {
-  const environment = desired.target.name;
-  const resolved = resolveTarget(desired.target, globals, env);
+  return { ...(await openConnection({ dir: desired.projectDir, environments: project.environments }, desired.target, globals, env)), project, desired };
+}
+
+type Connection = Omit<Session, 'project' | 'desired'>;
+
+async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>, target: EnvironmentTarget, globals: GlobalOptions, env: NodeJS.ProcessEnv): Promise<Connection> {
+  const environment = target.name;
+  const resolved = resolveTarget(target, globals, env);
   const requests: Session['requests'] = [];
   let closeLocal: (() => Promise<void>) | undefined;
   let baseUrl = resolved.url;
@@ -143,19 +221,19 @@ export async function connect(project: Project, desired: DesiredState, globals: 
     // Every local environment of the project, each with the kind it declares: a new local
     // environment is created with it (an environment's kind cannot change later).
     const localEnvironments = new Map<string, { slug: string; kind?: string }>();
-    for (const target of [desired.target, ...Object.values(project.environments)]) {
-      if (target.url !== 'local' && target !== desired.target) continue;
-      const kind = project.environments[target.name]?.settings?.kind;
-      localEnvironments.set(target.slug, { slug: target.slug, ...(typeof kind === 'string' ? { kind } : {}) });
+    for (const other of [target, ...Object.values(project.environments)]) {
+      if (other.url !== 'local' && other !== target) continue;
+      const kind = project.environments[other.name]?.settings?.kind;
+      localEnvironments.set(other.slug, { slug: other.slug, ...(typeof kind === 'string' ? { kind } : {}) });
     }
-    const dataDir = join(desired.projectDir, '.agentform', 'local');
+    const dataDir = join(project.dir, '.agentform', 'local');
     const local = await acquireLocalPlane(dataDir, [...localEnvironments.values()]);
     closeLocal = local.release;
     baseUrl = local.plane.url;
-    token = local.plane.tokens[desired.target.slug];
+    token = local.plane.tokens[target.slug];
     if (!token) {
       await local.release();
-      throw new UserError(`the local control plane has no environment ${desired.target.slug}`, `set url: local for ${environment} in agentform.yaml`);
+      throw new UserError(`the local control plane has no environment ${target.slug}`, `set url: local for ${environment} in agentform.yaml`);
     }
     targetLabel = 'the local control plane (.agentform/local)';
   }
@@ -169,30 +247,28 @@ export async function connect(project: Project, desired: DesiredState, globals: 
   let credential: Credential;
   if (token) {
     const keyEnvironment = parseApiKey(token).environment;
-    if (keyEnvironment !== desired.target.slug) {
+    if (keyEnvironment !== target.slug) {
       await closeLocal?.();
       throw new UserError(
-        `the key from ${resolved.tokenSource ?? 'the local control plane'} is for environment ${keyEnvironment}, not ${desired.target.slug}`,
+        `the key from ${resolved.tokenSource ?? 'the local control plane'} is for environment ${keyEnvironment}, not ${target.slug}`,
         'refusing to send it anywhere: a key for one environment must never act on another',
       );
     }
     credential = { kind: 'key', token };
   } else {
     const cookieEnvironment = env.AGENTFORM_ENVIRONMENT;
-    if (cookieEnvironment && cookieEnvironment !== desired.target.slug) {
-      throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${desired.target.slug}`);
+    if (cookieEnvironment && cookieEnvironment !== target.slug) {
+      throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${target.slug}`);
     }
     credential = {
       kind: 'cookie',
       cookie: env.AGENTFORM_COOKIE as string,
-      environment: desired.target.slug,
+      environment: target.slug,
       ...(env.AGENTFORM_ORGANIZATION ? { organization: env.AGENTFORM_ORGANIZATION } : {}),
     };
   }
   const client = clientFor(baseUrl, credential, globals, env, (event) => requests.push({ rpc: event.rpc, status: event.status }));
   return {
-    project,
-    desired,
     client,
     targetLabel,
     isLocal,
@@ -272,7 +348,9 @@ export class SourceSessions implements SourceReader {
 }
 
 export async function planSession(session: Session, inputs: PlanInputs, globals: GlobalOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<PlanRun> {
-  const actual = withoutOwnKey(await readActualState(session.client, session.desired.target.slug), session.desired, session.token);
+  const prefetched = prefetchedStates.get(session);
+  prefetchedStates.delete(session);
+  const actual = withoutOwnKey(await (prefetched ?? readActualState(session.client, session.desired.target.slug)), session.desired, session.token);
   // Declarative promotion: promoted agents become the source version's definition before diffing.
   const sources = new SourceSessions(session.project, session.globals ?? globals, env);
   let promoted: ResolvedPromotions;

@@ -7,7 +7,7 @@ import { type InterpolationContext, interpolateString, interpolateValue, writeOn
 import { mergeOverlay, withoutNulls } from './merge.js';
 import { formatJsonPath, type PathSegment, ProblemList } from './problems.js';
 import { environmentsOf } from './project-checks.js';
-import type { Project, Promotion, ResourceDocument } from './project.js';
+import type { Project, ProjectRoot, Promotion, ResourceDocument } from './project.js';
 import { reportSchemaErrors } from './schema-errors.js';
 import { validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
@@ -43,12 +43,25 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function buildEnvironment(project: Project, environment: string, options: BuildOptions, problems: ProblemList, dangling: DanglingReference[]): DesiredState {
+/** Where an environment is and which credential it uses: needs agentform.yaml only, no resource file. */
+export function environmentTarget(project: ProjectRoot, environment: string, options: BuildOptions, problems: ProblemList): EnvironmentTarget {
   const settings = project.environments[environment];
   if (!settings) throw new Error(`unknown environment ${environment}`);
-  const rootContext = (basePath: PathSegment[]): InterpolationContext => ({
+  return {
+    name: settings.name,
+    slug: settings.slug,
+    url: interpolateString(settings.url, [], rootContextOf(project, environment, options, problems)(['environments', environment, 'url'])),
+    prune: settings.prune,
+    ...(settings.maxDeleteShare !== undefined ? { maxDeleteShare: settings.maxDeleteShare } : {}),
+    ...(settings.credential ? { credential: resolveCredential(settings.credential.source, options.processEnv) } : {}),
+  };
+}
+
+function rootContextOf(project: ProjectRoot, environment: string, options: BuildOptions, problems: ProblemList): (basePath: PathSegment[]) => InterpolationContext {
+  const variables = project.environments[environment]?.variables ?? {};
+  return (basePath) => ({
     sourceFile: project.root.absolutePath,
-    variables: settings.variables,
+    variables,
     processEnv: options.processEnv,
     checkEnv: options.checkEnv,
     checkWriteOnlyEnv: options.checkWriteOnlyEnv,
@@ -57,14 +70,13 @@ export function buildEnvironment(project: Project, environment: string, options:
     problems,
     fileCache: options.fileCache,
   });
-  const target: EnvironmentTarget = {
-    name: settings.name,
-    slug: settings.slug,
-    url: interpolateString(settings.url, [], rootContext(['environments', environment, 'url'])),
-    prune: settings.prune,
-    ...(settings.maxDeleteShare !== undefined ? { maxDeleteShare: settings.maxDeleteShare } : {}),
-    ...(settings.credential ? { credential: resolveCredential(settings.credential.source, options.processEnv) } : {}),
-  };
+}
+
+export function buildEnvironment(project: Project, environment: string, options: BuildOptions, problems: ProblemList, dangling: DanglingReference[]): DesiredState {
+  const settings = project.environments[environment];
+  if (!settings) throw new Error(`unknown environment ${environment}`);
+  const rootContext = rootContextOf(project, environment, options, problems);
+  const target = environmentTarget(project, environment, options, problems);
   const resources: DesiredResource[] = [];
   const locatedReferences = new Map<DesiredResource, LocatedReference[]>();
   if (project.organization) {

@@ -11,15 +11,15 @@
 // connection tools); its problems use the same Problem type.
 import { relative, resolve } from 'node:path';
 import { ProblemsError, type SourceLocation } from '../errors.js';
-import type { DesiredState } from '../model/resources.js';
-import { buildEnvironment, type DanglingReference } from './build.js';
+import type { DesiredState, EnvironmentTarget } from '../model/resources.js';
+import { buildEnvironment, type DanglingReference, environmentTarget } from './build.js';
 import { type Problem, ProblemList } from './problems.js';
 import { checkProject } from './project-checks.js';
-import { type Project, readProject } from './project.js';
+import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
 import { didYouMean } from './suggest.js';
 
 export type { Problem } from './problems.js';
-export type { Project, ProjectEnvironment, ResourceDocument } from './project.js';
+export type { Project, ProjectEnvironment, ProjectRoot, ReadHooks, ResourceDocument } from './project.js';
 export { environmentsOf } from './project-checks.js';
 
 export interface ValidateOptions {
@@ -30,9 +30,9 @@ export interface ValidateOptions {
 }
 
 /** Reads the project and runs every check that does not need ${env:} values. */
-async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string): Promise<{ project?: Project; problems: ProblemList }> {
+async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string, hooks: ReadHooks = {}): Promise<{ project?: Project; problems: ProblemList }> {
   const problems = new ProblemList();
-  const project = await readProject(resolve(dir), problems);
+  const project = await readProject(resolve(dir), problems, hooks);
   if (!project) return { problems };
   checkProject(project, problems);
   const names = Object.keys(project.environments);
@@ -83,8 +83,9 @@ function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
   );
 }
 
-export async function loadProject(dir: string): Promise<Project> {
-  const { project, problems } = await check(dir, process.env, false);
+/** `hooks.onRoot` lets a caller connect while the resource files are still being read. */
+export async function loadProject(dir: string, hooks: ReadHooks = {}): Promise<Project> {
+  const { project, problems } = await check(dir, process.env, false, undefined, hooks);
   throwIfErrors(resolve(dir), problems, 'the configuration is invalid');
   return project as Project;
 }
@@ -110,4 +111,15 @@ export function desiredStateFor(project: Project, environment: string, env: Node
   reportDangling(dangling, true, problems);
   throwIfErrors(project.dir, problems, `the configuration of environment ${environment} is incomplete`);
   return state;
+}
+
+/**
+ * The target of one environment from agentform.yaml alone, or undefined when it cannot be known
+ * without problems (then the caller waits for the whole project and its located messages).
+ */
+export function targetFromRoot(root: ProjectRoot, environment: string, env: NodeJS.ProcessEnv = process.env): EnvironmentTarget | undefined {
+  if (!root.environments[environment]) return undefined;
+  const problems = new ProblemList();
+  const target = environmentTarget(root, environment, { processEnv: env, checkEnv: true, checkWriteOnlyEnv: false, fileCache: new Map() }, problems);
+  return problems.hasErrors ? undefined : target;
 }

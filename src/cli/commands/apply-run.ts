@@ -70,7 +70,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   }
   const color = useColor(globals);
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const session = await openSession(inputs, globals);
+  const session = await openSession(inputs, globals, process.env, { prefetchState: true });
   try {
     const run = await planSession(session, saved ? { ...inputs, prune: hasDeletes(saved), allowMassDelete: true } : inputs);
     if (saved) {

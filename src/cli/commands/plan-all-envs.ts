@@ -31,7 +31,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
       ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
     };
     try {
-      const session = await openSession(inputs, globals);
+      const session = await openSession(inputs, globals, process.env, { prefetchState: true });
       try {
         const run = await planSession(session, inputs);
         outcomes.push({ environment, plan: run.plan });

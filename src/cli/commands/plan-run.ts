@@ -26,6 +26,8 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
       ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
     },
     globals,
+    process.env,
+    { prefetchState: true },
   );
   try {
     const run = await planSession(session, { dir, ...(options.target ? { targets: options.target as ResourceAddress[] } : {}), ...(options.prune ? { prune: true } : {}), ...(options.allowMassDelete ? { allowMassDelete: true } : {}) });
