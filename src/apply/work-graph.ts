@@ -44,7 +44,9 @@ export async function runWorkGraph(nodes: WorkNode[], options: WorkGraphOptions)
   }
 
   const outcomes = new Map<string, NodeOutcome>();
+  // A queue read from `head` on: shift() would move the whole array each time (quadratic at 10k nodes).
   const ready: string[] = nodes.filter((node) => waitingOn.get(node.id) === 0).map((node) => node.id);
+  let head = 0;
   let running = 0;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
 
@@ -65,8 +67,8 @@ export async function runWorkGraph(nodes: WorkNode[], options: WorkGraphOptions)
 
   await new Promise<void>((resolve) => {
     const pump = () => {
-      while (running < concurrency && ready.length > 0 && !options.shouldStop?.()) {
-        const id = ready.shift() as string;
+      while (running < concurrency && head < ready.length && !options.shouldStop?.()) {
+        const id = ready[head++] as string;
         if (outcomes.has(id)) continue;
         const node = byId.get(id) as WorkNode;
         running += 1;
