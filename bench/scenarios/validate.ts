@@ -40,7 +40,8 @@ ${subagent}overlays:
 `;
 }
 
-function writeBenchProject(): string {
+/** Writes the benchmark project to a new temp dir; exported to time the CLI on it by hand (bench/README.md). */
+export function writeBenchProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentform-bench-'));
   const environment = (name: string) => `  ${name}:\n    url: local\n    variables: {company: Example ${name}}\n`;
   writeFileSync(join(dir, 'agentform.yaml'), `version: 1\nenvironments:\n${environment('dev')}${environment('staging')}${environment('production')}`);

@@ -1,11 +1,21 @@
-// The JSON Schemas of the project files (schemas/*.schema.json), compiled once, lazily, with ajv.
+// The JSON Schemas of the project files (schemas/*.schema.json) and their validators.
 // The schemas are read from the package's schemas/ folder, found by walking up from this module
 // (it runs from src/config under vitest and from dist/src/config when built).
+//
+// The validators come from one of two places, with the same ajv options and keywords:
+// - precompiled: `npm run build` writes ajv standalone code for them next to this module
+//   (schemas-precompile.ts). It is used when it was generated from the schema files read now;
+//   loading it takes a few ms, against ~30 ms to load ajv's compiler and ~60 ms to compile.
+// - compiled here, on first use, when there is no up-to-date precompiled file (always under
+//   vitest, which runs the TypeScript sources).
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { closest } from './suggest.js';
-import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 
 export const SCHEMA_FILES = {
   root: 'agentform.schema.json',
@@ -16,6 +26,7 @@ export const SCHEMA_FILES = {
   ApiKey: 'apikey.schema.json',
 } as const;
 export type SchemaName = keyof typeof SCHEMA_FILES;
+export const SCHEMA_NAMES = Object.keys(SCHEMA_FILES) as SchemaName[];
 export const DOCUMENT_KINDS = ['Agent', 'Provider', 'Connection', 'Secret', 'ApiKey'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
 
@@ -43,57 +54,187 @@ export function schemasDir(): string {
   throw new Error('cannot find the schemas/ folder of agentform');
 }
 
+const schemaTexts = new Map<SchemaName, string>();
 export function schemaText(name: SchemaName): string {
-  return readFileSync(join(schemasDir(), SCHEMA_FILES[name]), 'utf8');
+  let text = schemaTexts.get(name);
+  if (text === undefined) {
+    text = readFileSync(join(schemasDir(), SCHEMA_FILES[name]), 'utf8');
+    schemaTexts.set(name, text);
+  }
+  return text;
 }
 
 export type SchemaObject = Record<string, unknown>;
-export type Validator = ValidateFunction & { errors?: ErrorObject[] | null };
+/** A validator, compiled here or precompiled: ajv's calling convention, errors left on the function. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
 
-interface Compiled {
+export interface Compiled {
   documents: Record<SchemaName, Validator>;
   /** Validators of each kind's `$defs/spec` alone, for specs after overlays are merged. */
   specs: Record<DocumentKind, Validator>;
 }
 
-let compiled: Compiled | undefined;
+// ---------------------------------------------------------------------------------------------
+// The one definition of how the schemas are compiled, shared with the precompiler.
 
-// ajv's CJS default export under NodeNext: the class is either the module or its `default`.
-type AjvClass = typeof Ajv2020Module.default;
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
+/**
+ * optimize: false — ajv's code optimisation passes cost more at start (measured: ~200 ms → ~55 ms
+ * for all schemas) than they save on a few thousand documents. The precompiled validators use the
+ * same options so that both produce the same code, hence the same errors.
+ */
+export const AJV_OPTIONS = {
+  allErrors: true,
+  strict: true,
+  strictTypes: false,
+  verbose: true,
+  code: { optimize: false },
+} as const satisfies Options;
 
-export function validators(): Compiled {
-  if (compiled) return compiled;
-  // optimize: false — ajv's code optimisation passes cost more at start (measured: ~200 ms → ~55 ms
-  // for all schemas) than they save on a few thousand documents.
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, verbose: true, code: { optimize: false } });
-  // An open enumeration (the API names some values, not all): a value close to a known one is
-  // probably a typo. Reported as a warning, since an unknown value may well be valid.
-  ajv.addKeyword({
-    keyword: 'x-suggest',
-    schemaType: 'boolean',
-    errors: true,
-    validate: (_enabled: boolean, data: unknown, parentSchema?: SchemaObject) => {
-      if (typeof data !== 'string' || data.includes('${')) return true;
-      const known = (parentSchema?.examples ?? []) as string[];
-      return known.includes(data) || closest(data, known) === undefined;
-    },
-  });
-  const documents = {} as Record<SchemaName, Validator>;
+// ajv is CommonJS; it is required (synchronously, since validators() is synchronous) only when
+// something is compiled, so a run with the precompiled validators never loads its compiler.
+const requireFromHere = createRequire(import.meta.url);
+type AjvModule = typeof import('ajv/dist/2020.js');
+function ajvModule(): AjvModule {
+  return requireFromHere('ajv/dist/2020.js') as AjvModule;
+}
+
+/** Whether x-suggest should warn: a string that is not one of the known values but close to one is probably a typo. */
+export function isLikelyTypo(data: unknown, known: readonly string[]): boolean {
+  if (typeof data !== 'string' || data.includes('${')) return false;
+  return !known.includes(data) && closest(data, known) !== undefined;
+}
+
+/**
+ * Functions the generated validators call. Precompiled code cannot hold a reference to a function
+ * of this module, so it names it as `helpers.<name>` and the loader passes this object as `helpers`.
+ */
+export const VALIDATOR_HELPERS = { isLikelyTypo } as const;
+
+/**
+ * `x-suggest: true` marks an open enumeration (the API names some values, not all, in `examples`):
+ * a value close to a known one is probably a typo. Reported as a warning (schema-errors.ts), since
+ * an unknown value may well be valid. A `code` keyword rather than a `validate` function, because
+ * standalone code can only call a function it can name.
+ */
+const suggestKeyword: CodeKeywordDefinition = {
+  keyword: 'x-suggest',
+  schemaType: 'boolean',
+  code(cxt) {
+    const { _, stringify } = ajvModule();
+    const known = (cxt.parentSchema.examples ?? []) as string[];
+    const check = cxt.gen.scopeValue('func', { ref: isLikelyTypo, code: _`helpers.isLikelyTypo` });
+    const knownValues = cxt.gen.scopeValue('obj', { ref: known, code: stringify(known) });
+    cxt.fail(_`${check}(${cxt.data}, ${knownValues})`);
+  },
+};
+
+/**
+ * An ajv instance with every schema added (compiled on getSchema), and each schema's `$id` to look
+ * its validator up by. `source` keeps the generated code, for standalone output.
+ */
+export function createAjv(options: { source?: boolean } = {}): { ajv: Ajv2020; ids: Record<SchemaName, string> } {
+  const { Ajv2020 } = ajvModule();
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { ...AJV_OPTIONS.code, source: options.source ?? false } });
+  ajv.addKeyword(suggestKeyword);
   const ids = {} as Record<SchemaName, string>;
-  for (const name of Object.keys(SCHEMA_FILES) as SchemaName[]) {
+  for (const name of SCHEMA_NAMES) {
     const schema = JSON.parse(schemaText(name)) as SchemaObject;
     ids[name] = String(schema.$id);
-    documents[name] = ajv.compile(schema) as Validator;
+    ajv.addSchema(schema);
   }
+  return { ajv, ids };
+}
+
+export function specSchemaId(documentId: string): string {
+  return `${documentId}#/$defs/spec`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Precompiled validators.
+
+/** Written next to this module by `npm run build` (write-precompiled-schemas.ts). */
+export const PRECOMPILED_FILE = 'schemas.precompiled.cjs';
+/** Bumped whenever the shape of the generated file changes. */
+const PRECOMPILED_FORMAT = 1;
+
+/** Names of the precompiled validators: the documents by schema name, the specs as `<kind>.spec`. */
+export function precompiledName(name: SchemaName, part: 'document' | 'spec'): string {
+  return part === 'document' ? name : `${name}.spec`;
+}
+
+/**
+ * What the generated file was made from: the schema texts, the ajv options and version, the code
+ * that sets up the compiler, the file's format. The precompiled validators are used only when this
+ * matches now: the schemas may have been edited since the build, or the code rebuilt by tsc alone.
+ */
+export function schemaSourceHash(): string {
+  const ajvVersion = (requireFromHere('ajv/package.json') as { version: string }).version;
+  const compilerSetup = [createAjv, suggestKeyword.code].map(String);
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify({ format: PRECOMPILED_FORMAT, ajv: ajvVersion, options: AJV_OPTIONS, compilerSetup }));
+  for (const name of SCHEMA_NAMES) hash.update(`\0${name}\0${schemaText(name)}`);
+  return hash.digest('hex');
+}
+
+/** The CommonJS module written by schemas-precompile.ts. */
+interface PrecompiledModule {
+  sourceHash: string;
+  defineValidators(exports: Record<string, Validator>, require: NodeJS.Require, helpers: typeof VALIDATOR_HELPERS): void;
+}
+
+function isPrecompiledModule(value: unknown): value is PrecompiledModule {
+  const candidate = value as Partial<PrecompiledModule> | null;
+  return typeof candidate?.sourceHash === 'string' && typeof candidate.defineValidators === 'function';
+}
+
+/**
+ * The validators of a precompiled file, or undefined when there is none or it was generated from
+ * other schemas (edited since the build) or another ajv. A CommonJS file, so it loads synchronously.
+ */
+export function loadPrecompiledValidators(path: string): Compiled | undefined {
+  if (!existsSync(path)) return undefined;
+  const loaded: unknown = requireFromHere(path);
+  if (!isPrecompiledModule(loaded) || loaded.sourceHash !== schemaSourceHash()) return undefined;
+  const exported: Record<string, Validator> = {};
+  // ajv's runtime helpers (require("ajv/dist/runtime/…")) resolve from this module, not from the
+  // generated file, so the file works wherever it is written (the tests write it to a temp dir).
+  loaded.defineValidators(exported, requireFromHere, VALIDATOR_HELPERS);
+  const pick = (name: string): Validator => {
+    const validator = exported[name];
+    if (typeof validator !== 'function') throw new Error(`${path} has no validator "${name}"; rebuild with npm run build`);
+    return validator;
+  };
+  const documents = {} as Record<SchemaName, Validator>;
+  for (const name of SCHEMA_NAMES) documents[name] = pick(precompiledName(name, 'document'));
+  const specs = {} as Record<DocumentKind, Validator>;
+  for (const kind of DOCUMENT_KINDS) specs[kind] = pick(precompiledName(kind, 'spec'));
+  return { documents, specs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compiled at run time.
+
+export function compileValidators(): Compiled {
+  const { ajv, ids } = createAjv();
+  const documents = {} as Record<SchemaName, Validator>;
+  for (const name of SCHEMA_NAMES) documents[name] = ajv.getSchema(ids[name]) as Validator;
   // Spec validators are needed only for overlays; each is compiled on first use.
   const specCache: Partial<Record<DocumentKind, Validator>> = {};
   const specs = new Proxy({} as Record<DocumentKind, Validator>, {
     get(_target, kind: DocumentKind) {
-      specCache[kind] ??= ajv.getSchema(`${ids[kind]}#/$defs/spec`) as Validator;
+      specCache[kind] ??= ajv.getSchema(specSchemaId(ids[kind])) as Validator;
       return specCache[kind];
     },
   });
-  compiled = { documents, specs };
-  return compiled;
+  return { documents, specs };
+}
+
+let validatorsInUse: Compiled | undefined;
+
+export function validators(): Compiled {
+  validatorsInUse ??= loadPrecompiledValidators(join(dirname(fileURLToPath(import.meta.url)), PRECOMPILED_FILE)) ?? compileValidators();
+  return validatorsInUse;
 }
