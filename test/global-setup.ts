@@ -1,5 +1,6 @@
-// Builds dist/ once before any test file runs. Tests that spawn the CLI use dist/; rebuilding it
-// from inside a test file while other files spawn it made those runs flaky (a half-written module).
+// Builds dist/ once before any test file runs, as `npm run build` does. Tests that spawn the CLI use
+// dist/; rebuilding it from inside a test file while other files spawn it made those runs flaky (a
+// half-written module).
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,4 +8,6 @@ import { fileURLToPath } from 'node:url';
 export default function setup(): void {
   const repo = fileURLToPath(new URL('..', import.meta.url));
   execFileSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')], { cwd: repo, stdio: 'inherit' });
+  // The rest of `npm run build`: the precompiled schema validators, so the CLI under test is the one users get.
+  execFileSync(process.execPath, [join(repo, 'dist', 'src', 'config', 'write-precompiled-schemas.js')], { cwd: repo, stdio: 'inherit' });
 }
