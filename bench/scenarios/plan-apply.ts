@@ -6,7 +6,8 @@ import { ControlApiClient } from '../../src/api/client.js';
 import { startLocalControlPlane } from '../../src/server/embedded.js';
 import { round, type Figure, type Scenario } from '../figures.js';
 import { changeAgents, writeProject, type ProjectSize } from '../lib/generate.js';
-import { isReadRpc, startLatencyProxy, total } from '../lib/latency-proxy.js';
+import { isReadRpc, total } from '../lib/latency-proxy.js';
+import { startLatencyProxyThread, type ProxyThread } from '../lib/latency-proxy-thread.js';
 import { expectSuccess, runCliMedian, runCliTimed } from '../lib/run-cli.js';
 
 /** Repeatable runs (plans) report the median of this many. */
@@ -16,10 +17,10 @@ const LATENCY_MS = 20;
 const PARALLELISM = 16;
 const SIZE: ProjectSize = { agents: 1000, connections: 50, providers: 10 };
 
-async function withControlPlane<T>(work: (env: NodeJS.ProcessEnv, proxy: Awaited<ReturnType<typeof startLatencyProxy>>) => Promise<T>): Promise<T> {
+async function withControlPlane<T>(work: (env: NodeJS.ProcessEnv, proxy: ProxyThread) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-data-'));
   const local = await startLocalControlPlane({ dataDir, environments: ['bench'] });
-  const proxy = await startLatencyProxy(local.url, LATENCY_MS);
+  const proxy = await startLatencyProxyThread(local.url, LATENCY_MS);
   try {
     return await work({ AGENTFORM_URL_BENCH: proxy.url, AGENTFORM_TOKEN_BENCH: local.tokens.bench as string }, proxy);
   } finally {
@@ -56,19 +57,19 @@ export const planAndApply: Scenario = {
         const applyName = `apply from empty: ${SIZE.agents} agents, ${SIZE.connections} connections, ${SIZE.providers} providers, --parallelism ${PARALLELISM}`;
         const apply = await runCliTimed(['apply', dir, '--auto-approve', '--parallelism', String(PARALLELISM)], env);
         expectSuccess(apply, 'apply from empty');
-        const writes = total(proxy.counts(), (rpc) => !isReadRpc(rpc));
+        const writes = total(await proxy.counts(), (rpc) => !isReadRpc(rpc));
         figures.push(ms(applyName, 'wall', apply.wallMs, 3000, (1 + Math.ceil(writes / PARALLELISM)) * LATENCY_MS));
-        figures.push(requests(applyName, 'requests', total(proxy.counts()), null));
+        figures.push(requests(applyName, 'requests', total(await proxy.counts()), null));
 
-        proxy.reset();
+        await proxy.reset();
         const noop = await runCliTimed(['apply', dir, '--auto-approve'], env);
         expectSuccess(noop, 'apply with nothing to do');
-        figures.push(requests('apply with nothing to do', 'write requests', total(proxy.counts(), (rpc) => !isReadRpc(rpc)), 0));
+        figures.push(requests('apply with nothing to do', 'write requests', total(await proxy.counts(), (rpc) => !isReadRpc(rpc)), 0));
 
-        proxy.reset();
+        await proxy.reset();
         const plan = await runCliMedian(['plan', dir, '--detailed-exitcode'], env, RUNS);
         figures.push(ms('plan: 1,000 agents, no changes', `wall (median of ${RUNS})`, plan.wallMs, 1000, LATENCY_MS));
-        figures.push(requests('plan: 1,000 agents, no changes', 'requests per plan', total(proxy.counts()) / RUNS, 20));
+        figures.push(requests('plan: 1,000 agents, no changes', 'requests per plan', total(await proxy.counts()) / RUNS, 20));
 
         changeAgents(dir, SIZE, 0.1);
         const changed = await runCliMedian(['plan', dir, '--detailed-exitcode'], env, RUNS, [2]);
@@ -88,9 +89,9 @@ export const planLarge: Scenario = {
     const dir = writeProject(size);
     try {
       return await withControlPlane(async (env, proxy) => {
-        proxy.latencyMs = 0; // seeding is not what is measured
+        await proxy.setLatency(0); // seeding is not what is measured
         expectSuccess(await runCliTimed(['apply', dir, '--auto-approve', '--parallelism', '32'], env), 'seeding 10,000 agents');
-        proxy.latencyMs = LATENCY_MS;
+        await proxy.setLatency(LATENCY_MS);
         const plan = await runCliMedian(['plan', dir, '--detailed-exitcode'], env, RUNS);
         const name = 'plan: 10,000 agents, no changes';
         return [
