@@ -10,6 +10,7 @@ import { withOpsClient, type OpsOptions } from '../ops-client.js';
 import { printJson } from '../output.js';
 import { parseExpiry } from '../usage-period.js';
 import type { CreateKeyOptions } from './keys.js';
+import { resolveNameOrId } from '../resolve-by-name.js';
 
 const KNOWN_SCOPES = ['read', 'control'];
 
@@ -52,8 +53,9 @@ export async function runCreateKey(name: string, options: CreateKeyOptions, glob
   });
 }
 
-export async function runRevokeKey(id: string, options: OpsOptions, globals: GlobalOptions): Promise<void> {
+export async function runRevokeKey(given: string, options: OpsOptions, globals: GlobalOptions): Promise<void> {
   await withOpsClient(options, globals, async ({ client }) => {
+    const { id } = await resolveNameOrId('API key', given, 'key', () => client.call('apiKeys.list', {}), (key) => !key.revokedAt);
     const key = await client.call('apiKeys.revoke', { id });
     if (options.json) printJson(key);
     else process.stdout.write(`${renderRevokedKey(key)}\n`);

@@ -357,6 +357,39 @@ describe('keys and secrets', () => {
     expect(result.stdout).toBe(`Deleted secret ${secret.id}.\n`);
     expect((await client.call('secrets.list', {})).map((item) => item.id)).not.toContain(secret.id);
   });
+
+  it('secrets delete NAME looks the id up; an unknown name deletes nothing and suggests', async () => {
+    const secret = await client.call('secrets.create', { name: 'stale-webhook', value: 'SENTINEL-secret-value' });
+    const unknown = await cli(['secrets', 'delete', 'stale-webhok']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no secret named stale-webhok; did you mean "stale-webhook"?');
+    expect((await client.call('secrets.list', {})).map((item) => item.id)).toContain(secret.id);
+    const result = await cli(['secrets', 'delete', 'stale-webhook', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ deleted: secret.id, name: 'stale-webhook' });
+    expect((await client.call('secrets.list', {})).map((item) => item.id)).not.toContain(secret.id);
+  });
+
+  it('keys revoke NAME revokes the live key of that name, never a revoked one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentform-keys-'));
+    for (const file of ['first.token', 'second.token']) {
+      const created = await cli(['keys', 'create', 'rotating', '--scopes', 'read', '--token-file', join(dir, file)]);
+      expect(created.code, created.stderr).toBe(0);
+    }
+    const ambiguous = await cli(['keys', 'revoke', 'rotating']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toMatch(/2 API keys are named rotating: key_\S+, key_\S+/);
+    const [first] = (await client.call('apiKeys.list', {})).filter((key) => key.name === 'rotating');
+    expect((await cli(['keys', 'revoke', first!.id])).code).toBe(0);
+    // One live key of that name is left: the name now means it.
+    const byName = await cli(['keys', 'revoke', 'rotating']);
+    expect(byName.code, byName.stderr).toBe(0);
+    const keys = (await client.call('apiKeys.list', {})).filter((key) => key.name === 'rotating');
+    expect(keys.every((key) => key.revokedAt)).toBe(true);
+    const none = await cli(['keys', 'revoke', 'rotating']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('no API key named rotating');
+  });
 });
 
 describe('the connection comes from the project when there is one', () => {
