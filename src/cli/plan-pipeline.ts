@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ControlApiClient, Credential } from '../api/client.js';
 import { parseApiKey } from '../api/credentials.js';
 import type { Rpc } from '../api/operations.js';
-import { desiredStateFor, loadProject, type Project, type ProjectRoot, targetFromRoot } from '../config/index.js';
+import { desiredStateFor, environmentTargetFor, loadProject, type Project, type ProjectRoot, targetFromRoot } from '../config/index.js';
 import { computePlan } from '../engine/plan.js';
 import { ApiError, UserError } from '../errors.js';
 import type { AgentVersionWithSlug } from '../model/api.js';
@@ -138,7 +138,7 @@ function sameTarget(a: EnvironmentTarget, b: EnvironmentTarget): boolean {
 /** An environment's URL as agentform.yaml gives it, with `${env:}`/`${var:}` filled in. */
 export function environmentUrl(project: Project, environment: string, env: NodeJS.ProcessEnv): string {
   const url = project.environments[environment]?.url ?? '';
-  return url.includes('${') ? desiredStateFor(project, environment, env).target.url : url;
+  return url.includes('${') ? environmentTargetFor(project, environment, env).url : url;
 }
 
 /**
@@ -148,17 +148,8 @@ export function environmentUrl(project: Project, environment: string, env: NodeJ
  * selected environment only: they are passed on only when `selected` is set.
  */
 export async function openEnvironmentSession(project: Project, environment: string, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env, selected = false): Promise<Session> {
-  const settings = project.environments[environment];
-  if (!settings) throw new UserError(`unknown environment ${environment}`, `the project declares: ${Object.keys(project.environments).join(', ')}`);
-  const credentialVariable = settings.credential ? /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(settings.credential.source)?.[1] : undefined;
-  const credentialValue = credentialVariable ? env[credentialVariable] : undefined;
-  const target = {
-    name: settings.name,
-    slug: settings.slug,
-    url: environmentUrl(project, environment, env),
-    prune: settings.prune,
-    ...(settings.credential ? { credential: { source: settings.credential.source, ...(credentialValue ? { value: credentialValue } : {}) } } : {}),
-  };
+  if (!project.environments[environment]) throw new UserError(`unknown environment ${environment}`, `the project declares: ${Object.keys(project.environments).join(', ')}`);
+  const target = environmentTargetFor(project, environment, env);
   const { url: _url, token: _token, ...otherGlobals } = globals;
   return connect(project, { projectDir: project.dir, target, resources: [] }, selected ? globals : otherGlobals, env);
 }

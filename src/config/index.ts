@@ -113,13 +113,28 @@ export function desiredStateFor(project: Project, environment: string, env: Node
   return state;
 }
 
+function targetWithProblems(root: ProjectRoot, environment: string, env: NodeJS.ProcessEnv): { target: EnvironmentTarget; problems: ProblemList } {
+  const problems = new ProblemList();
+  const target = environmentTarget(root, environment, { processEnv: env, checkEnv: true, checkWriteOnlyEnv: false, fileCache: new Map() }, problems);
+  return { target, problems };
+}
+
+/**
+ * One environment's target (URL with `${env:}`/`${var:}` filled in, credential) from agentform.yaml
+ * alone: needs none of the environment's other `${env:}` values. Throws when the URL cannot be resolved.
+ */
+export function environmentTargetFor(root: ProjectRoot, environment: string, env: NodeJS.ProcessEnv = process.env): EnvironmentTarget {
+  const { target, problems } = targetWithProblems(root, environment, env);
+  throwIfErrors(root.dir, problems, `the configuration of environment ${environment} is incomplete`);
+  return target;
+}
+
 /**
  * The target of one environment from agentform.yaml alone, or undefined when it cannot be known
  * without problems (then the caller waits for the whole project and its located messages).
  */
 export function targetFromRoot(root: ProjectRoot, environment: string, env: NodeJS.ProcessEnv = process.env): EnvironmentTarget | undefined {
   if (!root.environments[environment]) return undefined;
-  const problems = new ProblemList();
-  const target = environmentTarget(root, environment, { processEnv: env, checkEnv: true, checkWriteOnlyEnv: false, fileCache: new Map() }, problems);
+  const { target, problems } = targetWithProblems(root, environment, env);
   return problems.hasErrors ? undefined : target;
 }
