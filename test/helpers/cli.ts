@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,10 +32,21 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   });
 }
 
+/**
+ * Local state a run leaves in a project (`.agentform/`, git-ignored). Copies of checked-in projects
+ * leave it out: a test must never see what an earlier `npm run quickstart` wrote to the work tree.
+ */
+const LOCAL_STATE_DIRS = new Set(['.agentform', 'node_modules']);
+
+/** `cp` filter: everything but local state directories. */
+export function withoutLocalState(source: string): boolean {
+  return !LOCAL_STATE_DIRS.has(basename(source));
+}
+
 /** A fresh copy of an example project in a temp dir (its .agentform/ starts empty). */
 export async function copyExample(name: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), `agentform-${name}-`));
-  await cp(join(REPO, 'examples', name), dir, { recursive: true });
+  await cp(join(REPO, 'examples', name), dir, { recursive: true, filter: withoutLocalState });
   return dir;
 }
 

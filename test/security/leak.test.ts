@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
-import { REPO, runCli, type CliResult } from '../helpers/cli.js';
+import { REPO, runCli, withoutLocalState, type CliResult } from '../helpers/cli.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { keySecret, scanFiles, scanOutputs, type Leak, type Sentinel } from './leak-scan.js';
 
@@ -87,7 +87,7 @@ describe('secrets never leak', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agentform-leak-data-'));
     project = mkdtempSync(join(tmpdir(), 'agentform-leak-project-'));
     outside = mkdtempSync(join(tmpdir(), 'agentform-leak-cwd-'));
-    cpSync(FIXTURE, project, { recursive: true });
+    cpSync(FIXTURE, project, { recursive: true, filter: withoutLocalState });
     plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 20 });
     const minted = (await (
       await fetch(`${plane.url}/dev/cookie`, { method: 'POST', headers: { authorization: `Bearer ${plane.tokens.dev}` }, body: '{}' })
