@@ -65,6 +65,44 @@ export interface EnvironmentSettings {
   retention?: RetentionDays;
 }
 
+/** `null` in an update: "reset this field to the server's default" (the local control plane honours it). */
+type Resettable<T> = { [K in keyof T]?: T[K] | null };
+
+export interface EnvironmentUpdate {
+  name?: string | null;
+  kind?: string;
+  group?: string | null;
+  expiresAt?: string | null;
+  spend?: Resettable<SpendCaps> | null;
+  retention?: Resettable<RetentionDays> | null;
+}
+
+export interface ConnectionUpdate extends Resettable<Omit<ConnectionInput, 'name' | 'auth'>> {
+  name?: string;
+  auth?: ConnectionAuth;
+}
+
+/**
+ * The request fields of the writes that apply builds from the remote object with the configured
+ * values merged in (besides the id or slug): the assumed update operations (api-contract.md), so the
+ * result is right whether the server treats an update as a patch or as a replace, and the create of
+ * a replacing API key, which takes over what the configuration does not mention. A nested shape
+ * lists the fields known inside an object; `true` takes the value whole. `kind` is not among the
+ * environment update fields: it cannot change.
+ */
+export const MERGED_WRITE_FIELDS = {
+  'environments.update': {
+    name: true,
+    group: true,
+    expiresAt: true,
+    spend: { agentMinutesPerMonth: true, tokensPerMonth: true, dailyUsd: true },
+    retention: { sessionEventsDays: true, deliveredHooksDays: true, deadHooksDays: true, spansDays: true, usageRollupDays: true },
+  },
+  'providers.update': { type: true, baseUrl: true },
+  'connections.update': { url: true, transport: true, channel: true, hooksUrl: true, hookEvents: true, auth: true },
+  'apiKeys.create': { scopes: true, identityScopes: true, spend: { agentMinutesPerMonth: true, tokensPerMonth: true, dailyUsd: true }, expiresAt: true },
+} as const;
+
 /** Request and response type of every operation, keyed by RPC name. */
 export interface Operations {
   'apiKeys.create': {
@@ -93,7 +131,7 @@ export interface Operations {
   'environments.get': { request: { slug: string }; response: Environment };
   'environments.list': { request: Record<string, never>; response: Environment[] };
   'environments.create': { request: { slug: string; name: string } & EnvironmentSettings; response: Environment };
-  'environments.update': { request: { slug: string } & EnvironmentSettings; response: Environment };
+  'environments.update': { request: { slug: string } & EnvironmentUpdate; response: Environment };
   'environments.archive': { request: { slug: string }; response: Environment };
 
   'organizations.get': { request: undefined; response: Organization };
@@ -103,7 +141,7 @@ export interface Operations {
 
   'connections.create': { request: ConnectionInput; response: Connection };
   'connections.list': { request: Record<string, never>; response: Connection[] };
-  'connections.update': { request: { id: string } & Partial<ConnectionInput>; response: Connection };
+  'connections.update': { request: { id: string } & ConnectionUpdate; response: Connection };
   'connections.delete': { request: { id: string }; response: void };
   'connections.test': { request: { id: string }; response: { tools: ToolDescriptor[] } };
   'connections.grants.import': {

@@ -1,7 +1,9 @@
 // How each kind of change becomes Control API calls. One writer per kind; the executor decides
 // when each runs. Writers never print: they report through `context.info`.
 import type { AgentDefinition, ConnectionAuth, PromotedFrom } from '../model/api.js';
-import type { ConnectionInput, RpcCaller } from '../api/operations.js';
+import { MERGED_WRITE_FIELDS, type ConnectionInput, type RequestOf, type RpcCaller } from '../api/operations.js';
+import { mergeForWrite, restrictToShape, withoutNulls, type NullHandling } from '../engine/merge.js';
+import { rulesFor } from '../engine/rules.js';
 import type {
   ActualResource,
   DesiredResource,
@@ -32,18 +34,7 @@ export interface WriteContext {
 /** Returns a short note for the progress line (e.g. "version 4", "13 tools"). */
 export type Writer = (change: ResourceChange, context: WriteContext) => Promise<string | undefined>;
 
-/** `null` in the configuration means "reset to the server default": the field is left out. */
-export function withoutNulls(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (value !== null && typeof value === 'object') {
-    const out: JsonObject = {};
-    for (const [key, inner] of Object.entries(value)) {
-      if (inner !== null) out[key] = withoutNulls(inner);
-    }
-    return out;
-  }
-  return value;
-}
+export { withoutNulls };
 
 function desiredOf(change: ResourceChange, context: WriteContext): DesiredResource {
   const resource = context.desired.get(change.address);
@@ -66,8 +57,25 @@ function writeOnly(resource: DesiredResource, field: string): string | undefined
   return entry.value;
 }
 
+/** What a create sends: the configured fields; `null` ("left to the server") is left out. */
 function spec(resource: DesiredResource): JsonObject {
   return withoutNulls(resource.spec) as JsonObject;
+}
+
+/**
+ * What a write of an existing resource sends: the remote object read at plan time with the
+ * configured fields merged in (engine/merge.ts), so fields the configuration does not mention keep
+ * their remote value. "Changed since plan" (executor.ts) guarantees that object is still current.
+ */
+function merged(change: ResourceChange, context: WriteContext, nulls: NullHandling): JsonObject {
+  const resource = desiredOf(change, context);
+  const remote = context.actual.get(change.address);
+  return mergeForWrite(resource.spec, remote?.spec, rulesFor(resource.kind), nulls);
+}
+
+/** A merged body restricted to the request's known fields; `send` for updates that may patch. */
+function mergedBody<R extends keyof typeof MERGED_WRITE_FIELDS>(rpc: R, change: ResourceChange, context: WriteContext, nulls: NullHandling = 'send'): JsonObject {
+  return restrictToShape(merged(change, context, nulls), MERGED_WRITE_FIELDS[rpc]);
 }
 
 const organization: Writer = async (change, context) => {
@@ -77,11 +85,12 @@ const organization: Writer = async (change, context) => {
 };
 
 const environment: Writer = async (change, context) => {
-  const settings = spec(desiredOf(change, context));
   if (change.action === 'create') {
+    const settings = spec(desiredOf(change, context));
     await context.caller.call('environments.create', { slug: change.name, name: String(settings.name ?? change.name), ...settings });
   } else {
-    await context.caller.call('environments.update', { slug: change.name, ...settings });
+    const body = mergedBody('environments.update', change, context) as Omit<RequestOf<'environments.update'>, 'slug'>;
+    await context.caller.call('environments.update', { slug: change.name, ...body });
   }
   return undefined;
 };
@@ -108,10 +117,10 @@ const provider: Writer = async (change, context) => {
     return undefined;
   }
   const resource = desiredOf(change, context);
-  const body = spec(resource) as { type?: string; baseUrl?: string | null };
   const secretValue = writeOnly(resource, 'secret');
   const withSecret = secretValue === undefined ? {} : { secret: secretValue };
   if (change.action === 'create') {
+    const body = spec(resource) as { type?: string; baseUrl?: string | null };
     const created = await context.caller.call('providers.create', {
       name: change.name,
       type: String(body.type),
@@ -120,6 +129,7 @@ const provider: Writer = async (change, context) => {
     });
     context.ids.set(change.address, created.id);
   } else {
+    const body = mergedBody('providers.update', change, context) as { type?: string; baseUrl?: string | null };
     await context.caller.call('providers.update', { id: idOf(change.address, context), ...body, ...withSecret });
   }
   return undefined;
@@ -131,7 +141,9 @@ const connection: Writer = async (change, context) => {
     return undefined;
   }
   const resource = desiredOf(change, context);
-  const body = spec(resource) as unknown as Omit<ConnectionInput, 'name'> & { auth: ConnectionAuth };
+  const body = (change.action === 'create' ? spec(resource) : mergedBody('connections.update', change, context)) as unknown as Omit<ConnectionInput, 'name'> & {
+    auth: ConnectionAuth;
+  };
   let id: string;
   if (change.action === 'create') {
     const created = await context.caller.call('connections.create', { name: change.name, ...body });
@@ -197,7 +209,7 @@ function checkAgentTools(change: ResourceChange, definition: AgentDefinition, co
   if (connections.length === 0 || !connections.every((name) => context.connectionTools.has(name))) return;
   const offered = new Set([
     ...connections.flatMap((name) => context.connectionTools.get(name) ?? []),
-    ...definition.tools.map((tool) => tool.name),
+    ...(definition.tools ?? []).map((tool) => tool.name),
   ]);
   const missing = toolNamesNamedByPolicies(definition).filter((name) => !offered.has(name));
   if (missing.length > 0) {
@@ -224,9 +236,14 @@ const agent: Writer = async (change, context) => {
     return undefined;
   }
   const resource = desiredOf(change, context);
-  // The API's minimal upsert has tools, policies and limits; fields the user did not write are sent
-  // at their empty value (the plan never compares fields the user did not write).
-  const definition = { name: change.name, tools: [], policies: {}, limits: {}, ...spec(resource) } as unknown as AgentDefinition;
+  // agents.upsert replaces the whole definition: an existing agent's is sent back with the
+  // configured fields merged in (fields left to the server are left out). A new agent gets the
+  // API's minimal upsert (tools, policies and limits) around what the configuration writes.
+  const definition = (
+    context.actual.has(change.address)
+      ? merged(change, context, 'omit')
+      : { name: change.name, tools: [], policies: {}, limits: {}, ...spec(resource) }
+  ) as unknown as AgentDefinition;
   checkAgentTools(change, definition, context);
   const promotedFrom = resource.options?.promotedFrom as unknown as PromotedFrom | undefined;
   const version = await context.caller.call('agents.upsert', {
@@ -248,7 +265,13 @@ const apiKey: Writer = async (change, context) => {
     return 'revoked';
   }
   const resource = desiredOf(change, context);
-  const body = spec(resource) as { scopes?: string[]; identityScopes?: string[]; spend?: JsonObject; expiresAt?: string };
+  // A replacing key takes over what the configuration does not mention from the key it replaces.
+  const body = (change.action === 'replace' ? mergedBody('apiKeys.create', change, context, 'omit') : spec(resource)) as {
+    scopes?: string[];
+    identityScopes?: string[];
+    spend?: JsonObject;
+    expiresAt?: string;
+  };
   const previousId = change.action === 'replace' ? context.ids.get(change.address) : undefined;
   const created = await context.caller.call('apiKeys.create', {
     key: { name: change.name, scopes: body.scopes ?? [], ...body } as { name: string; scopes: string[] },

@@ -1,16 +1,23 @@
 // Field-level comparison of one desired spec against the normalised remote spec.
 //
-// The walk follows the DESIRED value: a field the user did not write is never compared, so values
-// the server fills in never show up as changes (no perpetual diffs). Key order never matters,
-// numbers compare by value, arrays listed as sets compare as sets, other arrays element by element.
+// The walk follows the DESIRED value: a field the user did not write is not managed (apply keeps
+// its remote value, see merge.ts), so it is never compared and values the server fills in never
+// show up as changes. `null` ("left to the server") is never compared either: whatever default the
+// server applies is accepted (see resetFields). Key order never matters, numbers compare by value,
+// arrays listed as sets compare as sets, arrays of objects element by element, maps keyed by user
+// data as whole values. An absent or `null` remote value equals an empty list or map: a server may
+// leave empty collections out of its answers. No rule depends on knowing the server's defaults.
 import type { FieldChange, JsonObject, JsonValue } from '../model/resources.js';
 import { canonicalJson } from './canonical.js';
 
 export interface DiffRules {
   /** Field patterns (array indices written `[]`) of arrays that compare as sets. */
   sets?: ReadonlySet<string>;
-  /** Known server defaults by field pattern; see server-defaults.ts for how they are used. */
-  defaults?: Readonly<Record<string, JsonValue>>;
+  /**
+   * Field patterns of maps keyed by user data (`policies.toolCalls.byTool`): compared and written
+   * as whole values, so an entry the configuration does not list is removed, not kept.
+   */
+  wholeValues?: ReadonlySet<string>;
   /** Field patterns whose change cannot be made in place; a change at or below one forces a replace. */
   forcesReplace?: ReadonlySet<string>;
 }
@@ -55,6 +62,11 @@ function setEqual(a: JsonValue[], b: JsonValue[]): boolean {
   return true;
 }
 
+/** An absent or null remote value stands for an empty list or map (servers may leave them out). */
+function isEmptyCollection(value: JsonValue | undefined): boolean {
+  return (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
+}
+
 class Walker {
   readonly changes: FieldChange[] = [];
   constructor(private readonly rules: DiffRules) {}
@@ -77,25 +89,20 @@ class Walker {
     return false;
   }
 
-  private hasDefault(pattern: string): boolean {
-    return this.rules.defaults !== undefined && Object.prototype.hasOwnProperty.call(this.rules.defaults, pattern);
-  }
-
   walk(desired: JsonValue | undefined, actual: JsonValue | undefined, path: string, pattern: string): void {
-    if (desired === undefined) return;
-    if (desired === null) {
-      // "Reset to the server default": satisfied by absent, null, or the known default.
-      if (actual === undefined || actual === null) return;
-      if (this.hasDefault(pattern) && jsonEqual(this.rules.defaults![pattern], actual)) return;
-      this.record(path, pattern, actual, null);
+    // Not written (not managed), or `null` (left to the server): nothing to compare.
+    if (desired === undefined || desired === null) return;
+    const remote = actual === null ? undefined : actual;
+    if (remote === undefined && isEmptyCollection(desired)) return;
+    if (this.rules.wholeValues?.has(pattern) && isObject(desired) && (remote === undefined || isObject(remote))) {
+      this.walkWholeMap(desired, remote ?? {}, path, pattern);
       return;
     }
-    if (actual === undefined && this.hasDefault(pattern) && this.equalAt(desired, this.rules.defaults![pattern], pattern)) return;
     if (isObject(desired)) {
-      if (actual === undefined || isObject(actual)) {
-        const remote = actual ?? {};
+      if (remote === undefined || isObject(remote)) {
+        const fields = remote ?? {};
         for (const key of Object.keys(desired)) {
-          this.walk(desired[key], remote[key], joinPath(path, key), joinPath(pattern, key));
+          this.walk(desired[key], fields[key], joinPath(path, key), joinPath(pattern, key));
         }
         return;
       }
@@ -103,22 +110,32 @@ class Walker {
       return;
     }
     if (Array.isArray(desired)) {
-      if (!Array.isArray(actual)) {
+      if (!Array.isArray(remote)) {
         this.record(path, pattern, actual, desired);
         return;
       }
       if (this.rules.sets?.has(pattern)) {
-        if (!setEqual(desired, actual)) this.record(path, pattern, actual, desired);
+        if (!setEqual(desired, remote)) this.record(path, pattern, actual, desired);
         return;
       }
       if (desired.some(isObject)) {
-        this.walkElements(desired, actual, path, pattern);
+        this.walkElements(desired, remote, path, pattern);
         return;
       }
-      if (!jsonEqual(desired, actual)) this.record(path, pattern, actual, desired);
+      if (!jsonEqual(desired, remote)) this.record(path, pattern, actual, desired);
       return;
     }
-    if (!jsonEqual(desired, actual)) this.record(path, pattern, actual, desired);
+    if (!jsonEqual(desired, remote)) this.record(path, pattern, actual, desired);
+  }
+
+  /** A map keyed by user data: every key of either side, one change per entry added, changed or removed. */
+  private walkWholeMap(desired: JsonObject, actual: JsonObject, path: string, pattern: string): void {
+    const keys = new Set([...Object.keys(desired), ...Object.keys(actual)]);
+    for (const key of keys) {
+      const want = desired[key] === null ? undefined : desired[key];
+      const have = actual[key] === null ? undefined : actual[key];
+      if (!jsonEqual(want, have)) this.record(joinPath(path, key), `${pattern}.*`, have, want);
+    }
   }
 
   /** Arrays of objects: element by element in order (`tools[2].name`), extra elements added or removed. */
@@ -133,16 +150,12 @@ class Walker {
       this.record(`${path}[${i}]`, elementPattern, actual[i], undefined);
     }
   }
-
-  private equalAt(a: JsonValue, b: JsonValue, pattern: string): boolean {
-    if (Array.isArray(a) && Array.isArray(b) && this.rules.sets?.has(pattern)) return setEqual(a, b);
-    return jsonEqual(a, b);
-  }
 }
 
 /**
  * The changes needed to make `actual` match `desired`, one per changed leaf (or per changed array,
- * for arrays of scalars and sets). Never throws on any JSON input.
+ * for arrays of scalars and sets; per entry, for maps keyed by user data). Never throws on any JSON
+ * input. Fields set to `null` are not among them: see resetFields.
  */
 export function diffSpec(desired: JsonObject, actual: JsonObject, rules: DiffRules): FieldChange[] {
   const walker = new Walker(rules);
@@ -163,4 +176,32 @@ export function specAsFields(spec: JsonObject): FieldChange[] {
   };
   for (const key of Object.keys(spec)) visit(spec[key] as JsonValue, joinPath('', key));
   return fields;
+}
+
+/**
+ * The fields the configuration leaves to the server (`null`) whose remote value is not null: a
+ * write of the resource for another reason leaves them out, so the server applies its default.
+ * Listed with `resetToDefault` (before = remote value, after = null). Inside arrays of objects the
+ * element at the same position is looked at, as the write merges elements by position.
+ */
+export function resetFields(desired: JsonObject, actual: JsonObject): FieldChange[] {
+  const out: FieldChange[] = [];
+  const visit = (want: JsonValue | undefined, have: JsonValue | undefined, path: string) => {
+    if (want === undefined || have === undefined || have === null) return;
+    if (want === null) {
+      out.push({ path, before: have, after: null, resetToDefault: true });
+      return;
+    }
+    if (isObject(want) && isObject(have)) {
+      for (const key of Object.keys(want)) visit(want[key], have[key], joinPath(path, key));
+      return;
+    }
+    if (Array.isArray(want) && Array.isArray(have)) {
+      want.forEach((element, index) => {
+        if (isObject(element) && isObject(have[index])) visit(element, have[index], `${path}[${index}]`);
+      });
+    }
+  };
+  visit(desired, actual, '');
+  return out;
 }

@@ -12,7 +12,8 @@ import type {
   ResourceKind,
 } from '../model/resources.js';
 import { RESOURCE_KINDS, addressOf } from '../model/resources.js';
-import { diffSpec, specAsFields } from './diff.js';
+import { diffSpec, resetFields, specAsFields } from './diff.js';
+import { keptFields } from './kept.js';
 import { PlanError } from './errors.js';
 import { buildGraph } from './graph.js';
 import { immutableFieldsOf, rulesFor } from './rules.js';
@@ -168,13 +169,23 @@ function changeFor(
     }
   }
 
+  const kept = keptFields(resource.kind, resource.spec, remote.spec);
+  if (kept.length > 0) base.kept = kept;
+
   const rotated = writeOnlyPaths.filter((path) => isRotated(resource, path, remote, address, warnings));
   for (const path of rotated) {
     reasons.push(`rotation marker ${resource.writeOnly[path]!.rotatedAt} of ${path} is newer than the last write (${String(remote.remote.updatedAt)})`);
   }
+  // Fields left to the server (null) never make a change on their own: no perpetual diff, whatever
+  // the server's default.
   if (fields.length === 0 && rotated.length === 0) return withReason(base, reasons);
-  // Every update sends the write-only values again (they cannot be compared, and update bodies carry them).
-  const allFields = [...fields, ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true }))];
+  // Every update sends the write-only values again (they cannot be compared, and update bodies carry
+  // them); fields left to the server are reset to its default by this write, so they are listed too.
+  const allFields = [
+    ...fields,
+    ...resetFields(resource.spec, remote.spec),
+    ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true })),
+  ];
 
   const replacing = fields.filter((field) => field.forcesReplace);
   if (replacing.length > 0) {

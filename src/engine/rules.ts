@@ -1,7 +1,8 @@
-// Per-kind comparison rules: which arrays are sets, which fields cannot be updated in place.
+// Per-kind comparison rules: which arrays are sets, which maps are whole values, which fields
+// cannot be updated in place. The same rules drive the diff (diff.ts) and the write (merge.ts), so
+// that what apply changes is exactly what the plan lists.
 import type { ResourceKind } from '../model/resources.js';
 import type { DiffRules } from './diff.js';
-import { SERVER_DEFAULTS } from './server-defaults.js';
 
 /** Arrays whose order carries no meaning (patterns, indices as `[]`). Others compare in order. */
 const SET_FIELDS: { readonly [K in ResourceKind]: readonly string[] } = {
@@ -20,6 +21,23 @@ const SET_FIELDS: { readonly [K in ResourceKind]: readonly string[] } = {
     'model.fallback.on',
   ],
   apiKey: ['scopes', 'identityScopes'],
+};
+
+/**
+ * Maps whose keys are user data (in the kind's schema: an object with `additionalProperties` and
+ * no `properties`): a whole value, compared entry by entry over both sides and replaced entirely
+ * by the configured map, so `byTool: {}` removes every entry. Other objects merge key by key.
+ * test/engine/rules.test.ts checks this list against schemas/.
+ */
+const WHOLE_VALUE_FIELDS: { readonly [K in ResourceKind]: readonly string[] } = {
+  organization: [],
+  environment: [],
+  secret: [],
+  provider: [],
+  connection: [],
+  grant: [],
+  agent: ['policies.toolCalls.byTool'],
+  apiKey: [],
 };
 
 /** There is no apiKeys.update: any change to a key is a new key (the old one is revoked after). */
@@ -53,7 +71,7 @@ export function rulesFor(kind: ResourceKind): DiffRules {
   if (!rules) {
     rules = {
       sets: new Set(SET_FIELDS[kind]),
-      defaults: SERVER_DEFAULTS[kind],
+      wholeValues: new Set(WHOLE_VALUE_FIELDS[kind]),
       forcesReplace: new Set(REPLACE_FIELDS[kind]),
     };
     cache.set(kind, rules);

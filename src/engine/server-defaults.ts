@@ -1,19 +1,20 @@
-// Values the server fills in when a request leaves a field out, per kind, by field pattern (array
-// indices written `[]`). They mirror the values named in api-contract.md / control-api.md.
+// Values a server is known to fill in when a request leaves a field out, per kind, by field pattern
+// (array indices written `[]`). They mirror the values named in api-contract.md / control-api.md,
+// plus a few empty values.
 //
-// Why the engine needs them: the plan compares only the fields the user wrote, but two cases still
-// need to know the server's default to avoid a perpetual diff:
-// - `field: null` in the configuration means "reset to the server default". It is satisfied when
-//   the remote value is absent, null, or equal to the default listed here.
-// - a field the user wrote with exactly the default value, that the server leaves out of its
-//   answer: absent remotely counts as equal to the default.
-// A default missing from this table only costs a reported change that apply then makes; it never
-// hides one. Keep this table small and sourced.
+// DISPLAY ONLY. The plan's correctness never depends on this table: fields the configuration does
+// not mention are not compared and keep their remote value, and `null` ("left to the server") is
+// never compared, so a server with other defaults gives no perpetual diff either way. The one use
+// left is keeping the plan's "kept, not in configuration" list (kept.ts) short: a remote value
+// equal to a default here is not worth a reviewer's attention. A wrong entry can only hide such an
+// informational line, never a change.
 import type { JsonValue, ResourceKind } from '../model/resources.js';
 
 export const SERVER_DEFAULTS: { readonly [K in ResourceKind]: Readonly<Record<string, JsonValue>> } = {
   organization: {},
-  environment: {},
+  environment: {
+    spend: {},
+  },
   secret: {},
   provider: {},
   connection: {
@@ -44,6 +45,10 @@ export const SERVER_DEFAULTS: { readonly [K in ResourceKind]: Readonly<Record<st
     'sandbox.tools.preset': 'read-only',
     'sandbox.lifecycle.onIdle': 'release',
     'sandbox.lifecycle.resume': 'snapshot',
+    'policies.toolCalls.byTool': {},
+    'identity.required': false,
+    'identity.switchable': false,
+    'identity.scopesAllowed': [],
   },
   apiKey: {
     identityScopes: [],

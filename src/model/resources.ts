@@ -49,8 +49,10 @@ export interface Reference {
 
 /**
  * One resource as the configuration wants it in one environment, after overlays and
- * interpolation. `spec` holds only the fields the user wrote (an explicit `null` means "reset to
- * the server default"), shaped like the API's request body for that kind.
+ * interpolation. `spec` holds only the fields the user wrote, shaped like the API's request body
+ * for that kind. A field it does not mention is not managed: apply keeps its remote value. An
+ * explicit `null` means "left to the server": never compared, and left out of (or sent as `null`
+ * in) a request that writes the resource for another reason, so the server applies its default.
  */
 export interface DesiredResource {
   kind: ResourceKind;
@@ -124,6 +126,20 @@ export interface FieldChange {
   writeOnly?: boolean;
   /** This field cannot change in place; it forces a replace. */
   forcesReplace?: boolean;
+  /**
+   * The configuration says `null` ("left to the server") and the resource is written for another
+   * reason: the field is left out of the request (sent as `null` to update operations), so the
+   * server applies its default. `before` is the remote value, `after` is `null`. Such a field never
+   * makes a change on its own, and the result may equal `before` when that was the default.
+   */
+  resetToDefault?: boolean;
+}
+
+/** A remote value the configuration does not manage, shown so that a reviewer sees it; apply keeps it. */
+export interface KeptField {
+  /** JSON path of the field, as in FieldChange. */
+  path: string;
+  value: JsonValue;
 }
 
 export interface ResourceChange {
@@ -141,6 +157,11 @@ export interface ResourceChange {
   remoteFingerprint?: string;
   /** Why: e.g. "rotation marker changed", "promoted from staging v3". */
   reason?: string;
+  /**
+   * Remote values the configuration does not mention that matter for safety (a tool policy, a
+   * sandbox, spend caps): not changes, apply keeps them; listed so that a reviewer sees them.
+   */
+  kept?: KeptField[];
 }
 
 export interface Plan {

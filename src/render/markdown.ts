@@ -4,7 +4,7 @@
 import type { Plan, ResourceChange } from '../model/resources.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
-import { fieldLines, isWriting, summaryLine } from './text.js';
+import { fieldLines, isWriting, keptLines, summaryLine } from './text.js';
 
 export interface MarkdownRenderOptions {
   target?: string;
@@ -66,6 +66,10 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   const left = plan.changes.filter((item) => item.action === 'unmanaged');
   if (left.length > 0) {
     out.push(`Not in the configuration (left alone): ${left.map((item) => code(item.address)).join(', ')}`, '');
+  }
+  const kept = keptLines(plan);
+  if (kept.length > 0) {
+    out.push('Kept, not in the configuration (apply leaves these remote values as they are):', '', fenced(kept.join('\n')), '');
   }
   for (const warning of plan.warnings) out.push(`> ⚠️ ${escapeHtml(warning)}`);
   if (plan.warnings.length > 0) out.push('');

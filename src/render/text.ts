@@ -65,8 +65,10 @@ export function fieldLines(field: FieldChange, action: ChangeAction, palette: Pa
     });
     return [`${palette.change('~')} ${field.path}:${replaceNote}`, ...hunks];
   }
-  const resetNote = field.after === null ? palette.dim(' (server default)') : '';
-  return [`${palette.change('~')} ${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}${resetNote}${replaceNote}`];
+  if (field.resetToDefault || field.after === null) {
+    return [`${palette.change('~')} ${field.path}: ${formatValue(field.before)} → ${palette.dim('(server default)')}${replaceNote}`];
+  }
+  return [`${palette.change('~')} ${field.path}: ${formatValue(field.before)} → ${formatValue(field.after)}${replaceNote}`];
 }
 
 function changeBlock(change: ResourceChange & { action: WritingAction }, palette: Palette): string[] {
@@ -77,6 +79,11 @@ function changeBlock(change: ResourceChange & { action: WritingAction }, palette
     for (const line of fieldLines(field, change.action, palette)) lines.push(`      ${line}`);
   }
   return lines;
+}
+
+/** `agent/support: policies.toolCalls.byTool = {"rm":"allow"}`, one line per kept field of every resource. */
+export function keptLines(plan: Plan): string[] {
+  return plan.changes.flatMap((change) => (change.kept ?? []).map((field) => `${change.address}: ${field.path} = ${formatValue(field.value)}`));
 }
 
 export function summaryLine(plan: Plan): string {
@@ -100,6 +107,12 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): str
   if (unmanaged.length > 0) {
     out.push(palette.dim(`Note: ${unmanaged.length} resource${unmanaged.length === 1 ? ' exists' : 's exist'} in the environment but not in the configuration (left alone; --prune deletes them):`));
     for (const change of unmanaged) out.push(palette.dim(`  ? ${change.address}`));
+    out.push('');
+  }
+  const kept = keptLines(plan);
+  if (kept.length > 0) {
+    out.push('Kept, not in the configuration (apply leaves these remote values as they are; set them in the configuration to manage them):');
+    for (const line of kept) out.push(`  = ${line}`);
     out.push('');
   }
   for (const warning of plan.warnings) out.push(palette.warn(`Warning: ${warning}`));

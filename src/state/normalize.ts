@@ -29,20 +29,27 @@ function asJson(value: object): JsonObject {
 }
 
 /**
- * Fields that change without anyone editing the object: the last use of a key or grant (the read
- * that computes the plan is itself a use) and an agent image that finishes baking. They are left
- * out of the fingerprint, or every apply would see "changed since the plan".
+ * Raw fields besides the id and the normalised spec that the engine reads: `updatedAt` (rotation
+ * markers are compared with it), an agent's `version` and `promotedFrom` (declarative promotion).
  */
-const VOLATILE_FIELDS = new Set(['lastUsedAt', 'image']);
+const UNDERSTOOD_FIELDS = ['updatedAt', 'version', 'promotedFrom'] as const;
 
-export function remoteFingerprint(raw: object): string {
-  const stable: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(raw)) if (!VOLATILE_FIELDS.has(key)) stable[key] = value;
-  return fingerprint(stable);
+/**
+ * The fingerprint behind "changed since plan" and saved plans: what the tool understands of the
+ * object (its id, the normalised spec it compares and merges into writes, the fields above), never
+ * the rest. A field the server changes on every read (`observedAt`, `lastUsedAt`, an image that
+ * finishes baking) therefore never blocks an update, while an out-of-band edit of anything apply
+ * compares or sends back (for an agent, every definition field, known or not) is still detected.
+ */
+export function remoteFingerprint(id: string, spec: JsonObject, raw: object): string {
+  const record = raw as Record<string, unknown>;
+  const understood: Record<string, unknown> = { id, spec };
+  for (const field of UNDERSTOOD_FIELDS) if (record[field] !== undefined) understood[field] = record[field];
+  return fingerprint(understood);
 }
 
 function resource(kind: ResourceKind, name: string, id: string, spec: JsonObject, raw: object): ActualResource {
-  return { kind, name, id, spec, remote: asJson(raw), fingerprint: remoteFingerprint(raw) };
+  return { kind, name, id, spec, remote: asJson(raw), fingerprint: remoteFingerprint(id, spec, raw) };
 }
 
 /** The organization has one address: `organization/current`. */

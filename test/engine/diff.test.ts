@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffSpec, joinPath } from '../../src/engine/diff.js';
+import { diffSpec, joinPath, resetFields } from '../../src/engine/diff.js';
 import { rulesFor } from '../../src/engine/rules.js';
 import type { FieldChange, JsonObject, ResourceKind } from '../../src/model/resources.js';
 
@@ -15,10 +15,21 @@ const cases: Case[] = [
   { name: '1 vs 1.0', kind: 'agent', desired: { compaction: { thresholdPercent: 1.0 } }, actual: { compaction: { thresholdPercent: 1 } }, expected: [] },
   { name: 'null and absent remote', kind: 'agent', desired: { description: null }, actual: {}, expected: [] },
   { name: 'null and null remote', kind: 'provider', desired: { baseUrl: null }, actual: { baseUrl: null }, expected: [] },
+  // null is "left to the server": never a change on its own, whatever the server's default.
   { name: 'null and the known default', kind: 'agent', desired: { model: { reasoning: null } }, actual: { model: { reasoning: 'none' } }, expected: [] },
-  { name: 'null and a non-default value', kind: 'agent', desired: { model: { reasoning: null } }, actual: { model: { reasoning: 'high' } }, expected: [{ path: 'model.reasoning', before: 'high', after: null }] },
-  { name: 'null without a known default', kind: 'provider', desired: { baseUrl: null }, actual: { baseUrl: 'https://x' }, expected: [{ path: 'baseUrl', before: 'https://x', after: null }] },
-  { name: 'default written, absent remotely', kind: 'connection', desired: { transport: 'streamable-http' }, actual: {}, expected: [] },
+  { name: 'null and any other value', kind: 'agent', desired: { model: { reasoning: null } }, actual: { model: { reasoning: 'high' } }, expected: [] },
+  { name: 'null without a known default', kind: 'provider', desired: { baseUrl: null }, actual: { baseUrl: 'https://x' }, expected: [] },
+  // No rule depends on the server-defaults table: a value the server does not report is a change.
+  { name: 'a default written, absent remotely', kind: 'connection', desired: { transport: 'streamable-http' }, actual: {}, expected: [{ path: 'transport', after: 'streamable-http' }] },
+  { name: 'an empty list, absent remotely', kind: 'agent', desired: { sandbox: { tools: { deny: [] } } }, actual: { sandbox: { tools: {} } }, expected: [] },
+  { name: 'an empty list, null remotely', kind: 'agent', desired: { tools: [] }, actual: { tools: null }, expected: [] },
+  { name: 'an empty list removes a remote list', kind: 'agent', desired: { sandbox: { tools: { deny: [] } } }, actual: { sandbox: { tools: { deny: ['rm'] } } }, expected: [{ path: 'sandbox.tools.deny', before: ['rm'], after: [] }] },
+  // Maps keyed by user data are whole values: entries the configuration does not list are removed.
+  { name: 'byTool entry added out of band', kind: 'agent', desired: { policies: { toolCalls: { byTool: { a: 'ask' } } } }, actual: { policies: { toolCalls: { byTool: { a: 'ask', shell: 'allow' } } } }, expected: [{ path: 'policies.toolCalls.byTool.shell', before: 'allow' }] },
+  { name: 'byTool emptied', kind: 'agent', desired: { policies: { toolCalls: { byTool: {} } } }, actual: { policies: { toolCalls: { byTool: { shell: 'allow' } } } }, expected: [{ path: 'policies.toolCalls.byTool.shell', before: 'allow' }] },
+  { name: 'byTool empty, absent remotely', kind: 'agent', desired: { policies: { toolCalls: { byTool: {} } } }, actual: { policies: { toolCalls: {} } }, expected: [] },
+  { name: 'byTool entry added by the configuration', kind: 'agent', desired: { policies: { toolCalls: { byTool: { a: 'ask' } } } }, actual: {}, expected: [{ path: 'policies.toolCalls.byTool.a', after: 'ask' }] },
+  { name: 'byTool not mentioned', kind: 'agent', desired: { policies: { toolCalls: { default: 'ask' } } }, actual: { policies: { toolCalls: { default: 'ask', byTool: { shell: 'allow' } } } }, expected: [] },
   { name: 'set in another order', kind: 'apiKey', desired: { scopes: ['read', 'control'] }, actual: { scopes: ['control', 'read'] }, expected: [] },
   { name: 'set with another member', kind: 'apiKey', desired: { scopes: ['read'] }, actual: { scopes: ['control'] }, expected: [{ path: 'scopes', before: ['control'], after: ['read'], forcesReplace: true }] },
   { name: 'nested set', kind: 'agent', desired: { sandbox: { tools: { allow: ['a', 'b'] } } }, actual: { sandbox: { tools: { allow: ['b', 'a'], preset: 'read-only' } } }, expected: [] },
@@ -36,6 +47,15 @@ const cases: Case[] = [
 describe('diffSpec', () => {
   it.each(cases)('$name', ({ kind, desired, actual, expected }) => {
     expect(diffSpec(desired, actual, rulesFor(kind))).toEqual(expected);
+  });
+
+  it('lists fields left to the server (null) whose remote value is not null, for a write made for another reason', () => {
+    const desired = { model: { reasoning: null, fallback: { models: [{ model: 'm', reasoning: null }] } }, description: null, group: null };
+    const actual = { model: { reasoning: 'high', fallback: { models: [{ model: 'm', reasoning: 'low' }] } }, description: null };
+    expect(resetFields(desired, actual)).toEqual([
+      { path: 'model.reasoning', before: 'high', after: null, resetToDefault: true },
+      { path: 'model.fallback.models[0].reasoning', before: 'low', after: null, resetToDefault: true },
+    ]);
   });
 
   it('joins plain and quoted keys', () => {

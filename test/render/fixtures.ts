@@ -14,7 +14,8 @@ export function samplePlan(): Plan {
   ];
   const have = [
     actual('agent', 'support', { ...agentSpec('gpt-4o-mini', 'You are support.\nBe nice.\nAnswer briefly.\n'), model: { provider: 'openai', model: 'gpt-4o-mini', reasoning: 'high' } }),
-    actual('agent', 'triage', agentSpec()),
+    // A permissive tool policy added out of band: not a change, shown as kept.
+    actual('agent', 'triage', { ...agentSpec(), policies: { toolCalls: { byTool: { shell: 'allow' } } } }),
     actual('apiKey', 'ci', { scopes: ['read'] }),
     actual('secret', 'old-token'),
     actual('connection', 'legacy', { auth: { type: 'none' } }),

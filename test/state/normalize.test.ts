@@ -50,9 +50,23 @@ describe('normalize', () => {
     ]);
   });
 
-  it('fingerprints ignore key order and volatile fields, not real changes', () => {
-    expect(remoteFingerprint({ id: 'k', name: 'a', lastUsedAt: '1' })).toBe(remoteFingerprint({ name: 'a', id: 'k', lastUsedAt: '2' }));
-    expect(remoteFingerprint({ agentId: 'a', image: { status: 'baking' } })).toBe(remoteFingerprint({ agentId: 'a', image: { status: 'ready' } }));
-    expect(remoteFingerprint({ id: 'k', name: 'a' })).not.toBe(remoteFingerprint({ id: 'k', name: 'b' }));
+  // "Changed since plan" compares these: only what the tool understands counts (regression: a
+  // server field whose value changes on every read, like observedAt, blocked every update).
+  it.each([
+    ['key order', () => normalizeProvider({ id: 'p', name: 'a', type: 't', baseUrl: null }), () => normalizeProvider({ baseUrl: null, type: 't', name: 'a', id: 'p' }), true],
+    ['lastUsedAt', () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '1' }])[0]!, () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '2' }])[0]!, true],
+    ['an image that finishes baking', () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x' } as never, image: { status: 'baking' } }), () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x' } as never, image: { status: 'ready' } }), true],
+    ['an unknown field that changes on every read', () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '1' } as never), () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '2' } as never), true],
+    ['a compared field', () => normalizeProvider({ id: 'p', name: 'a', type: 't' }), () => normalizeProvider({ id: 'p', name: 'a', type: 'u' }), false],
+    ['updatedAt (a write)', () => normalizeSecret({ id: 's', name: 'a', updatedAt: '1' }), () => normalizeSecret({ id: 's', name: 'a', updatedAt: '2' }), false],
+    ['the id', () => normalizeSecret({ id: 's', name: 'a' }), () => normalizeSecret({ id: 't', name: 'a' }), false],
+    ['an unknown definition field (sent back by upserts)', () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x', extra: 1 } as never }), () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x', extra: 2 } as never }), false],
+    ['an agent version', () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x' } as never }), () => normalizeAgent({ agentId: 'a', slug: 'b', version: 2, definition: { name: 'x' } as never }), false],
+  ])('fingerprint and %s', (_, a, b, same) => {
+    expect(a().fingerprint === b().fingerprint).toBe(same);
+  });
+
+  it('remoteFingerprint takes the id, the spec and the understood raw fields only', () => {
+    expect(remoteFingerprint('k', { a: 1 }, { observedAt: '1', updatedAt: 'u' })).toBe(remoteFingerprint('k', { a: 1 }, { observedAt: '2', updatedAt: 'u' }));
   });
 });

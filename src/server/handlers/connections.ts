@@ -104,11 +104,12 @@ export const connections: Handlers<ConnectionRpc> = {
         .run(
           body.name ?? row.name,
           body.url === undefined ? row.url : body.url,
-          body.transport ?? row.transport,
-          body.channel ?? row.channel,
+          // An update names only what changes (a patch); `null` resets a field to its default.
+          body.transport === null ? DEFAULTS.connection.transport : (body.transport ?? row.transport),
+          body.channel === null ? DEFAULTS.connection.channel : (body.channel ?? row.channel),
           body.hooksUrl === undefined ? row.hooks_url : body.hooksUrl,
           JSON.stringify(auth),
-          body.hookEvents === undefined ? row.hook_events : JSON.stringify(body.hookEvents),
+          body.hookEvents === undefined ? row.hook_events : JSON.stringify(body.hookEvents ?? DEFAULTS.connection.hookEvents),
           signingSecretFor(auth, row.signing_secret),
           nowIso(),
           row.id,

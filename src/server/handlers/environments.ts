@@ -71,6 +71,22 @@ export function insertEnvironment(
   return toEnvironment(rowBySlug(db, organizationId, input.slug));
 }
 
+/**
+ * A stored JSON object patched by a request: absent keeps it, `null` resets it to the default, and
+ * inside it each key set is replaced, a key set to `null` reset to its default (or removed).
+ */
+function patchObject(stored: string, patch: Record<string, number | null> | null | undefined, defaults: Record<string, number>): string {
+  if (patch === undefined) return stored;
+  if (patch === null) return JSON.stringify(defaults);
+  const out: Record<string, number> = { ...parseJson<Record<string, number>>(stored, {}) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value !== null) out[key] = value;
+    else if (defaults[key] !== undefined) out[key] = defaults[key];
+    else delete out[key];
+  }
+  return JSON.stringify(out);
+}
+
 export const environments: GroupHandlers<'environments'> = {
   'environments.get': (ctx, body) => toEnvironment(rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug)),
   'environments.list': (ctx) =>
@@ -81,13 +97,15 @@ export const environments: GroupHandlers<'environments'> = {
   'environments.update': (ctx, body) =>
     writeTx(ctx.db, () => {
       const row = rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug);
-      // Retention and spend are merged field by field: an update names only what changes.
-      const spend = body.spend === undefined ? row.spend : JSON.stringify({ ...parseJson(row.spend, {}), ...body.spend });
-      const retention = body.retention === undefined ? row.retention : JSON.stringify({ ...parseJson(row.retention, {}), ...body.retention });
+      // An update names only what changes (a patch); `null` resets a field to its default. Retention
+      // and spend are patched field by field.
+      const defaults = DEFAULTS.environment;
+      const spend = patchObject(row.spend, body.spend, defaults.spend);
+      const retention = patchObject(row.retention, body.retention, defaults.retention);
       ctx.db
         .prepare('UPDATE environments SET name = ?, kind = ?, grp = ?, expires_at = ?, spend = ?, retention = ?, updated_at = ? WHERE id = ?')
         .run(
-          body.name ?? row.name,
+          body.name === null ? row.slug : (body.name ?? row.name),
           body.kind ?? row.kind,
           body.group === undefined ? row.grp : body.group,
           body.expiresAt === undefined ? row.expires_at : body.expiresAt,

@@ -1,0 +1,86 @@
+// What apply writes for a resource that exists: the remote value with the configured fields merged
+// in. Fields the configuration does not mention are not managed, so they keep their remote value
+// whether the server treats a write as a patch or as a replace (agents.upsert replaces the whole
+// definition). The rules match the diff (diff.ts), so the fields whose value the write changes are
+// exactly the fields the plan lists:
+// - objects merge key by key; a remote key the configuration does not mention is kept, including
+//   fields the tool does not know;
+// - maps keyed by user data (`DiffRules.wholeValues`) and arrays of scalars are whole values: the
+//   configured value replaces the remote one;
+// - arrays of objects take the configured length and order; an element merges with the remote
+//   element at the same position, like any object (so fields a server fills inside elements stay);
+// - `null` ("left to the server") is left out (`nulls: 'omit'`), or sent as `null` to an update
+//   operation that may patch (`nulls: 'send'`), so the server applies its default either way.
+// Pure.
+import type { JsonObject, JsonValue } from '../model/resources.js';
+import { joinPath, type DiffRules } from './diff.js';
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export type NullHandling = 'omit' | 'send';
+
+/** A value as configured, for whole values: nulls inside mean "not set" and are dropped. */
+export function withoutNulls(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (isObject(value)) {
+    const out: JsonObject = {};
+    for (const [key, inner] of Object.entries(value)) if (inner !== null) out[key] = withoutNulls(inner);
+    return out;
+  }
+  return value;
+}
+
+const OMIT = Symbol('omit');
+
+export function mergeForWrite(desired: JsonObject, remote: JsonObject | undefined, rules: DiffRules, nulls: NullHandling): JsonObject {
+  const mergeValue = (want: JsonValue | undefined, have: JsonValue | undefined, pattern: string): JsonValue | undefined | typeof OMIT => {
+    if (want === undefined) return have;
+    if (want === null) return nulls === 'send' ? null : OMIT;
+    if (rules.wholeValues?.has(pattern)) return withoutNulls(want);
+    if (isObject(want)) return mergeObject(want, isObject(have) ? have : undefined, pattern);
+    if (Array.isArray(want)) {
+      if (rules.sets?.has(pattern) || !Array.isArray(have)) return withoutNulls(want);
+      return want.map((element, index) => {
+        const remoteElement = have[index];
+        if (!isObject(element)) return withoutNulls(element);
+        // Inside array elements a null cannot be sent as such: it is left out.
+        return isObject(remoteElement) ? mergeObject(element, remoteElement, `${pattern}[]`, 'omit') : (withoutNulls(element) as JsonObject);
+      });
+    }
+    return want;
+  };
+  const mergeObject = (want: JsonObject, have: JsonObject | undefined, pattern: string, nullsHere: NullHandling = nulls): JsonObject => {
+    const out: JsonObject = { ...(have ?? {}) };
+    for (const key of Object.keys(want)) {
+      const wanted = want[key];
+      if (wanted === undefined) continue;
+      if (wanted === null && nullsHere === 'omit') {
+        delete out[key];
+        continue;
+      }
+      const merged = mergeValue(wanted, out[key], joinPath(pattern, key));
+      if (merged === OMIT) delete out[key];
+      else if (merged !== undefined) out[key] = merged;
+    }
+    return out;
+  };
+  return mergeObject(desired, remote, '');
+}
+
+/**
+ * The part of a value a request shape knows: `true` keeps a field as it is, a nested shape keeps
+ * only the fields it names. Update operations get only fields of their documented request.
+ */
+export type RequestShape = { readonly [field: string]: true | RequestShape };
+
+export function restrictToShape(value: JsonObject, shape: RequestShape): JsonObject {
+  const out: JsonObject = {};
+  for (const [field, inner] of Object.entries(shape)) {
+    const current = value[field];
+    if (current === undefined) continue;
+    out[field] = inner === true || !isObject(current) ? current : restrictToShape(current, inner);
+  }
+  return out;
+}
