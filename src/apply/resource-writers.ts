@@ -237,13 +237,11 @@ const agent: Writer = async (change, context) => {
   }
   const resource = desiredOf(change, context);
   // agents.upsert replaces the whole definition: an existing agent's is sent back with the
-  // configured fields merged in (fields left to the server are left out). A new agent gets the
-  // API's minimal upsert (tools, policies and limits) around what the configuration writes.
-  const definition = (
-    context.actual.has(change.address)
-      ? merged(change, context, 'omit')
-      : { name: change.name, tools: [], policies: {}, limits: {}, ...spec(resource) }
-  ) as unknown as AgentDefinition;
+  // configured fields merged in (fields left to the server are left out). The API's minimal upsert
+  // has name, tools, policies and limits: one that is neither configured nor remote (a new agent,
+  // or a field left to the server) is sent at its empty value.
+  const body = context.actual.has(change.address) ? merged(change, context, 'omit') : spec(resource);
+  const definition = { name: change.name, tools: [], policies: {}, limits: {}, ...body } as unknown as AgentDefinition;
   checkAgentTools(change, definition, context);
   const promotedFrom = resource.options?.promotedFrom as unknown as PromotedFrom | undefined;
   const version = await context.caller.call('agents.upsert', {

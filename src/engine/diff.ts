@@ -179,21 +179,23 @@ export function specAsFields(spec: JsonObject): FieldChange[] {
 }
 
 /**
- * The fields the configuration leaves to the server (`null`) whose remote value is not null: a
- * write of the resource for another reason leaves them out, so the server applies its default.
- * Listed with `resetToDefault` (before = remote value, after = null). Inside arrays of objects the
+ * The fields the configuration leaves to the server (`null`): a write of the resource for another
+ * reason leaves them out (or sends null), so the server applies its default, which may differ from
+ * the remote value (also when the server reported none). Listed with `resetToDefault` (before =
+ * the remote value, absent when it reported none; after = null). Inside arrays of objects the
  * element at the same position is looked at, as the write merges elements by position.
  */
 export function resetFields(desired: JsonObject, actual: JsonObject): FieldChange[] {
   const out: FieldChange[] = [];
   const visit = (want: JsonValue | undefined, have: JsonValue | undefined, path: string) => {
-    if (want === undefined || have === undefined || have === null) return;
+    if (want === undefined) return;
     if (want === null) {
-      out.push({ path, before: have, after: null, resetToDefault: true });
+      out.push({ path, ...(have !== undefined && have !== null ? { before: have } : {}), after: null, resetToDefault: true });
       return;
     }
-    if (isObject(want) && isObject(have)) {
-      for (const key of Object.keys(want)) visit(want[key], have[key], joinPath(path, key));
+    if (isObject(want) && (have === undefined || have === null || isObject(have))) {
+      const fields = isObject(have) ? have : {};
+      for (const key of Object.keys(want)) visit(want[key], fields[key], joinPath(path, key));
       return;
     }
     if (Array.isArray(want) && Array.isArray(have)) {

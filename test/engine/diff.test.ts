@@ -49,12 +49,16 @@ describe('diffSpec', () => {
     expect(diffSpec(desired, actual, rulesFor(kind))).toEqual(expected);
   });
 
-  it('lists fields left to the server (null) whose remote value is not null, for a write made for another reason', () => {
-    const desired = { model: { reasoning: null, fallback: { models: [{ model: 'm', reasoning: null }] } }, description: null, group: null };
+  // Regression found by the contract property test: a field left to the server that the server
+  // did not report still gets the server's default on the next write, so it is listed too.
+  it('lists every field left to the server (null), for a write made for another reason', () => {
+    const desired = { model: { reasoning: null, fallback: { models: [{ model: 'm', reasoning: null }] } }, description: null, sandbox: { scope: null } };
     const actual = { model: { reasoning: 'high', fallback: { models: [{ model: 'm', reasoning: 'low' }] } }, description: null };
     expect(resetFields(desired, actual)).toEqual([
       { path: 'model.reasoning', before: 'high', after: null, resetToDefault: true },
       { path: 'model.fallback.models[0].reasoning', before: 'low', after: null, resetToDefault: true },
+      { path: 'description', after: null, resetToDefault: true },
+      { path: 'sandbox.scope', after: null, resetToDefault: true },
     ]);
   });
 

@@ -1,0 +1,251 @@
+// The plan is a contract (issue 13, part 2), against a model server: random configurations, random
+// out-of-band edits, random configuration edits; plan, apply (the real engine, writers and
+// executor, in process); per resource, the fields whose remote value changed are exactly the fields
+// the plan listed, a second plan is clean, and a resource the plan leaves alone is not written.
+// The model server fills arbitrary defaults (drawn per case), adds unknown fields (nested and at
+// the top), reports a field that changes on every read, reverses key order and set order, may leave
+// null fields out of its answers, may make a version on every upsert, and treats
+// environments.update as a patch or as a replace. More cases: AGENTFORM_PROPERTY_RUNS=1000.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
+import { applyPlan } from '../../src/apply/executor.js';
+import { computePlan } from '../../src/engine/plan.js';
+import type { ActualState, DesiredResource, DesiredState, JsonObject, JsonValue } from '../../src/model/resources.js';
+import { readActualState } from '../../src/state/read.js';
+import {
+  AGENT_BASE,
+  AGENT_FIELDS,
+  ENVIRONMENT_FIELDS,
+  PROPERTY_SEED,
+  applyEdit,
+  applyOutOfBand,
+  choicesOf,
+  contractProblems,
+  deletePath,
+  editedChoices,
+  outOfBandEdits,
+  propertyRuns,
+  specOf,
+} from './contract-model.js';
+
+interface Profile {
+  agentDefaults: Array<{ path: string; value: JsonValue }>;
+  environmentDefaults: Array<{ path: string; value: JsonValue }>;
+  unknownFields: boolean;
+  omitNull: boolean;
+  reverse: boolean;
+  versionEveryUpsert: boolean;
+  environmentUpdate: 'patch' | 'replace';
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function valueAt(root: JsonObject, path: string): JsonValue | undefined {
+  let current: JsonValue | undefined = root;
+  for (const key of path.split('.')) current = isObject(current) ? current[key] : undefined;
+  return current;
+}
+
+function fill(target: JsonObject, defaults: Profile['agentDefaults']): JsonObject {
+  const out = structuredClone(target);
+  for (const { path, value } of defaults) {
+    if (valueAt(out, path) !== undefined && valueAt(out, path) !== null) continue;
+    const keys = path.split('.');
+    let current = out;
+    for (const key of keys.slice(0, -1)) {
+      if (!isObject(current[key])) current[key] = {};
+      current = current[key] as JsonObject;
+    }
+    current[keys[keys.length - 1]!] = structuredClone(value);
+  }
+  return out;
+}
+
+/**
+ * What the server answers: unknown fields, reversed keys and sets, null fields left out. (Not empty
+ * lists or maps: a server that left `[]` out of its answers while filling a non-empty default for
+ * an absent field could not have an unmanaged empty value kept by any client.)
+ */
+function present(value: JsonValue, profile: Profile, top: boolean): JsonValue {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => present(item, profile, false));
+    return profile.reverse && items.every((item) => typeof item === 'string') ? [...items].reverse() : items;
+  }
+  if (!isObject(value)) return value;
+  const entries = Object.entries(value)
+    .filter(([, inner]) => !(profile.omitNull && inner === null))
+    .map(([key, inner]) => [key, key === 'byTool' ? inner : present(inner, profile, false)] as const);
+  // An unknown object at the top (presented like any other object), an unknown scalar in every object.
+  if (profile.unknownFields) entries.push(top ? ['futureField', present({ since: 2 }, profile, false)] : ['serverRevision', 7]);
+  return Object.fromEntries(profile.reverse ? entries.reverse() : entries);
+}
+
+class ModelServer implements RpcCaller {
+  definition: JsonObject | undefined;
+  version = 0;
+  environment: JsonObject;
+  writes: string[] = [];
+  private reads = 0;
+
+  constructor(private readonly profile: Profile) {
+    this.environment = fill({}, profile.environmentDefaults);
+  }
+
+  async call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>> {
+    return this.answer(rpc, request as unknown as JsonObject) as unknown as ResponseOf<R>;
+  }
+
+  private answer(rpc: Rpc, body: JsonObject): unknown {
+    const observedAt = `t${++this.reads}`;
+    switch (rpc) {
+      case 'organizations.get':
+        return { id: 'org', name: 'Org' };
+      case 'environments.get':
+        return { id: 'env', slug: 'staging', ...(present(this.environment, this.profile, true) as JsonObject), observedAt };
+      case 'environments.update': {
+        this.writes.push('environment/staging');
+        const { slug: _slug, ...fields } = body;
+        this.environment = this.profile.environmentUpdate === 'replace' ? this.replaced(fields) : this.patched(fields);
+        return { id: 'env', slug: 'staging', ...this.environment };
+      }
+      case 'agents.list':
+        return this.definition ? [{ agentId: 'agt', slug: 'a', version: this.version, definition: present(this.definition, this.profile, true), image: { status: 'ready' }, observedAt }] : [];
+      case 'agents.upsert': {
+        this.writes.push('agent/a');
+        const filled = fill(body.definition as JsonObject, this.profile.agentDefaults);
+        const same = this.definition !== undefined && JSON.stringify(sorted(filled)) === JSON.stringify(sorted(this.definition));
+        if (!same || this.profile.versionEveryUpsert) this.version += 1;
+        this.definition = filled;
+        return { agentId: 'agt', version: this.version, definition: filled };
+      }
+      case 'secrets.list':
+      case 'providers.list':
+      case 'connections.list':
+      case 'connections.grants.list':
+      case 'apiKeys.list':
+        return [];
+      default:
+        throw new Error(`the model server does not offer ${rpc}`);
+    }
+  }
+
+  /** A patch: absent keeps, null resets to the default (or removes), objects patched key by key. */
+  private patched(fields: JsonObject): JsonObject {
+    const out = structuredClone(this.environment);
+    const reset: string[] = [];
+    const visit = (target: JsonObject, patch: JsonObject, prefix: string) => {
+      for (const [key, value] of Object.entries(patch)) {
+        const path = prefix === '' ? key : `${prefix}.${key}`;
+        if (value === null) {
+          delete target[key];
+          reset.push(path);
+        } else if (isObject(value)) {
+          if (!isObject(target[key])) target[key] = {};
+          visit(target[key] as JsonObject, value, path);
+        } else target[key] = structuredClone(value);
+      }
+    };
+    visit(out, fields, '');
+    return fill(out, this.profile.environmentDefaults.filter((d) => reset.some((path) => d.path === path || d.path.startsWith(`${path}.`))));
+  }
+
+  /** A replace: the request is the whole settings; what it leaves out (or nulls) gets the default. */
+  private replaced(fields: JsonObject): JsonObject {
+    const withoutNull = (value: JsonValue): JsonValue => {
+      if (!isObject(value)) return value;
+      return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null).map(([key, inner]) => [key, withoutNull(inner)]));
+    };
+    return fill(withoutNull(fields) as JsonObject, this.profile.environmentDefaults);
+  }
+}
+
+function sorted(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key]!)]));
+}
+
+const defaultsFor = (fields: typeof AGENT_FIELDS) =>
+  fc.subarray(fields.filter((field) => field.optional)).chain((chosen) =>
+    chosen.length === 0 ? fc.constant([]) : fc.tuple(...chosen.map((field) => field.value.map((value) => ({ path: field.path, value })))),
+  );
+
+const profileArbitrary: fc.Arbitrary<Profile> = fc.record({
+  agentDefaults: defaultsFor(AGENT_FIELDS),
+  environmentDefaults: defaultsFor(ENVIRONMENT_FIELDS),
+  unknownFields: fc.boolean(),
+  omitNull: fc.boolean(),
+  reverse: fc.boolean(),
+  versionEveryUpsert: fc.boolean(),
+  environmentUpdate: fc.constantFrom('patch' as const, 'replace' as const),
+});
+
+function desiredState(agent: JsonObject, environment: JsonObject): DesiredState {
+  const resources: DesiredResource[] = [
+    { kind: 'environment', name: 'staging', spec: environment, writeOnly: {}, references: [] },
+    { kind: 'agent', name: 'a', spec: agent, writeOnly: {}, references: [] },
+  ];
+  return { projectDir: '/p', target: { name: 'staging', slug: 'staging', url: 'model', prune: false }, resources };
+}
+
+async function planAndApply(server: ModelServer, desired: DesiredState): Promise<{ before: ActualState; plan: ReturnType<typeof computePlan>; after: ActualState; failed: string[] }> {
+  const before = await readActualState(server, 'staging');
+  const plan = computePlan(desired, before, { prune: false });
+  const result = await applyPlan(plan, desired, before, { caller: server }, {
+    parallelism: 2,
+    reread: async (kind) => new Map((await readActualState(server, 'staging', [kind])).resources.map((resource) => [resource.name, resource.fingerprint])),
+    saveToken: async () => undefined,
+  });
+  const after = await readActualState(server, 'staging');
+  return { before, plan, after, failed: result.failed.map((failure) => `${failure.address}: ${failure.message}`) };
+}
+
+const RUNS = propertyRuns(300);
+
+describe('the plan is a contract (model server)', () => {
+  it(`what apply changes is what the plan lists; a second plan is clean (${RUNS} cases)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        profileArbitrary,
+        choicesOf(AGENT_FIELDS),
+        choicesOf(ENVIRONMENT_FIELDS),
+        outOfBandEdits(AGENT_FIELDS, [{ path: 'policies.toolCalls.byTool.shell', value: fc.constant('allow') }, { path: 'sandbox.network.egress.mode', value: fc.constant('none') }]),
+        outOfBandEdits(ENVIRONMENT_FIELDS, [{ path: 'spend.agentMinutesPerMonth', value: fc.integer({ min: 1, max: 99 }) }]),
+        editedChoices(AGENT_FIELDS),
+        editedChoices(ENVIRONMENT_FIELDS),
+        async (profile, agent0, env0, agentEdits, envEdits, agentChange, envChange) => {
+          const server = new ModelServer(profile);
+          const first = await planAndApply(server, desiredState(specOf(agent0, AGENT_BASE), specOf(env0)));
+          expect(first.failed).toEqual([]);
+
+          // Out of band, as a person with the API would: an upsert (or update) of the edited object,
+          // so the server fills its defaults into what the edit removed.
+          server.definition = fill(applyOutOfBand(server.definition!, agentEdits), profile.agentDefaults);
+          server.version += 1;
+          server.environment = fill(applyOutOfBand(server.environment, envEdits), profile.environmentDefaults);
+          server.writes = [];
+
+          const desired = desiredState(specOf(applyEdit(agent0, agentChange), AGENT_BASE), specOf(applyEdit(env0, envChange)));
+          const { before, plan, after, failed } = await planAndApply(server, desired);
+          expect(failed).toEqual([]);
+          const problems: string[] = [];
+          for (const change of plan.changes) {
+            const was = before.resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
+            const now = after.resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
+            if (!was || !now) continue;
+            const wanted = desired.resources.find((resource) => resource.kind === change.kind && resource.name === change.name)!.spec;
+            problems.push(...contractProblems(change.kind, change, was.spec, now.spec, wanted));
+            if (change.action === 'no-op' && server.writes.includes(change.address)) problems.push(`${change.address}: written although the plan left it alone`);
+          }
+          expect(problems).toEqual([]);
+          const again = computePlan(desired, after, { prune: false });
+          expect(again.changes.filter((change) => change.action !== 'no-op')).toEqual([]);
+        },
+      ),
+      { numRuns: RUNS, seed: PROPERTY_SEED },
+    );
+  }, 120_000);
+});
