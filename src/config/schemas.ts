@@ -65,6 +65,27 @@ export function schemaText(name: SchemaName): string {
 }
 
 export type SchemaObject = Record<string, unknown>;
+
+/**
+ * Each kind's spec schema with the document it sits in (for `#/$defs/...` references), keyed by
+ * resource kind; `environment` is the root file's environment settings. The exporter uses them to
+ * leave out fields the configuration does not know.
+ */
+export function specSchemas(): Record<'agent' | 'provider' | 'connection' | 'apiKey' | 'environment', { root: SchemaObject; spec: SchemaObject }> {
+  const read = (name: SchemaName) => JSON.parse(schemaText(name)) as SchemaObject & { $defs: Record<string, SchemaObject & { properties?: Record<string, SchemaObject> }> };
+  const document = (name: SchemaName) => {
+    const root = read(name);
+    return { root, spec: root.$defs.spec as SchemaObject };
+  };
+  const root = read('root');
+  return {
+    agent: document('Agent'),
+    provider: document('Provider'),
+    connection: document('Connection'),
+    apiKey: document('ApiKey'),
+    environment: { root, spec: root.$defs.environment?.properties?.settings as SchemaObject },
+  };
+}
 /** A validator, compiled here or precompiled: ajv's calling convention, errors left on the function. */
 export interface Validator {
   (data: unknown): boolean;

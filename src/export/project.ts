@@ -2,7 +2,7 @@
 // Pure: no I/O, no clock. The caller reads the state and writes the files.
 import type { ActualResource, ActualState, JsonObject, JsonValue, ResourceKind } from '../model/resources.js';
 import { EnvVarNames, envVarPart, type EnvVarNeed } from './env-names.js';
-import { withoutDefaults } from './prune.js';
+import { exportableSpec, fieldList, type SchemaRef } from './prune.js';
 import { Reference, yamlFile, type ExportValue } from './yaml-text.js';
 
 export interface ExportTarget {
@@ -21,7 +21,15 @@ export interface ExportInput {
   skipApiKeyIds?: ReadonlySet<string>;
   /** Environment id → name, to say where a promoted agent version came from. */
   environmentNames?: ReadonlyMap<string, string>;
+  /**
+   * The configuration schemas of the kinds exported (the caller reads schemas/): fields they do
+   * not know are left out with a note, so the exported project validates. A kind without one is
+   * exported as the server reports it.
+   */
+  schemas: ExportSchemas;
 }
+
+export type ExportSchemas = Partial<Record<'agent' | 'provider' | 'connection' | 'apiKey' | 'environment', SchemaRef>>;
 
 export interface ExportedFile {
   /** Relative to the project directory, `/`-separated. */
@@ -56,6 +64,14 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   const { target, actual } = input;
   const names = new EnvVarNames();
   const notes: string[] = [];
+  /** The spec as the server reports it, minus nulls and fields the schema does not know (noted). */
+  const exported = (resource: ActualResource, kind: keyof ExportSchemas): JsonObject => {
+    const { spec, unknown } = exportableSpec(resource.spec, input.schemas[kind]);
+    if (unknown.length > 0) {
+      notes.push(`${resource.kind}/${resource.name}: left out ${unknown.length === 1 ? 'a field' : `${unknown.length} fields`} the configuration does not know (${fieldList(unknown)}); the exported project does not manage ${unknown.length === 1 ? 'it' : 'them'}, so apply keeps ${unknown.length === 1 ? 'its value' : 'their values'}`);
+    }
+    return spec;
+  };
   const counts: Partial<Record<ResourceKind, number>> = {};
   const files: ExportedFile[] = [];
   const ofKind = (kind: ResourceKind) => {
@@ -72,12 +88,13 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   };
   for (const missing of actual.missingOperations) notes.push(`the server does not offer ${missing.rpc}: ${missing.consequence}, so the export lacks them`);
 
-  files.push({ path: 'agentform.yaml', content: rootFile(target, ofKind('organization')[0], ofKind('environment')[0], names) });
+  const environment = ofKind('environment')[0];
+  files.push({ path: 'agentform.yaml', content: rootFile(target, ofKind('organization')[0], environment ? exported(environment, 'environment') : {}, names) });
 
   const providers = ofKind('provider');
   count('provider', providers.length);
   if (providers.length > 0) {
-    files.push({ path: 'providers.yaml', content: yamlFile('provider', providers.map((provider) => ({ value: providerDocument(provider, names) }))) });
+    files.push({ path: 'providers.yaml', content: yamlFile('provider', providers.map((provider) => ({ value: providerDocument(provider, exported(provider, 'provider'), names) }))) });
   }
 
   const secrets = ofKind('secret');
@@ -101,7 +118,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   count('grant', exportedGrants.length);
   if (connections.length > 0) {
     const documents = connections.map((connection) => ({
-      value: connectionDocument(connection, exportedGrants.filter((grant) => grant.spec.connection === connection.name), names),
+      value: connectionDocument(connection, exported(connection, 'connection'), exportedGrants.filter((grant) => grant.spec.connection === connection.name), names),
     }));
     files.push({ path: 'connections.yaml', content: yamlFile('connection', documents) });
   }
@@ -109,7 +126,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   const agents = ofKind('agent');
   count('agent', agents.length);
   for (const agent of agents) {
-    const { document, prompt, comments } = agentDocument(agent, input.environmentNames);
+    const { document, prompt, comments } = agentDocument(agent, exported(agent, 'agent'), input.environmentNames);
     files.push({ path: `agents/${agent.name}.yaml`, content: yamlFile('agent', [{ comments, value: document }]) });
     if (prompt !== undefined) files.push({ path: `prompts/${agent.name}.md`, content: prompt });
   }
@@ -123,7 +140,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   });
   count('apiKey', keys.length);
   if (keys.length > 0) {
-    const documents = keys.map((key) => ({ value: { kind: 'ApiKey', name: key.name, spec: withoutDefaults('apiKey', key.spec) } }));
+    const documents = keys.map((key) => ({ value: { kind: 'ApiKey', name: key.name, spec: exported(key, 'apiKey') } }));
     files.push({ path: 'apikeys.yaml', content: yamlFile('apikey', documents) });
   }
 
@@ -134,8 +151,7 @@ function envRef(names: EnvVarNames, candidates: string[], purpose: string): Refe
   return new Reference(`\${env:${names.claim(candidates, purpose)}}`);
 }
 
-function rootFile(target: ExportTarget, organization: ActualResource | undefined, environment: ActualResource | undefined, names: EnvVarNames): string {
-  const settings: JsonObject = environment ? withoutDefaults('environment', environment.spec) : {};
+function rootFile(target: ExportTarget, organization: ActualResource | undefined, settings: JsonObject, names: EnvVarNames): string {
   const entry: { [key: string]: ExportValue } = { url: target.url };
   if (target.slug !== target.name) entry.slug = target.slug;
   // The local control plane hands out its own keys; every other server needs one.
@@ -150,16 +166,16 @@ function rootFile(target: ExportTarget, organization: ActualResource | undefined
   return yamlFile('agentform', [{ comments: [`The live state of environment ${target.slug}.`], value: root }]);
 }
 
-function providerDocument(provider: ActualResource, names: EnvVarNames): ExportValue {
-  const spec: { [key: string]: ExportValue } = { ...withoutDefaults('provider', provider.spec) };
+function providerDocument(provider: ActualResource, exported: JsonObject, names: EnvVarNames): ExportValue {
+  const spec: { [key: string]: ExportValue } = { ...exported };
   if (provider.remote.hasSecret === true) {
     spec.secret = envRef(names, [`PROVIDER_${envVarPart(provider.name)}_SECRET`], `the credential of provider ${provider.name}`);
   }
   return { kind: 'Provider', name: provider.name, spec };
 }
 
-function connectionDocument(connection: ActualResource, grants: ActualResource[], names: EnvVarNames): ExportValue {
-  const spec: { [key: string]: ExportValue } = { ...withoutDefaults('connection', connection.spec) };
+function connectionDocument(connection: ActualResource, exported: JsonObject, grants: ActualResource[], names: EnvVarNames): ExportValue {
+  const spec: { [key: string]: ExportValue } = { ...exported };
   if (grants.length > 0) {
     spec.grants = grants.map((grant) => {
       const identity = grant.spec.identity as { scope: string; id: string };
@@ -179,9 +195,10 @@ function connectionDocument(connection: ActualResource, grants: ActualResource[]
 
 function agentDocument(
   agent: ActualResource,
+  exported: JsonObject,
   environmentNames: ReadonlyMap<string, string> | undefined,
 ): { document: ExportValue; prompt?: string; comments: string[] } {
-  const spec: { [key: string]: ExportValue } = { ...withoutDefaults('agent', agent.spec) };
+  const spec: { [key: string]: ExportValue } = { ...exported };
   // The configuration defaults an agent's display name to its resource name.
   if (spec.name === agent.name) delete spec.name;
   let prompt: string | undefined;

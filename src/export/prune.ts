@@ -1,61 +1,65 @@
-// Leaves out of a live spec what a person would not write: nulls, values equal to the server's
-// default, and objects that end up empty. Pure.
-import { canonicalJson } from '../engine/canonical.js';
-import { joinPath, jsonEqual } from '../engine/diff.js';
-import { rulesFor } from '../engine/rules.js';
-import type { JsonObject, JsonValue, ResourceKind } from '../model/resources.js';
-import { ALWAYS_WRITTEN, PRESENCE_MATTERS, exportDefaultsFor } from './defaults.js';
+// What the exporter writes of a live spec: everything the server reports, so that the project
+// round-trips to a server whose defaults differ (values equal to one server's defaults are real
+// values on another). Left out: nulls (a null in a configuration means "left to the server"), and
+// fields the configuration schema does not know (a server may report fields this version of
+// agentform has no name for; writing them would fail validation) — each one named in a note. Fields
+// left out are not managed by the exported project, so a plan keeps their remote value. Pure.
+import type { JsonObject, JsonValue } from '../model/resources.js';
+
+/** The part of a JSON Schema the exporter reads: which fields an object knows. */
+export interface SpecSchema {
+  $ref?: string;
+  properties?: Record<string, SpecSchema>;
+  additionalProperties?: boolean | SpecSchema;
+  items?: SpecSchema;
+  $defs?: Record<string, SpecSchema>;
+}
+
+/** A kind's spec schema and the document it sits in (for `#/$defs/...` references). */
+export interface SchemaRef {
+  root: SpecSchema;
+  spec: SpecSchema;
+}
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function sameSet(a: JsonValue[], b: JsonValue[]): boolean {
-  const left = new Set(a.map(canonicalJson));
-  const right = new Set(b.map(canonicalJson));
-  return left.size === right.size && [...left].every((item) => right.has(item));
+function resolve(schema: SpecSchema | undefined, root: SpecSchema): SpecSchema | undefined {
+  let current = schema;
+  for (let depth = 0; current?.$ref !== undefined && depth < 8; depth++) {
+    const match = /^#\/\$defs\/(.+)$/.exec(current.$ref);
+    current = match ? root.$defs?.[match[1] as string] : undefined;
+  }
+  return current;
 }
 
-export function withoutDefaults(kind: ResourceKind, spec: JsonObject): JsonObject {
-  const defaults = exportDefaultsFor(kind);
-  const sets = rulesFor(kind).sets ?? new Set<string>();
-  const keepEmpty = PRESENCE_MATTERS[kind] ?? new Set<string>();
-
-  const isDefault = (value: JsonValue, pattern: string): boolean => {
-    if (!Object.prototype.hasOwnProperty.call(defaults, pattern)) return false;
-    const fallback = defaults[pattern] as JsonValue;
-    if (Array.isArray(value) && Array.isArray(fallback) && sets.has(pattern)) return sameSet(value, fallback);
-    return jsonEqual(value, fallback);
-  };
-
-  /** undefined: leave the field out. */
-  const prune = (value: JsonValue, pattern: string): JsonValue | undefined => {
-    if (value === null || isDefault(value, pattern)) return undefined;
-    if (Array.isArray(value)) {
-      // Elements are kept (their position means something); only their fields are pruned.
-      return value.map((element) => (isObject(element) ? pruneObject(element, `${pattern}[]`) : element));
-    }
-    if (isObject(value)) {
-      const pruned = pruneObject(value, pattern);
-      return Object.keys(pruned).length === 0 && !keepEmpty.has(pattern) ? undefined : pruned;
-    }
-    return value;
-  };
-
-  const pruneObject = (object: JsonObject, pattern: string): JsonObject => {
+/** The spec as exported, and the paths of the fields left out because the schema does not know them. */
+export function exportableSpec(spec: JsonObject, schema: SchemaRef | undefined): { spec: JsonObject; unknown: string[] } {
+  const unknown: string[] = [];
+  const visit = (value: JsonValue, node: SpecSchema | undefined, path: string): JsonValue => {
+    const known = node && schema ? resolve(node, schema.root) : undefined;
+    if (Array.isArray(value)) return value.map((item, index) => visit(item, known?.items, `${path}[${index}]`));
+    if (!isObject(value)) return value;
     const out: JsonObject = {};
-    for (const [key, value] of Object.entries(object)) {
-      if (value === undefined) continue;
-      const kept = prune(value, joinPath(pattern, key));
-      if (kept !== undefined) out[key] = kept;
+    for (const [key, inner] of Object.entries(value)) {
+      if (inner === null || inner === undefined) continue;
+      const field = path === '' ? key : `${path}.${key}`;
+      const property = known?.properties?.[key];
+      if (known && property === undefined && known.additionalProperties === false) {
+        unknown.push(field);
+        continue;
+      }
+      const next = property ?? (typeof known?.additionalProperties === 'object' ? known.additionalProperties : undefined);
+      out[key] = visit(inner, next, field);
     }
     return out;
   };
+  return { spec: visit(spec, schema?.spec, '') as JsonObject, unknown };
+}
 
-  const pruned = pruneObject(spec, '');
-  // Top-level fields of the minimal request stay, as their empty value when everything in them was a default.
-  for (const [field, empty] of Object.entries(ALWAYS_WRITTEN[kind] ?? {})) {
-    if (spec[field] !== undefined && spec[field] !== null && pruned[field] === undefined) pruned[field] = structuredClone(empty);
-  }
-  return pruned;
+/** "model.serverRevision, sandbox.region and 3 more": a short list for a note. */
+export function fieldList(paths: string[], shown = 4): string {
+  if (paths.length <= shown) return paths.join(', ');
+  return `${paths.slice(0, shown).join(', ')} and ${paths.length - shown} more`;
 }

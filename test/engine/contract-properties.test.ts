@@ -168,10 +168,10 @@ function sorted(value: JsonValue): JsonValue {
   return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key]!)]));
 }
 
-const defaultsFor = (fields: typeof AGENT_FIELDS) =>
-  fc.subarray(fields.filter((field) => field.optional)).chain((chosen) =>
-    chosen.length === 0 ? fc.constant([]) : fc.tuple(...chosen.map((field) => field.value.map((value) => ({ path: field.path, value })))),
-  );
+const defaultsFor = (fields: typeof AGENT_FIELDS): fc.Arbitrary<Profile['agentDefaults']> =>
+  fc
+    .subarray(fields.filter((field) => field.optional))
+    .chain((chosen) => fc.tuple(...chosen.map((field) => field.value.map((value) => ({ path: field.path, value })))) as fc.Arbitrary<Profile['agentDefaults']>);
 
 const profileArbitrary: fc.Arbitrary<Profile> = fc.record({
   agentDefaults: defaultsFor(AGENT_FIELDS),

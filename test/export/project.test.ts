@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { desiredStateFor, loadProject, validateProject } from '../../src/config/index.js';
 import { computePlan } from '../../src/engine/plan.js';
-import { exportEnvironment, type ExportResult } from '../../src/export/index.js';
+import { specSchemas } from '../../src/config/schemas.js';
+import { exportEnvironment, type ExportResult, type ExportSchemas } from '../../src/export/index.js';
 import type { ActualState } from '../../src/model/resources.js';
 import { DEFAULTS, fillDefaults } from '../../src/server/defaults.js';
 import {
@@ -40,13 +41,15 @@ function liveState(): ActualState {
       agent('support', {
         name: 'support',
         description: 'Costs ${var:price}',
-        model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'local-llm', model: 'llama' }] } },
+        // serverRevision and futureField: fields a newer server reports that agentform does not know.
+        model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'local-llm', model: 'llama' }] }, serverRevision: 7 },
         system: SYSTEM,
         tools: [{ type: 'builtin', name: 'current_time' }],
         policies: { toolCalls: { hook: { connection: 'crm' } } },
         limits: { maxTurns: 20 },
         subagents: [{ kind: 'agent', name: 'research', agent: 'researcher', version: 2 }],
         sandbox: { image: { secrets: ['npm-token'] } },
+        futureField: { since: 2 },
       }, { promotedFrom: { environmentId: 'env_d', agentId: 'ag_x', version: 7 } }),
       agent('researcher', { name: 'Researcher', model: { provider: 'openai', model: 'gpt-4o-mini' }, system: 'Look things up.', tools: [], policies: {}, limits: {} }),
       ...normalizeApiKeys([
@@ -76,7 +79,7 @@ const target = { name: 'staging', slug: 'staging', url: 'https://control.example
 
 describe('exportEnvironment', () => {
   const actual = liveState();
-  const result = exportEnvironment({ target, actual, skipApiKeyIds: new Set(['key_ci']), environmentNames: new Map([['env_d', 'dev']]) });
+  const result = exportEnvironment({ target, actual, skipApiKeyIds: new Set(['key_ci']), environmentNames: new Map([['env_d', 'dev']]), schemas: specSchemas() as ExportSchemas });
   const processEnv = Object.fromEntries(result.envVars.map((need) => [need.name, `value-of-${need.name}`]));
 
   it('writes one file per kind, one per agent, and the prompts', () => {
@@ -113,18 +116,50 @@ describe('exportEnvironment', () => {
     expect(fileOf(result, 'agentform.yaml')).toContain('token: ${env:AGENTFORM_TOKEN_STAGING}');
   });
 
-  it('leaves out server-filled defaults, the default display name and the key in use', () => {
+  // Regression: the export dropped values equal to the local control plane's defaults, so a project
+  // exported from one server and applied to a server with other defaults did not reproduce it.
+  it('writes what the server reports, values equal to one server\'s defaults included', () => {
     const support = fileOf(result, 'agents/support.yaml');
-    for (const dropped of ['reasoning', 'toolLoading', 'maxInputTokensPerSession', 'onExpire', 'compaction', 'overrides', 'subagentPolicy', 'identity', 'cpu']) {
-      expect(support).not.toContain(dropped);
-    }
+    for (const kept of ['reasoning: none', 'maxDepth: 2', 'keepSnapshots: 3', 'toolLoading:', 'identity:', 'onExpire: deny']) expect(support).toContain(kept);
+    expect(fileOf(result, 'connections.yaml')).toMatch(/transport: streamable-http/);
+    expect(fileOf(result, 'agentform.yaml')).toMatch(/retention:/);
+  });
+
+  it('leaves out nulls, the default display name and the key in use', () => {
+    const support = fileOf(result, 'agents/support.yaml');
     expect(support).not.toMatch(/^ {2}name:/m);
-    expect(support).toContain('sandbox:');
+    expect(support).not.toContain('null');
     expect(fileOf(result, 'agents/researcher.yaml')).toContain('name: Researcher');
-    expect(fileOf(result, 'connections.yaml')).not.toMatch(/transport|channel|hooksUrl/);
-    expect(fileOf(result, 'agentform.yaml')).not.toMatch(/retention|kind:|expiresAt/);
+    expect(fileOf(result, 'connections.yaml')).not.toContain('hooksUrl');
     expect(fileOf(result, 'apikeys.yaml')).not.toContain('name: ci');
     expect(result.notes.join('\n')).toContain('apiKey/ci was left out');
+  });
+
+  // Regression: unknown fields a server reports were written and then failed validation.
+  it('leaves out fields the configuration does not know, with a note', () => {
+    const support = fileOf(result, 'agents/support.yaml');
+    expect(support).not.toContain('futureField');
+    expect(support).not.toContain('serverRevision');
+    expect(result.notes).toContain(
+      'agent/support: left out 2 fields the configuration does not know (model.serverRevision, futureField); the exported project does not manage them, so apply keeps their values',
+    );
+  });
+
+  it('round-trips to a server with other defaults: applying the export there reproduces the values', async () => {
+    const dir = await writeExport(result);
+    const desired = desiredStateFor(await loadProject(dir), 'staging', processEnv);
+    const exportedSupport = desired.resources.find((resource) => resource.kind === 'agent' && resource.name === 'support')!;
+    // The same agent on a server whose defaults for the fields the export wrote are other values.
+    const spec = exportedSupport.spec as { subagentPolicy: object; sandbox: object };
+    const other = normalizeAgent({
+      agentId: 'ag_other',
+      slug: 'support',
+      version: 1,
+      definition: { ...spec, subagentPolicy: { ...spec.subagentPolicy, maxDepth: 5 }, sandbox: { ...spec.sandbox, lifecycle: { keepSnapshots: 9 } } } as never,
+    });
+    const plan = computePlan({ ...desired, resources: [exportedSupport] }, { environmentSlug: 'staging', missingOperations: [], resources: [other] }, { prune: false });
+    const fields = plan.changes.find((change) => change.address === 'agent/support')!.fields.map((field) => [field.path, field.before, field.after]);
+    expect(fields).toEqual(expect.arrayContaining([['subagentPolicy.maxDepth', 5, 2], ['sandbox.lifecycle.keepSnapshots', 9, 3]]));
   });
 
   it('is valid against the schemas and every project check', async () => {
@@ -145,7 +180,7 @@ describe('exportEnvironment', () => {
   });
 
   it('local environments need no token', () => {
-    const local = exportEnvironment({ target: { name: 'dev', slug: 'dev', url: 'local' }, actual: { environmentSlug: 'dev', resources: [], missingOperations: [] } });
+    const local = exportEnvironment({ target: { name: 'dev', slug: 'dev', url: 'local' }, actual: { environmentSlug: 'dev', resources: [], missingOperations: [] }, schemas: {} });
     expect(local.envVars).toEqual([]);
     expect(fileOf(local, 'agentform.yaml')).not.toContain('token');
     expect(local.files.map((file) => file.path)).toEqual(['agentform.yaml']);

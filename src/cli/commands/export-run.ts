@@ -5,7 +5,8 @@ import { readdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { RpcCaller } from '../../api/operations.js';
 import { UserError } from '../../errors.js';
-import { environmentNameFor, exportEnvironment, type ExportResult, type ExportTarget } from '../../export/index.js';
+import { specSchemas } from '../../config/schemas.js';
+import { environmentNameFor, exportEnvironment, type ExportResult, type ExportSchemas, type ExportTarget } from '../../export/index.js';
 import type { ActualResource, ActualState } from '../../model/resources.js';
 import { readActualState } from '../../state/read.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
@@ -118,7 +119,7 @@ export async function runExport(options: ExportCommandOptions, globals: GlobalOp
   let result: ExportResult;
   try {
     const [actual, names] = await Promise.all([readActualState(source.caller, source.target.slug), environmentNames(source.caller)]);
-    result = exportEnvironment({ target: source.target, actual, skipApiKeyIds: ownKeyIds(actual, source.token), environmentNames: names });
+    result = exportEnvironment({ target: source.target, actual, skipApiKeyIds: ownKeyIds(actual, source.token), environmentNames: names, schemas: specSchemas() as ExportSchemas });
   } finally {
     await source.close();
   }
