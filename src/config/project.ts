@@ -6,6 +6,7 @@ import type { SourceLocation } from '../errors.js';
 import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
 import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
+import { withoutNulls } from './merge.js';
 import { reportSchemaErrors } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
@@ -134,7 +135,7 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
     return undefined;
   }
   const rootValidator = validators().documents.root;
-  if (!rootValidator(root.value)) reportSchemaErrors(rootValidator.errors ?? [], 'root', [], (path, target) => root.locate(path, target), problems);
+  if (!rootValidator(withNullSettings(root.value as JsonObject))) reportSchemaErrors(rootValidator.errors ?? [], 'root', [], (path, target) => root.locate(path, target), problems);
   const rootValue = root.value;
   const environments = readEnvironments(rootValue, root);
   const defaultEnvironment = typeof rootValue.defaultEnvironment === 'string' ? { defaultEnvironment: rootValue.defaultEnvironment } : {};
@@ -229,7 +230,7 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
   }
   const documentKind = kind as DocumentKind;
   const validate = validators().documents[documentKind];
-  const valid = validate(value) as boolean;
+  const valid = validate(isObject(value.spec) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
   if (!valid) reportSchemaErrors(validate.errors ?? [], documentKind, [], (path, target) => source.locate(path, target), problems, {
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
     skipRequiredAtSpecRoot: documentKind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
@@ -262,4 +263,17 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
     overlayPromote,
     valid: valid || onlyWarnings,
   };
+}
+
+/**
+ * The root document as the schema checks it: `null` in an environment's settings means "left to
+ * the server" and satisfies any optional field (as in a resource spec), so it is not a type error.
+ */
+function withNullSettings(root: JsonObject): JsonObject {
+  if (!isObject(root.environments)) return root;
+  const environments: JsonObject = {};
+  for (const [name, environment] of Object.entries(root.environments)) {
+    environments[name] = isObject(environment) && isObject(environment.settings) ? { ...environment, settings: withoutNulls(environment.settings as JsonObject) } : environment;
+  }
+  return { ...root, environments };
 }

@@ -209,6 +209,25 @@ describe('desiredStateFor', () => {
   });
 });
 
+describe('null in a spec or in environment settings', () => {
+  // null means "left to the server"; it must be writable where the field is, not only in overlays.
+  it('is accepted on optional fields and kept in the desired spec', async () => {
+    const dir = writeProject({
+      'agentform.yaml': 'version: 1\nenvironments:\n  dev:\n    url: local\n    settings:\n      spend: {dailyUsd: null}\n',
+      'a.yaml': 'kind: Agent\nname: a\nspec:\n  model: {provider: p, model: m, reasoning: null}\n  system: x\n  sandbox: {tools: {deny: null}}\n',
+      'p.yaml': 'kind: Provider\nname: p\nspec:\n  type: openai\n',
+    });
+    const state = desiredStateFor(await loadProject(dir), 'dev', {});
+    expect(find(state, 'agent/a').spec).toMatchObject({ model: { reasoning: null }, sandbox: { tools: { deny: null } } });
+    expect(find(state, 'environment/dev').spec).toEqual({ spend: { dailyUsd: null } });
+  });
+
+  it('is still an error on a required field', async () => {
+    const dir = writeProject({ 'agentform.yaml': 'version: 1\nenvironments:\n  dev:\n    url: local\n', 'a.yaml': 'kind: Agent\nname: a\nspec:\n  model: {provider: p, model: m}\n  system: null\n' });
+    await expect(loadProject(dir)).rejects.toBeInstanceOf(ProblemsError);
+  });
+});
+
 describe('loadProject', () => {
   it('throws one ProblemsError with every problem', async () => {
     const dir = writeProject({
