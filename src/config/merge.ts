@@ -1,5 +1,5 @@
 // Overlays: objects merge deeply, arrays and scalars replace, and null replaces too (it means
-// "reset this field to the server default" and is kept in the desired spec).
+// "left to the server", see src/engine/diff.ts, and is kept in the desired spec).
 import type { JsonObject, JsonValue } from '../model/resources.js';
 
 function isPlainObject(value: unknown): value is JsonObject {
@@ -15,7 +15,7 @@ export function mergeOverlay(base: JsonObject, overlay: JsonObject): JsonObject 
   return out;
 }
 
-/** The spec without nulls, for schema checks: a null (reset to default) satisfies any optional field. */
+/** The spec without nulls, for schema checks: a null (left to the server) satisfies any optional field. */
 export function withoutNulls(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (isPlainObject(value)) {
