@@ -288,4 +288,47 @@ describe('applyPlan deletes of resources removed meanwhile', () => {
     expect(calls).toEqual([]);
     expect(result.done[0]).toMatchObject({ address: 'secret/old', note: 'already gone' });
   });
+
+  describe('writes of existing resources send the remote object with the configuration merged in', () => {
+    const existing = (kind: ResourceKind, name: string, spec: DesiredResource['spec']): ActualResource => ({ kind, name, id: `${kind}-id`, spec, remote: {}, fingerprint: 'fp' });
+    const run = async (kind: ResourceKind, name: string, want: DesiredResource['spec'], have: DesiredResource['spec'], action: ResourceChange['action'] = 'update') => {
+      const { caller, calls } = fakeCaller();
+      const actual = { environmentSlug: 'dev', resources: [existing(kind, name, have)], missingOperations: [] };
+      const result = await applyPlan(planOf([change(kind, name, action, { remoteFingerprint: 'fp' })]), desiredOf([resource(kind, name, want)]), actual, { caller }, {
+        ...baseOptions(),
+        reread: async () => new Map([[name, 'fp']]),
+      });
+      expect(result.failed).toEqual([]);
+      return calls.filter((call) => !call.rpc.endsWith('.test')).map((call) => [call.rpc, call.request]);
+    };
+
+    // Regression: agents.upsert replaces the whole definition, and fields the configuration did
+    // not mention (an out-of-band byTool entry, a sandbox, an identity) were silently removed.
+    it('agents.upsert: the whole remote definition, unknown fields included; byTool replaced; null left out', async () => {
+      const remote = { name: 'A', model: { provider: 'p', model: 'm', reasoning: 'high' }, system: 's', tools: [], policies: { toolCalls: { byTool: { shell: 'allow', rm: 'deny' } } }, limits: {}, sandbox: { scope: 'tree' }, identity: { required: true }, futureField: 1 };
+      const want = { name: 'A', model: { provider: 'p', model: 'n', reasoning: null }, system: 's', policies: { toolCalls: { byTool: { rm: 'deny' } } } };
+      expect(await run('agent', 'a', want, remote)).toEqual([
+        ['agents.upsert', { slug: 'a', definition: { name: 'A', model: { provider: 'p', model: 'n' }, system: 's', tools: [], policies: { toolCalls: { byTool: { rm: 'deny' } } }, limits: {}, sandbox: { scope: 'tree' }, identity: { required: true }, futureField: 1 } }],
+      ]);
+    });
+
+    it('environments.update: every field of the request shape, nulls sent as null, kind never', async () => {
+      const remote = { name: 'Dev', kind: 'development', group: 'g', expiresAt: null, spend: { dailyUsd: 5, tokensPerMonth: 9, serverRevision: 7 }, retention: { spansDays: 3 } };
+      expect(await run('environment', 'dev', { name: 'Development', spend: { dailyUsd: null } }, remote)).toEqual([
+        ['environments.update', { slug: 'dev', name: 'Development', group: 'g', expiresAt: null, spend: { dailyUsd: null, tokensPerMonth: 9 }, retention: { spansDays: 3 } }],
+      ]);
+    });
+
+    it('connections.update and providers.update: the request shape with the remote values', async () => {
+      expect(await run('connection', 'c', { url: 'https://b.test', auth: { type: 't' } }, { url: 'https://a.test', transport: 'sse', channel: 'x', hooksUrl: null, hookEvents: ['e'], auth: { type: 't' } })).toEqual([
+        ['connections.update', { id: 'connection-id', url: 'https://b.test', transport: 'sse', channel: 'x', hooksUrl: null, hookEvents: ['e'], auth: { type: 't' } }],
+      ]);
+      expect(await run('provider', 'p', { type: 'openai' }, { type: 'other', baseUrl: 'https://gw.test' })).toEqual([['providers.update', { id: 'provider-id', type: 'openai', baseUrl: 'https://gw.test' }]]);
+    });
+
+    it('a replacing API key takes over what the configuration does not mention', async () => {
+      const calls = await run('apiKey', 'k', { scopes: ['read', 'control'] }, { scopes: ['read'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' }, 'replace');
+      expect(calls[0]).toEqual(['apiKeys.create', { key: { name: 'k', scopes: ['read', 'control'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' } }]);
+    });
+  });
 });

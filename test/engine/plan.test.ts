@@ -156,3 +156,25 @@ describe('promotion and missing reads', () => {
     expect(result.warnings).toEqual(['the server does not offer agents.list: agents cannot be planned']);
   });
 });
+
+describe('fields the configuration does not mention, and null', () => {
+  it('a null field alone is no change, whatever the remote value; kept values show on a no-op', () => {
+    const result = plan(
+      [desired('agent', 'a', { ...agentSpec(), model: { provider: 'openai', model: 'gpt-4o', reasoning: null } })],
+      [actual('agent', 'a', { ...agentSpec(), model: { provider: 'openai', model: 'gpt-4o', reasoning: 'high' }, sandbox: { tools: { deny: ['rm'] } } })],
+    );
+    expect(result.changes[0]).toMatchObject({ action: 'no-op', fields: [], kept: [{ path: 'sandbox', value: { tools: { deny: ['rm'] } } }] });
+    expect(result.summary.change).toBe(0);
+  });
+
+  it('a write made for another reason lists the null fields as reset to the server default', () => {
+    const result = plan(
+      [desired('agent', 'a', { ...agentSpec('gpt-4o-mini'), model: { provider: 'openai', model: 'gpt-4o-mini', reasoning: null } })],
+      [actual('agent', 'a', { ...agentSpec(), model: { provider: 'openai', model: 'gpt-4o', reasoning: 'high' } })],
+    );
+    expect(result.changes[0]?.fields).toEqual([
+      { path: 'model.model', before: 'gpt-4o', after: 'gpt-4o-mini' },
+      { path: 'model.reasoning', before: 'high', after: null, resetToDefault: true },
+    ]);
+  });
+});
