@@ -29,15 +29,8 @@ const SET_FIELDS: { readonly [K in ResourceKind]: readonly string[] } = {
  * by the configured map, so `byTool: {}` removes every entry. Other objects merge key by key.
  * test/engine/rules.test.ts checks this list against schemas/.
  */
-const WHOLE_VALUE_FIELDS: { readonly [K in ResourceKind]: readonly string[] } = {
-  organization: [],
-  environment: [],
-  secret: [],
-  provider: [],
-  connection: [],
-  grant: [],
+const WHOLE_VALUE_FIELDS: { readonly [K in ResourceKind]?: readonly string[] } = {
   agent: ['policies.toolCalls.byTool'],
-  apiKey: [],
 };
 
 /** There is no apiKeys.update: any change to a key is a new key (the old one is revoked after). */
@@ -71,7 +64,7 @@ export function rulesFor(kind: ResourceKind): DiffRules {
   if (!rules) {
     rules = {
       sets: new Set(SET_FIELDS[kind]),
-      wholeValues: new Set(WHOLE_VALUE_FIELDS[kind]),
+      wholeValues: new Set(WHOLE_VALUE_FIELDS[kind] ?? []),
       forcesReplace: new Set(REPLACE_FIELDS[kind]),
     };
     cache.set(kind, rules);

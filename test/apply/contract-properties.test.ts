@@ -9,24 +9,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
-import { applyPlan } from '../../src/apply/executor.js';
-import { computePlan } from '../../src/engine/plan.js';
-import type { ActualState, DesiredResource, DesiredState, JsonObject, JsonValue, Plan } from '../../src/model/resources.js';
+import type { JsonObject, JsonValue } from '../../src/model/resources.js';
 import type { LocalControlPlaneOptions } from '../../src/server/embedded.js';
-import { readActualState } from '../../src/state/read.js';
 import {
-  AGENT_BASE,
-  AGENT_FIELDS,
-  ENVIRONMENT_FIELDS,
   PROPERTY_SEED,
-  applyEdit,
   applyOutOfBand,
-  choicesOf,
-  contractProblems,
-  editedChoices,
-  outOfBandEdits,
+  configurationsOf,
+  contractCase,
+  planAndApply,
   propertyRuns,
-  specOf,
+  roundProblems,
   type OutOfBand,
 } from '../engine/contract-model.js';
 import { startServer } from '../server/helpers.js';
@@ -52,26 +44,6 @@ class Recording implements RpcCaller {
     }
     return this.client.call(rpc, request);
   }
-}
-
-function desiredState(agentName: string, agent: JsonObject, environment: JsonObject): DesiredState {
-  const resources: DesiredResource[] = [
-    { kind: 'environment', name: SLUG, spec: environment, writeOnly: {}, references: [] },
-    { kind: 'agent', name: agentName, spec: agent, writeOnly: {}, references: [] },
-  ];
-  return { projectDir: '/p', target: { name: SLUG, slug: SLUG, url: 'local', prune: false }, resources };
-}
-
-async function planAndApply(caller: Recording, desired: DesiredState): Promise<{ before: ActualState; plan: Plan; after: ActualState; failed: string[] }> {
-  const before = await readActualState(caller, SLUG);
-  const plan = computePlan(desired, before, { prune: false });
-  const result = await applyPlan(plan, desired, before, { caller }, {
-    parallelism: 4,
-    reread: async (kind) => new Map((await readActualState(caller, SLUG, [kind])).resources.map((resource) => [resource.name, resource.fingerprint])),
-    saveToken: async () => undefined,
-  });
-  const after = await readActualState(caller, SLUG);
-  return { before, plan, after, failed: result.failed.map((failure) => `${failure.address}: ${failure.message}`) };
 }
 
 /** An environments.update body for out-of-band edits: a removed field is reset with null. */
@@ -100,43 +72,23 @@ describe.each(PROFILES)('the plan is a contract (local control plane, %s profile
   it(`what apply changes is what the plan lists; a second plan is clean (${RUNS} cases)`, async () => {
     let counter = 0;
     await fc.assert(
-      fc.asyncProperty(
-        choicesOf(AGENT_FIELDS),
-        choicesOf(ENVIRONMENT_FIELDS),
-        outOfBandEdits(AGENT_FIELDS, [{ path: 'policies.toolCalls.byTool.shell', value: fc.constant('allow') }, { path: 'sandbox.network.egress.mode', value: fc.constant('none') }]),
-        outOfBandEdits(ENVIRONMENT_FIELDS, [{ path: 'spend.agentMinutesPerMonth', value: fc.integer({ min: 1, max: 99 }) }]),
-        editedChoices(AGENT_FIELDS),
-        editedChoices(ENVIRONMENT_FIELDS),
-        async (agent0, env0, agentEdits, envEdits, agentChange, envChange) => {
-          const name = `a${++counter}`;
-          const first = await planAndApply(caller, desiredState(name, specOf(agent0, AGENT_BASE), specOf(env0)));
-          expect(first.failed).toEqual([]);
+      fc.asyncProperty(contractCase, async (c) => {
+        const name = `a${++counter}`;
+        const [initial, desired] = configurationsOf(SLUG, name, c);
+        const first = await planAndApply(caller, SLUG, initial);
+        expect(first.failed).toEqual([]);
 
-          // Out of band, with the API directly.
-          const current = await caller.call('agents.get', { slug: name });
-          const edited = applyOutOfBand(current.definition as unknown as JsonObject, agentEdits);
-          await caller.call('agents.upsert', { slug: name, definition: edited as never });
-          if (envEdits.length > 0) await caller.call('environments.update', { slug: SLUG, ...(environmentPatch(envEdits) as object) });
-          caller.writes = [];
+        // Out of band, with the API directly.
+        const current = await caller.call('agents.get', { slug: name });
+        const edited = applyOutOfBand(current.definition as unknown as JsonObject, c.agentEdits);
+        await caller.call('agents.upsert', { slug: name, definition: edited as never });
+        if (c.envEdits.length > 0) await caller.call('environments.update', { slug: SLUG, ...(environmentPatch(c.envEdits) as object) });
+        caller.writes = [];
 
-          const desired = desiredState(name, specOf(applyEdit(agent0, agentChange), AGENT_BASE), specOf(applyEdit(env0, envChange)));
-          const { before, plan, after, failed } = await planAndApply(caller, desired);
-          expect(failed).toEqual([]);
-          const problems: string[] = [];
-          for (const change of plan.changes) {
-            const wanted = desired.resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
-            const was = before.resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
-            const now = after.resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
-            if (!wanted || !was || !now) continue;
-            problems.push(...contractProblems(change.kind, change, was.spec, now.spec, wanted.spec));
-            if (change.action === 'no-op' && caller.writes.includes(change.address)) problems.push(`${change.address}: written although the plan left it alone`);
-            if (change.action === 'no-op' && was.remote.version !== now.remote.version) problems.push(`${change.address}: a new version although nothing changed`);
-          }
-          expect(problems).toEqual([]);
-          const again = computePlan(desired, after, { prune: false });
-          expect(again.changes.filter((change) => change.action !== 'no-op' && change.action !== 'unmanaged')).toEqual([]);
-        },
-      ),
+        const round = await planAndApply(caller, SLUG, desired);
+        expect(round.failed).toEqual([]);
+        expect(roundProblems(round, desired, caller.writes)).toEqual([]);
+      }),
       { numRuns: RUNS, seed: PROPERTY_SEED },
     );
   }, 300_000);

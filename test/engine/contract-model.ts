@@ -3,9 +3,13 @@
 // environment configurations, random out-of-band edits, random configuration edits, and the check
 // "the fields whose remote value changed are exactly the fields the plan listed".
 import fc from 'fast-check';
+import type { RpcCaller } from '../../src/api/operations.js';
+import { applyPlan } from '../../src/apply/executor.js';
 import { canonicalJson } from '../../src/engine/canonical.js';
+import { computePlan } from '../../src/engine/plan.js';
 import { rulesFor } from '../../src/engine/rules.js';
-import type { JsonObject, JsonValue, ResourceChange, ResourceKind } from '../../src/model/resources.js';
+import type { ActualState, DesiredResource, DesiredState, JsonObject, JsonValue, Plan, ResourceChange, ResourceKind } from '../../src/model/resources.js';
+import { readActualState } from '../../src/state/read.js';
 
 /** How many cases each property runs: AGENTFORM_PROPERTY_RUNS=200 runs more. */
 export function propertyRuns(fallback: number): number {
@@ -230,3 +234,73 @@ export function contractProblems(kind: ResourceKind, change: ResourceChange, bef
   }
   return problems;
 }
+
+// --- one round: plan, apply, check ----------------------------------------------------------------
+
+/** An environment's settings and one agent, as a configuration gives them. */
+export function contractDesired(slug: string, agentName: string, agent: JsonObject, environment: JsonObject): DesiredState {
+  const resources: DesiredResource[] = [
+    { kind: 'environment', name: slug, spec: environment, writeOnly: {}, references: [] },
+    { kind: 'agent', name: agentName, spec: agent, writeOnly: {}, references: [] },
+  ];
+  return { projectDir: '/p', target: { name: slug, slug, url: 'local', prune: false }, resources };
+}
+
+/** Read, plan and apply through the real engine, writers and executor; then read again. */
+export async function planAndApply(caller: RpcCaller, slug: string, desired: DesiredState): Promise<{ before: ActualState; plan: Plan; after: ActualState; failed: string[] }> {
+  const before = await readActualState(caller, slug);
+  const plan = computePlan(desired, before, { prune: false });
+  const result = await applyPlan(plan, desired, before, { caller }, {
+    parallelism: 4,
+    reread: async (kind) => new Map((await readActualState(caller, slug, [kind])).resources.map((resource) => [resource.name, resource.fingerprint])),
+    saveToken: async () => undefined,
+  });
+  const after = await readActualState(caller, slug);
+  return { before, plan, after, failed: result.failed.map((failure) => `${failure.address}: ${failure.message}`) };
+}
+
+/** Every way a round broke the contract: per resource, and "written although the plan left it alone". */
+export function roundProblems(round: { before: ActualState; plan: Plan; after: ActualState }, desired: DesiredState, written: readonly string[]): string[] {
+  const problems: string[] = [];
+  const find = (resources: ReadonlyArray<{ kind: ResourceKind; name: string }>, change: ResourceChange) =>
+    resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
+  for (const change of round.plan.changes) {
+    const wanted = find(desired.resources, change) as DesiredResource | undefined;
+    const was = find(round.before.resources, change) as ActualState['resources'][number] | undefined;
+    const now = find(round.after.resources, change) as ActualState['resources'][number] | undefined;
+    if (!wanted || !was || !now) continue;
+    problems.push(...contractProblems(change.kind, change, was.spec, now.spec, wanted.spec));
+    if (change.action === 'no-op' && written.includes(change.address)) problems.push(`${change.address}: written although the plan left it alone`);
+    if (change.action === 'no-op' && was.remote.version !== now.remote.version) problems.push(`${change.address}: a new version although nothing changed`);
+  }
+  const again = computePlan(desired, round.after, { prune: false });
+  for (const change of again.changes) if (change.action !== 'no-op' && change.action !== 'unmanaged') problems.push(`${change.address}: the second plan is not clean (${change.action})`);
+  return problems;
+}
+
+/**
+ * One case: a first configuration, out-of-band edits of the agent and the environment (a few
+ * dangerous ones included: a permissive tool policy, open network egress, a spend cap), and a
+ * configuration edit.
+ */
+export const contractCase = fc.record({
+  agent0: choicesOf(AGENT_FIELDS),
+  env0: choicesOf(ENVIRONMENT_FIELDS),
+  agentEdits: outOfBandEdits(AGENT_FIELDS, [
+    { path: 'policies.toolCalls.byTool.shell', value: fc.constant('allow') },
+    { path: 'sandbox.network.egress.mode', value: fc.constant('none') },
+  ]),
+  envEdits: outOfBandEdits(ENVIRONMENT_FIELDS, [{ path: 'spend.agentMinutesPerMonth', value: fc.integer({ min: 1, max: 99 }) }]),
+  agentChange: editedChoices(AGENT_FIELDS),
+  envChange: editedChoices(ENVIRONMENT_FIELDS),
+});
+
+/** The first and the edited configuration of a case. */
+export function configurationsOf(slug: string, agentName: string, c: ContractCase): [DesiredState, DesiredState] {
+  return [
+    contractDesired(slug, agentName, specOf(c.agent0, AGENT_BASE), specOf(c.env0)),
+    contractDesired(slug, agentName, specOf(applyEdit(c.agent0, c.agentChange), AGENT_BASE), specOf(applyEdit(c.env0, c.envChange))),
+  ];
+}
+
+export type ContractCase = typeof contractCase extends fc.Arbitrary<infer T> ? T : never;

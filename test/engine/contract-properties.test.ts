@@ -9,24 +9,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
-import { applyPlan } from '../../src/apply/executor.js';
-import { computePlan } from '../../src/engine/plan.js';
-import type { ActualState, DesiredResource, DesiredState, JsonObject, JsonValue } from '../../src/model/resources.js';
-import { readActualState } from '../../src/state/read.js';
+import type { JsonObject, JsonValue } from '../../src/model/resources.js';
 import {
-  AGENT_BASE,
   AGENT_FIELDS,
   ENVIRONMENT_FIELDS,
   PROPERTY_SEED,
-  applyEdit,
   applyOutOfBand,
-  choicesOf,
-  contractProblems,
-  deletePath,
-  editedChoices,
-  outOfBandEdits,
+  configurationsOf,
+  contractCase,
+  planAndApply,
   propertyRuns,
-  specOf,
+  roundProblems,
 } from './contract-model.js';
 
 interface Profile {
@@ -183,68 +176,28 @@ const profileArbitrary: fc.Arbitrary<Profile> = fc.record({
   environmentUpdate: fc.constantFrom('patch' as const, 'replace' as const),
 });
 
-function desiredState(agent: JsonObject, environment: JsonObject): DesiredState {
-  const resources: DesiredResource[] = [
-    { kind: 'environment', name: 'staging', spec: environment, writeOnly: {}, references: [] },
-    { kind: 'agent', name: 'a', spec: agent, writeOnly: {}, references: [] },
-  ];
-  return { projectDir: '/p', target: { name: 'staging', slug: 'staging', url: 'model', prune: false }, resources };
-}
-
-async function planAndApply(server: ModelServer, desired: DesiredState): Promise<{ before: ActualState; plan: ReturnType<typeof computePlan>; after: ActualState; failed: string[] }> {
-  const before = await readActualState(server, 'staging');
-  const plan = computePlan(desired, before, { prune: false });
-  const result = await applyPlan(plan, desired, before, { caller: server }, {
-    parallelism: 2,
-    reread: async (kind) => new Map((await readActualState(server, 'staging', [kind])).resources.map((resource) => [resource.name, resource.fingerprint])),
-    saveToken: async () => undefined,
-  });
-  const after = await readActualState(server, 'staging');
-  return { before, plan, after, failed: result.failed.map((failure) => `${failure.address}: ${failure.message}`) };
-}
-
 const RUNS = propertyRuns(300);
 
 describe('the plan is a contract (model server)', () => {
   it(`what apply changes is what the plan lists; a second plan is clean (${RUNS} cases)`, async () => {
     await fc.assert(
-      fc.asyncProperty(
-        profileArbitrary,
-        choicesOf(AGENT_FIELDS),
-        choicesOf(ENVIRONMENT_FIELDS),
-        outOfBandEdits(AGENT_FIELDS, [{ path: 'policies.toolCalls.byTool.shell', value: fc.constant('allow') }, { path: 'sandbox.network.egress.mode', value: fc.constant('none') }]),
-        outOfBandEdits(ENVIRONMENT_FIELDS, [{ path: 'spend.agentMinutesPerMonth', value: fc.integer({ min: 1, max: 99 }) }]),
-        editedChoices(AGENT_FIELDS),
-        editedChoices(ENVIRONMENT_FIELDS),
-        async (profile, agent0, env0, agentEdits, envEdits, agentChange, envChange) => {
-          const server = new ModelServer(profile);
-          const first = await planAndApply(server, desiredState(specOf(agent0, AGENT_BASE), specOf(env0)));
-          expect(first.failed).toEqual([]);
+      fc.asyncProperty(profileArbitrary, contractCase, async (profile, c) => {
+        const server = new ModelServer(profile);
+        const [initial, desired] = configurationsOf('staging', 'a', c);
+        const first = await planAndApply(server, 'staging', initial);
+        expect(first.failed).toEqual([]);
 
-          // Out of band, as a person with the API would: an upsert (or update) of the edited object,
-          // so the server fills its defaults into what the edit removed.
-          server.definition = fill(applyOutOfBand(server.definition!, agentEdits), profile.agentDefaults);
-          server.version += 1;
-          server.environment = fill(applyOutOfBand(server.environment, envEdits), profile.environmentDefaults);
-          server.writes = [];
+        // Out of band, as a person with the API would: an upsert (or update) of the edited object,
+        // so the server fills its defaults into what the edit removed.
+        server.definition = fill(applyOutOfBand(server.definition!, c.agentEdits), profile.agentDefaults);
+        server.version += 1;
+        server.environment = fill(applyOutOfBand(server.environment, c.envEdits), profile.environmentDefaults);
+        server.writes = [];
 
-          const desired = desiredState(specOf(applyEdit(agent0, agentChange), AGENT_BASE), specOf(applyEdit(env0, envChange)));
-          const { before, plan, after, failed } = await planAndApply(server, desired);
-          expect(failed).toEqual([]);
-          const problems: string[] = [];
-          for (const change of plan.changes) {
-            const was = before.resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
-            const now = after.resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
-            if (!was || !now) continue;
-            const wanted = desired.resources.find((resource) => resource.kind === change.kind && resource.name === change.name)!.spec;
-            problems.push(...contractProblems(change.kind, change, was.spec, now.spec, wanted));
-            if (change.action === 'no-op' && server.writes.includes(change.address)) problems.push(`${change.address}: written although the plan left it alone`);
-          }
-          expect(problems).toEqual([]);
-          const again = computePlan(desired, after, { prune: false });
-          expect(again.changes.filter((change) => change.action !== 'no-op')).toEqual([]);
-        },
-      ),
+        const round = await planAndApply(server, 'staging', desired);
+        expect(round.failed).toEqual([]);
+        expect(roundProblems(round, desired, server.writes)).toEqual([]);
+      }),
       { numRuns: RUNS, seed: PROPERTY_SEED },
     );
   }, 120_000);
