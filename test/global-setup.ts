@@ -2,6 +2,7 @@
 // dist/; rebuilding it from inside a test file while other files spawn it made those runs flaky (a
 // half-written module).
 import { execFileSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,4 +11,5 @@ export default function setup(): void {
   execFileSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')], { cwd: repo, stdio: 'inherit' });
   // The rest of `npm run build`: the precompiled schema validators, so the CLI under test is the one users get.
   execFileSync(process.execPath, [join(repo, 'dist', 'src', 'config', 'write-precompiled-schemas.js')], { cwd: repo, stdio: 'inherit' });
+  chmodSync(join(repo, 'dist', 'src', 'cli', 'main.js'), 0o755);
 }
