@@ -45,15 +45,10 @@ function describeValue(value: unknown): string {
   return 'a string';
 }
 
-const PATTERN_MESSAGES: Record<string, string> = {
-  '^[A-Za-z0-9][A-Za-z0-9._-]*$': 'must start with a letter or digit and hold only letters, digits, ".", "_" and "-"',
-  '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$': 'must be lower-case letters, digits and "-" (not at either end)',
-  '^[A-Za-z_][A-Za-z0-9_.-]*$': 'must start with a letter or "_" and hold only letters, digits, "_", "." and "-"',
-};
-
-function patternMessage(pattern: string): string {
-  if (PATTERN_MESSAGES[pattern]) return PATTERN_MESSAGES[pattern] as string;
-  if (pattern.startsWith('^\\d{4}')) return 'must be an RFC 3339 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z';
+/** The schema's own sentence for a pattern (`patternErrorMessage`), the one editors show too. */
+function patternMessage(pattern: string, parentSchema: unknown): string {
+  const sentence = (parentSchema as { patternErrorMessage?: unknown } | undefined)?.patternErrorMessage;
+  if (typeof sentence === 'string') return sentence;
   return `does not have the expected form (${pattern})`;
 }
 
@@ -121,7 +116,7 @@ export function reportSchemaErrors(
         break;
       }
       case 'pattern':
-        report('error', patternMessage(String(params.pattern)), path, 'value');
+        report('error', patternMessage(String(params.pattern), parentSchema), path, 'value');
         break;
       case 'minimum':
       case 'maximum':
@@ -163,7 +158,7 @@ function reportInvalidPropertyNames(
     const path = [...basePath, ...pointerToPath(error.instancePath), key];
     const inner = errors.find((other) => other.keyword === 'pattern' && other.propertyName === key && other.instancePath === error.instancePath);
     const pattern = inner ? String((inner.params as Record<string, unknown>).pattern) : '';
-    report('error', `invalid name "${key}": ${pattern ? patternMessage(pattern) : 'not allowed here'}`, path, 'key');
+    report('error', `invalid name "${key}": ${inner ? patternMessage(pattern, inner.parentSchema) : 'not allowed here'}`, path, 'key');
   }
 }
 

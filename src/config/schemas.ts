@@ -132,6 +132,13 @@ const suggestKeyword: CodeKeywordDefinition = {
 };
 
 /**
+ * `patternErrorMessage` (the keyword VS Code's JSON/YAML language servers read) says in a sentence
+ * what a `pattern` requires. ajv only carries it, for the CLI's messages (schema-errors.ts), so an
+ * editor and `agentform validate` explain a mismatch with the same words.
+ */
+const patternMessageKeyword = { keyword: 'patternErrorMessage', schemaType: 'string' } as const;
+
+/**
  * An ajv instance with every schema added (compiled on getSchema), and each schema's `$id` to look
  * its validator up by. `source` keeps the generated code, for standalone output.
  */
@@ -139,6 +146,7 @@ export function createAjv(options: { source?: boolean } = {}): { ajv: Ajv2020; i
   const { Ajv2020 } = ajvModule();
   const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { ...AJV_OPTIONS.code, source: options.source ?? false } });
   ajv.addKeyword(suggestKeyword);
+  ajv.addKeyword(patternMessageKeyword);
   const ids = {} as Record<SchemaName, string>;
   for (const name of SCHEMA_NAMES) {
     const schema = JSON.parse(schemaText(name)) as SchemaObject;

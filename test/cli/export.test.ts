@@ -59,11 +59,17 @@ describe('export the quickstart from the local control plane (url: local)', () =
     expect(exported.stdout).toMatch(/PROVIDER_OPENAI_SECRET +the credential of provider openai/);
     expect(exported.stdout).toMatch(/SECRET_BUILD_TOKEN +the value of secret build-token/);
     expect((await readdir(out, { recursive: true })).sort()).toEqual([
-      'agentform.yaml', 'agents', 'agents/researcher.yaml', 'agents/support.yaml', 'connections.yaml', 'prompts', 'prompts/researcher.md', 'prompts/support.md', 'providers.yaml', 'secrets.yaml',
+      '.vscode', '.vscode/settings.json',
+      'agentform.yaml', 'agents', 'agents/researcher.yaml', 'agents/support.yaml', 'connections.yaml', 'prompts', 'prompts/researcher.md', 'prompts/support.md', 'providers.yaml',
+      'schemas', 'schemas/agent.schema.json', 'schemas/agentform.schema.json', 'schemas/apikey.schema.json', 'schemas/connection.schema.json', 'schemas/provider.schema.json', 'schemas/secret.schema.json',
+      'secrets.yaml',
     ]);
     expect(await readFile(join(out, 'prompts/support.md'), 'utf8')).toBe(await readFile(join(project, 'prompts/support.md'), 'utf8'));
     const support = await readFile(join(out, 'agents/support.yaml'), 'utf8');
     expect(support).toContain('system: ${file:../prompts/support.md}');
+    // Editors find the schema beside the project, relative to each file: no URL to serve.
+    expect(support.split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/agent.schema.json');
+    expect((await readFile(join(out, 'agentform.yaml'), 'utf8')).split('\n')[0]).toBe('# yaml-language-server: $schema=./schemas/agentform.schema.json');
     // The local control plane filled these in; the export leaves them out again.
     expect(support).not.toMatch(/reasoning|toolLoading|compaction|overrides|identity|maxInputTokensPerSession|byTool/);
     expectNoSecrets(exported.stdout, exported.stderr, await allText(out));

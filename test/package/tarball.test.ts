@@ -47,7 +47,10 @@ describe('the packed tarball', () => {
     expect(files).toContain('dist/src/cli/main.js');
     expect(files).toContain('schemas/agent.schema.json');
     expect(files).toContain('package.json');
-    const unexpected = files.filter((file) => /^(test|bench|src|examples|dist\/test|dist\/bench)\//.test(file) || file.endsWith('.ts'));
+    // Of examples/, only the CI recipes that `agentform init --ci` copies.
+    const unexpected = files.filter(
+      (file) => (/^(test|bench|src|examples|dist\/test|dist\/bench)\//.test(file) && !/^examples\/(github-actions\/\.github|gitlab-ci)\//.test(file)) || file.endsWith('.ts'),
+    );
     expect(unexpected).toEqual([]);
   });
 
