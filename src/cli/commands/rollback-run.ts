@@ -10,7 +10,8 @@ import { renderPlanText } from '../../render/text.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
 import { openEnvironmentSession, pickEnvironment } from '../plan-pipeline.js';
-import { confirmOrRefuse, latestOrNone } from './promote-run.js';
+import { confirmOrRefuse } from '../prompt.js';
+import { latestOrNone } from './promote-run.js';
 import type { RollbackCommandOptions } from './rollback.js';
 
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
