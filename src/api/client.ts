@@ -28,6 +28,8 @@ export interface ClientOptions {
   /** Receives trace lines with every secret redacted. */
   debug?: (line: string) => void;
   insecureHttp?: boolean;
+  /** Where baseUrl came from, for messages (`AGENTFORM_URL_STAGING`); default "--url or AGENTFORM_URL". */
+  urlSource?: string;
   /** Called once per HTTP attempt (request counting in tests and benchmarks). */
   onRequest?: (event: RequestEvent) => void;
   /** For tests: the sleep between attempts. */
@@ -106,7 +108,7 @@ export class ControlApiClient implements RpcCaller {
 
   constructor(private readonly options: ClientOptions) {
     const url = validateBaseUrl(options.baseUrl, options.insecureHttp === true);
-    this.transport = new Transport(url.origin);
+    this.transport = new Transport(url.origin, options.urlSource);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? 30_000;

@@ -12,7 +12,7 @@ import { resolvePromotions, type ResolvedPromotions, type SourceReader } from '.
 import type { ActualResource, ActualState, DesiredState, EnvironmentTarget, Plan, ResourceAddress } from '../model/resources.js';
 import { readActualState } from '../state/read.js';
 import { clientFor } from './context.js';
-import { resolveTarget } from './environment-target.js';
+import { missingCredentialError, resolveTarget } from './environment-target.js';
 import type { GlobalOptions } from './global-options.js';
 
 export interface PlanInputs {
@@ -230,10 +230,7 @@ async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>
   }
   if (!token && !env.AGENTFORM_COOKIE) {
     await closeLocal?.();
-    throw new UserError(
-      `no credential for environment ${environment}`,
-      `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${environment.toUpperCase().replace(/-/g, '_')}, or --token`,
-    );
+    throw missingCredentialError(target, env);
   }
   let credential: Credential;
   if (token) {
@@ -258,7 +255,10 @@ async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>
       ...(env.AGENTFORM_ORGANIZATION ? { organization: env.AGENTFORM_ORGANIZATION } : {}),
     };
   }
-  const client = clientFor(baseUrl, credential, globals, env, (event) => requests.push({ rpc: event.rpc, status: event.status }));
+  const client = clientFor(baseUrl, credential, globals, env, {
+    onRequest: (event) => requests.push({ rpc: event.rpc, status: event.status }),
+    ...(closeLocal ? {} : { urlSource: resolved.urlSource }),
+  });
   return {
     client,
     targetLabel,

@@ -114,7 +114,7 @@ function summary(result: ExportResult, target: ExportTarget, outLabel: string): 
 export async function runExport(options: ExportCommandOptions, globals: GlobalOptions): Promise<void> {
   const outDir = resolve(options.out as string);
   await assertWritable(outDir, options.force === true);
-  const projectDir = resolve(options.project);
+  const projectDir = resolve(options.dir ?? '.');
   const source = existsSync(join(projectDir, 'agentform.yaml')) ? await projectSource(projectDir, options, globals) : await urlSource(options, globals);
   let result: ExportResult;
   try {

@@ -45,7 +45,7 @@ interface Step {
 export async function runPromote(agent: string, options: PromoteCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = options.sourceVersion === undefined ? undefined : Number(options.sourceVersion);
   if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new UserError(`--source-version must be a whole number ≥ 1, not ${options.sourceVersion}`);
-  const project = await loadProject(resolve(options.dir));
+  const project = await loadProject(resolve(options.dir ?? '.'));
   const from = pickEnvironment(project, options.from);
   const to = pickEnvironment(project, options.to);
   if (from === to) throw new UserError(`--from and --to are both ${from}`);

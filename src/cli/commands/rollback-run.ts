@@ -17,7 +17,7 @@ import type { RollbackCommandOptions } from './rollback.js';
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = Number(options.to);
   if (!Number.isInteger(version) || version < 1) throw new UserError(`--to must be a whole number ≥ 1, not ${options.to}`);
-  const project = await loadProject(resolve(options.dir));
+  const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
   const session = await openEnvironmentSession(project, environment, globals, env, true);
   try {

@@ -7,6 +7,7 @@ import { ApiError } from '../../errors.js';
 import type { ApiKey, Environment, Organization } from '../../model/api.js';
 import type { GlobalOptions } from '../global-options.js';
 import { renderTable } from '../output.js';
+import { addOpsOptions, type OpsOptions } from '../ops-client.js';
 
 export interface Identity {
   organization: Pick<Organization, 'id' | 'slug' | 'name'>;
@@ -22,13 +23,14 @@ export interface Identity {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('whoami')
     .description('show the organization, environment, key and scopes of the current credential')
-    .option('--json', 'print the identity as JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const [{ createClient }, { printJson }] = await Promise.all([import('../context.js'), import('../output.js')]);
-      const connected = await createClient(command.optsWithGlobals<GlobalOptions>());
+    .option('--json', 'print the identity as JSON');
+  // -e/--dir like the operations commands: inside a project, whoami speaks for its environment.
+  addOpsOptions(command, { json: false }).action(async (options: OpsOptions, actionCommand: Command) => {
+      const [{ openOpsClient }, { printJson }] = await Promise.all([import('../ops-client.js'), import('../output.js')]);
+      const connected = await openOpsClient(options, actionCommand.optsWithGlobals<GlobalOptions>());
       try {
         const identity = await describeIdentity(connected.client, connected.credential, connected.environment);
         if (options.json) printJson(identity);
