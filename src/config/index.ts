@@ -45,7 +45,8 @@ async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boole
   for (const environment of only !== undefined ? [only] : names) {
     buildEnvironment(project, environment, { processEnv, checkEnv, checkWriteOnlyEnv: checkEnv, fileCache }, problems, dangling);
   }
-  reportDangling(dangling, only !== undefined, problems);
+  // With a file unread, a reference may well point into it: its syntax error is the one to fix first.
+  if (project.unreadFiles.length === 0) reportDangling(dangling, only !== undefined, problems);
   return { project, problems };
 }
 
