@@ -47,6 +47,9 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 256) {
     throw new UserError(`--parallelism must be a whole number from 1 to 256, not ${options.parallelism}`);
   }
+  if (dirOrPlan.endsWith('.json') && !(await isFile(dirOrPlan))) {
+    throw new UserError(`no saved plan ${dirOrPlan}`, 'save one with `agentform plan --out <file>`, or name a project directory');
+  }
   const saved = (await isFile(dirOrPlan)) ? await readSavedPlan(dirOrPlan) : undefined;
   const inputs: PlanInputs = {
     dir: resolve(saved ? saved.projectDir : dirOrPlan),
