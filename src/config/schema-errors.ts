@@ -6,16 +6,25 @@ import { didYouMean } from './suggest.js';
 
 export type Locator = (path: readonly PathSegment[], target: 'key' | 'value') => SourceLocation;
 
-/** Paths whose values the write-only check (literal-secrets.ts) judges with a better message. */
+/**
+ * Paths whose values the write-only check (writeOnlyValue in interpolation-context.ts, and the
+ * root token check) judges with a better message, which never repeats the value.
+ */
 export function isWriteOnlyPath(path: readonly PathSegment[], kind: string): boolean {
   const [first, second, third, fourth] = path;
   if (kind === 'root') return first === 'environments' && third === 'token';
   if (first !== 'spec') return false;
   if (kind === 'Provider') return second === 'secret' && (third === undefined || third === 'value');
   if (kind === 'Secret') return second === 'value';
-  if (kind === 'Connection') return second === 'grants' && fourth === 'accessToken';
+  if (kind === 'Connection') {
+    if (second === 'grants') return fourth === 'accessToken';
+    return second === 'auth' && third !== undefined && third !== 'type' && (fourth === undefined || fourth === 'value');
+  }
   return false;
 }
+
+/** The schema errors about a write-only value's own form (not, e.g., an unknown key beside it). */
+const WRITE_ONLY_FORM_KEYWORDS = new Set(['type', 'pattern', 'required']);
 
 export function pointerToPath(pointer: string): PathSegment[] {
   if (pointer === '') return [];
@@ -74,7 +83,7 @@ export function reportSchemaErrors(
     problems[severity](message, locate(path, target), reportedPath(path));
   for (const error of errors) {
     const path = [...basePath, ...pointerToPath(error.instancePath)];
-    if (isWriteOnlyPath(path, kind)) continue;
+    if (isWriteOnlyPath(path, kind) && WRITE_ONLY_FORM_KEYWORDS.has(error.keyword)) continue;
     if (error.propertyName !== undefined) continue; // reported by reportInvalidPropertyNames
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
     const params = error.params as Record<string, unknown>;
