@@ -2,7 +2,7 @@
 import type { ErrorObject } from 'ajv';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, ProblemList } from './problems.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean, likelyTypoOf } from './suggest.js';
 
 export type Locator = (path: readonly PathSegment[], target: 'key' | 'value') => SourceLocation;
 
@@ -66,6 +66,13 @@ function patternMessage(pattern: string): string {
   return `does not have the expected form (${pattern})`;
 }
 
+/** Whether a schema error is only a warning: a value of an open enumeration that is not a likely typo. */
+export function isWarningOnly(error: ErrorObject): boolean {
+  if (error.keyword !== 'x-suggest') return false;
+  const known = ((error.parentSchema ?? {}) as { examples?: string[] }).examples ?? [];
+  return likelyTypoOf(String(error.data), known) === undefined;
+}
+
 /**
  * Turns the errors of one validation into problems. `basePath` is prepended to ajv's instance
  * paths (used when only a spec was validated); `kind` selects the write-only paths to skip.
@@ -126,7 +133,9 @@ export function reportSchemaErrors(
       case 'x-suggest': {
         const known = (parentSchema.examples ?? []) as string[];
         const value = String(error.data);
-        report('warning', `"${value}" is not a value the API names${didYouMean(value, known)}`, path, 'value');
+        const typoOf = likelyTypoOf(value, known);
+        if (typoOf !== undefined) report('error', `"${value}" is not a known value; did you mean "${typoOf}"?`, path, 'value');
+        else report('warning', `"${value}" is not a known value (${known.join(', ')}): it is sent as written, check that the server accepts it`, path, 'value');
         break;
       }
       case 'pattern':
