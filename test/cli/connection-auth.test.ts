@@ -113,26 +113,25 @@ describe('connection auth fields are write-only', () => {
     expect(plan.stdout).toContain('No changes.');
   });
 
+  /** Applies, checks that the auth values went out once more (write number `writes`), and that the plan settles. */
+  async function expectSentAgainBy(apply: string[], writes: number): Promise<void> {
+    const applied = await run(apply);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(sentAuth()).toHaveLength(writes);
+    expect(sentAuth()[writes - 1]).toEqual({ type: 'oauth-client', clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    expect((await run(['plan', '--detailed-exitcode'])).code).toBe(0);
+  }
+
   it('every update of the connection sends them again', async () => {
     writeFileSync(join(project, 'connections.yaml'), connectionYaml({ channel: 'support' }));
-    const plan = await run(['plan']);
-    expect(plan.stdout).toContain('~ auth.clientSecret: (write-only, sent again)');
-    const apply = await run(['apply', '--auto-approve']);
-    expect(apply.code, apply.stderr).toBe(0);
-    expect(sentAuth()).toHaveLength(2);
-    expect(sentAuth()[1]).toEqual({ type: 'oauth-client', clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-    expect((await run(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await run(['plan'])).stdout).toContain('~ auth.clientSecret: (write-only, sent again)');
+    await expectSentAgainBy(['apply', '--auto-approve'], 2);
   });
 
   it('a rotation marker later than the last write sends them again, once', async () => {
     writeFileSync(join(project, 'connections.yaml'), connectionYaml({ channel: 'support', rotatedAt: new Date().toISOString() }));
-    const plan = await run(['plan']);
-    expect(plan.stdout).toMatch(/rotation marker \S+ of auth\.clientSecret is newer than the last write/);
-    const apply = await run(['apply', '--auto-approve']);
-    expect(apply.code, apply.stderr).toBe(0);
-    expect(sentAuth()).toHaveLength(3);
-    expect(sentAuth()[2]).toEqual({ type: 'oauth-client', clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
-    expect((await run(['plan', '--detailed-exitcode'])).code).toBe(0);
+    expect((await run(['plan'])).stdout).toMatch(/rotation marker \S+ of auth\.clientSecret is newer than the last write/);
+    await expectSentAgainBy(['apply', '--auto-approve'], 3);
   });
 
   it('a literal in an auth field is a validate error at its place, and plan refuses it too', async () => {
