@@ -105,7 +105,7 @@ describe('connection auth fields are write-only', () => {
     const apply = await run(['apply', 'plan.json', '--auto-approve', '--debug']);
     expect(apply.code, apply.stderr).toBe(0);
     expect(sentAuth()).toEqual([{ type: 'oauth-client', clientId: CLIENT_ID, clientSecret: CLIENT_SECRET }]);
-    // The local control plane echoes clientId (not one of its secret names): the trace masks it.
+    // The trace masks them in the request body, and in the response where the server echoes them.
     expect(apply.stderr).toContain('"clientId":"[redacted]"');
 
     const plan = await run(['plan', '--detailed-exitcode']);
