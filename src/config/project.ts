@@ -6,7 +6,7 @@ import type { SourceLocation } from '../errors.js';
 import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
 import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
-import { reportSchemaErrors } from './schema-errors.js';
+import { isWarningOnly, reportSchemaErrors } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
 import { type LocatedDocument, locatedDocuments, parseYamlFile, parseYamlText } from './yaml-source.js';
@@ -242,7 +242,7 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
     skipRequiredAtSpecRoot: documentKind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
   });
-  const onlyWarnings = !valid && (validate.errors ?? []).every((error) => error.keyword === 'x-suggest');
+  const onlyWarnings = !valid && (validate.errors ?? []).every(isWarningOnly);
   if (typeof value.name !== 'string' || value.name === '') return undefined;
   const overlays: Record<string, JsonObject> = {};
   const overlayPromote: Record<string, unknown> = {};

@@ -2,20 +2,29 @@
 import type { ErrorObject } from 'ajv';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, ProblemList } from './problems.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean, likelyTypoOf } from './suggest.js';
 
 export type Locator = (path: readonly PathSegment[], target: 'key' | 'value') => SourceLocation;
 
-/** Paths whose values the write-only check (literal-secrets.ts) judges with a better message. */
+/**
+ * Paths whose values the write-only check (writeOnlyValue in interpolation-context.ts, and the
+ * root token check) judges with a better message, which never repeats the value.
+ */
 export function isWriteOnlyPath(path: readonly PathSegment[], kind: string): boolean {
   const [first, second, third, fourth] = path;
   if (kind === 'root') return first === 'environments' && third === 'token';
   if (first !== 'spec') return false;
   if (kind === 'Provider') return second === 'secret' && (third === undefined || third === 'value');
   if (kind === 'Secret') return second === 'value';
-  if (kind === 'Connection') return second === 'grants' && fourth === 'accessToken';
+  if (kind === 'Connection') {
+    if (second === 'grants') return fourth === 'accessToken';
+    return second === 'auth' && third !== undefined && third !== 'type' && (fourth === undefined || fourth === 'value');
+  }
   return false;
 }
+
+/** The schema errors about a write-only value's own form (not, e.g., an unknown key beside it). */
+const WRITE_ONLY_FORM_KEYWORDS = new Set(['type', 'pattern', 'required']);
 
 export function pointerToPath(pointer: string): PathSegment[] {
   if (pointer === '') return [];
@@ -52,6 +61,13 @@ function patternMessage(pattern: string, parentSchema: unknown): string {
   return `does not have the expected form (${pattern})`;
 }
 
+/** Whether a schema error is only a warning: a value of an open enumeration that is not a likely typo. */
+export function isWarningOnly(error: ErrorObject): boolean {
+  if (error.keyword !== 'x-suggest') return false;
+  const known = ((error.parentSchema ?? {}) as { examples?: string[] }).examples ?? [];
+  return likelyTypoOf(String(error.data), known) === undefined;
+}
+
 /**
  * Turns the errors of one validation into problems. `basePath` is prepended to ajv's instance
  * paths (used when only a spec was validated); `kind` selects the write-only paths to skip.
@@ -69,7 +85,7 @@ export function reportSchemaErrors(
     problems[severity](message, locate(path, target), reportedPath(path));
   for (const error of errors) {
     const path = [...basePath, ...pointerToPath(error.instancePath)];
-    if (isWriteOnlyPath(path, kind)) continue;
+    if (isWriteOnlyPath(path, kind) && WRITE_ONLY_FORM_KEYWORDS.has(error.keyword)) continue;
     if (error.propertyName !== undefined) continue; // reported by reportInvalidPropertyNames
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
     const params = error.params as Record<string, unknown>;
@@ -112,7 +128,9 @@ export function reportSchemaErrors(
       case 'x-suggest': {
         const known = (parentSchema.examples ?? []) as string[];
         const value = String(error.data);
-        report('warning', `"${value}" is not a value the API names${didYouMean(value, known)}`, path, 'value');
+        const typoOf = likelyTypoOf(value, known);
+        if (typoOf !== undefined) report('error', `"${value}" is not a known value; did you mean "${typoOf}"?`, path, 'value');
+        else report('warning', `"${value}" is not a known value (${known.join(', ')}): it is sent as written, check that the server accepts it`, path, 'value');
         break;
       }
       case 'pattern':
