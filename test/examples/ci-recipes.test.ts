@@ -207,6 +207,16 @@ describe('the GitLab CI recipe', () => {
     config = parse(text, { customTags: [{ tag: '!reference', collection: 'seq', resolve: (value: unknown) => value }] }) as typeof config;
   });
 
+  it("passes GitLab's own .gitlab-ci.yml schema (as gitlab-ci-local ships it), checked with ajv", async () => {
+    const { schema } = await import('gitlab-ci-local/src/schema/schema.js');
+    const { Ajv } = await import('ajv');
+    const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, strict: false, validateFormats: false });
+    const validate = ajv.compile(schema);
+    expect(validate(config), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
+    // The schema does reject a broken job: the check can fail.
+    expect(validate({ plan: { scriptz: ['agentform plan'] } })).toBe(false);
+  });
+
   it('installs one pinned package and never runs npx', () => {
     expect(text).not.toMatch(/\bnpx\b/);
     expect(text).toMatch(/AGENTFORM_PACKAGE: \.\/vendor\/agentform-\d+\.\d+\.\d+\.tgz/);
