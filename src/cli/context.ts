@@ -89,9 +89,9 @@ export async function createClient(
   let credential = resolved.credential;
   let environment = resolved.environment;
   if (baseUrl === 'local') {
-    const { startLocalControlPlane } = await import('../server/embedded.js');
+    const [{ startLocalControlPlane }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
     const wanted = env.AGENTFORM_ENVIRONMENT ?? environment ?? 'dev';
-    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted] });
+    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted], profile: serverProfileFromEnv(env) });
     closeLocal = () => local.close();
     baseUrl = local.url;
     environment = wanted;

@@ -166,10 +166,16 @@ interface LocalPlane {
  */
 const localPlanes = new Map<string, { plane: Promise<LocalPlane>; users: number }>();
 
-async function acquireLocalPlane(dataDir: string, environments: Array<{ slug: string; kind?: string }>): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
+async function acquireLocalPlane(
+  dataDir: string,
+  environments: Array<{ slug: string; kind?: string }>,
+  env: NodeJS.ProcessEnv,
+): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
   let entry = localPlanes.get(dataDir);
   if (!entry) {
-    const plane = import('../server/embedded.js').then(({ startLocalControlPlane }) => startLocalControlPlane({ dataDir, environments }));
+    const plane = Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]).then(([{ startLocalControlPlane }, { serverProfileFromEnv }]) =>
+      startLocalControlPlane({ dataDir, environments, profile: serverProfileFromEnv(env) }),
+    );
     entry = { plane, users: 0 };
     localPlanes.set(dataDir, entry);
     plane.catch(() => localPlanes.delete(dataDir));
@@ -218,7 +224,7 @@ async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>
       localEnvironments.set(other.slug, { slug: other.slug, ...(typeof kind === 'string' ? { kind } : {}) });
     }
     const dataDir = join(project.dir, '.agentform', 'local');
-    const local = await acquireLocalPlane(dataDir, [...localEnvironments.values()]);
+    const local = await acquireLocalPlane(dataDir, [...localEnvironments.values()], env);
     closeLocal = local.release;
     baseUrl = local.plane.url;
     token = local.plane.tokens[target.slug];

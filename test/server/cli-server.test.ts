@@ -84,7 +84,21 @@ describe('agentform server', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
   });
 
+  it('--profile pessimistic serves that profile and says so', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    const server = await start(['--port', '0', '--data', data, '--profile', 'pessimistic']);
+    const banner = await server.ready;
+    expect(banner).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(profile pessimistic\)/);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
+    const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token as string;
+    const answer = await call(url, 'organizations.get', undefined, token);
+    expect(Object.keys(answer.body)[0]).toBe('observedAt');
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
   it.each([
+    [['--profile', 'optimistic'], /--profile: unknown server profile "optimistic"/],
     [['--host', '0.0.0.0'], /refusing to listen on 0\.0\.0\.0/],
     [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
     [['--environments', 'Bad_Slug'], /invalid slug/],

@@ -16,6 +16,7 @@ interface ServerOptions {
   throttleRate?: string;
   seed?: string;
   allowRemoteOutbound?: boolean;
+  profile?: string;
 }
 
 function integerOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -47,14 +48,17 @@ export function register(program: Command): void {
     .option('--lost-response-rate <rate>', 'fault injection: share of requests that act, then drop the connection (0..1)')
     .option('--throttle-rate <rate>', 'fault injection: share of requests answered 429 (retry-after: 0) before acting (0..1)')
     .option('--seed <n>', 'fault injection: PRNG seed, for reproducible faults')
+    .option('--profile <name>', 'how the server fills what the API description leaves open: default or pessimistic (default: $AGENTFORM_SERVER_PROFILE, else default)')
     .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
     .action(async (options: ServerOptions) => {
-      const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }] = await Promise.all([
+      const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }, { parseServerProfileName, serverProfileFromEnv }] = await Promise.all([
         import('node:path'),
         import('../../api/credentials.js'),
         import('../../server/embedded.js'),
         import('../../server/credentials.js'),
+        import('../../server/profiles.js'),
       ]);
+      const profile = options.profile === undefined ? serverProfileFromEnv() : parseServerProfileName(options.profile, '--profile');
       if (!isLoopbackHost(options.host) && !options.allowRemote) {
         throw new UserError(`refusing to listen on ${options.host}: the local control plane is for this machine only`, 'pass --allow-remote if you really mean it');
       }
@@ -70,7 +74,7 @@ export function register(program: Command): void {
       const dataDir = resolve(options.data);
       let plane;
       try {
-        plane = await startLocalControlPlane({ dataDir, host: options.host, port, environments, faults, allowRemoteOutbound: options.allowRemoteOutbound === true });
+        plane = await startLocalControlPlane({ dataDir, host: options.host, port, environments, faults, profile, allowRemoteOutbound: options.allowRemoteOutbound === true });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'EADDRINUSE') throw new UserError(`port ${port} is already in use`, 'pass another --port, or --port 0 for any free one');
@@ -87,7 +91,7 @@ export function register(program: Command): void {
         process.on('SIGTERM', stop);
       });
       const out = process.stdout;
-      out.write(`agentform local control plane listening on ${plane.url}\n`);
+      out.write(`agentform local control plane listening on ${plane.url}${profile === 'default' ? '' : ` (profile ${profile})`}\n`);
       out.write(`data: ${dataDir}\ncredentials: ${credentialsPath(dataDir)} (environments: ${environments.map(({ slug, kind }) => (kind ? `${slug} (${kind})` : slug)).join(', ')})\n`);
       if (options.printKeys) for (const { slug } of environments) out.write(`  ${slug}: ${plane.tokens[slug]}\n`);
       if (faults.latencyMs || faults.failRate || faults.lostResponseRate || faults.throttleRate) {
