@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, REPO, copyExample } from '../helpers/cli.js';
+import { CLI, REPO, cliEnv, copyExample } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const WORKFLOWS = join(REPO, 'examples', 'github-actions', '.github', 'workflows');
@@ -68,7 +68,7 @@ describe('the GitHub Actions recipes', () => {
     try {
       const { stdout, stderr } = await run('bash', ['-eo', 'pipefail', '-c', script], {
         cwd: dir,
-        env: { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
+        env: cliEnv({ PATH: `${bin}:${process.env.PATH ?? ''}`, ...env }),
       });
       return { code: 0, stdout, stderr };
     } catch (error) {

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CLI, REPO } from './cli.js';
+import { CLI, REPO, cliEnv } from './cli.js';
 
 const run = promisify(execFile);
 
@@ -20,7 +20,7 @@ export async function runInTerminal(args: string[], steps: PtyStep[], options: {
   const spec = {
     argv: [process.execPath, CLI, ...args],
     cwd: options.cwd ?? REPO,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', TERM: 'xterm', ...options.env },
+    env: cliEnv({ TERM: 'xterm', ...options.env }),
     steps,
     timeout: options.timeoutSeconds ?? 30,
   };
