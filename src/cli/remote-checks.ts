@@ -3,8 +3,9 @@
 // connections (connections.test, control scope). Resources not created yet are checked after apply.
 import { relative } from 'node:path';
 import type { Problem } from '../config/index.js';
+import { formatJsonPath, type PathSegment } from '../config/problems.js';
 import { didYouMean } from '../config/suggest.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type SourceLocation } from '../errors.js';
 import type { AgentDefinition } from '../model/api.js';
 import type { DesiredResource, DesiredState } from '../model/resources.js';
 import type { RpcCaller } from '../api/operations.js';
@@ -19,25 +20,26 @@ export interface RemoteCheckResult {
 interface ModelUse {
   provider: string;
   model: string;
-  jsonPath: string;
+  /** Within the spec, e.g. ['model', 'model']. */
+  path: PathSegment[];
 }
 
 function modelUses(definition: Partial<AgentDefinition>): ModelUse[] {
   const uses: ModelUse[] = [];
-  const add = (ref: { provider?: string; model?: string } | undefined, jsonPath: string) => {
-    if (ref?.provider && ref.model) uses.push({ provider: ref.provider, model: ref.model, jsonPath });
+  const add = (ref: { provider?: string; model?: string } | undefined, path: PathSegment[]) => {
+    if (ref?.provider && ref.model) uses.push({ provider: ref.provider, model: ref.model, path });
   };
-  add(definition.model, 'spec.model.model');
-  (definition.model?.fallback?.models ?? []).forEach((ref, index) => add(ref, `spec.model.fallback.models[${index}].model`));
-  add(definition.compaction?.model, 'spec.compaction.model.model');
+  add(definition.model, ['model', 'model']);
+  (definition.model?.fallback?.models ?? []).forEach((ref, index) => add(ref, ['model', 'fallback', 'models', index, 'model']));
+  add(definition.compaction?.model, ['compaction', 'model', 'model']);
   return uses;
 }
 
-function toolUses(definition: Partial<AgentDefinition>): Array<{ name: string; jsonPath: string }> {
+function toolUses(definition: Partial<AgentDefinition>): Array<{ name: string; path: PathSegment[] }> {
   return [
-    ...Object.keys(definition.policies?.toolCalls?.byTool ?? {}).map((name) => ({ name, jsonPath: `spec.policies.toolCalls.byTool.${name}` })),
-    ...(definition.sandbox?.tools?.allow ?? []).map((name, index) => ({ name, jsonPath: `spec.sandbox.tools.allow[${index}]` })),
-    ...(definition.sandbox?.tools?.deny ?? []).map((name, index) => ({ name, jsonPath: `spec.sandbox.tools.deny[${index}]` })),
+    ...Object.keys(definition.policies?.toolCalls?.byTool ?? {}).map((name) => ({ name, path: ['policies', 'toolCalls', 'byTool', name] })),
+    ...(definition.sandbox?.tools?.allow ?? []).map((name, index) => ({ name, path: ['sandbox', 'tools', 'allow', index] })),
+    ...(definition.sandbox?.tools?.deny ?? []).map((name, index) => ({ name, path: ['sandbox', 'tools', 'deny', index] })),
   ];
 }
 
@@ -54,7 +56,10 @@ function memo<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T>
   };
 }
 
-export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Promise<RemoteCheckResult> {
+/** Where a spec value of a resource is written (file relative to the project), if known. */
+export type SpecValueLocator = (resource: DesiredResource, path: readonly PathSegment[]) => SourceLocation | undefined;
+
+export async function remoteChecks(caller: RpcCaller, desired: DesiredState, locate: SpecValueLocator = () => undefined): Promise<RemoteCheckResult> {
   const problems: Problem[] = [];
   const notices = new Set<string>();
   const environment = desired.target.name;
@@ -64,12 +69,11 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Pr
   const modelsOf = memo(async (provider) => (await caller.call('providers.models', { name: provider })).map((model) => model.id));
   const toolsOf = memo(async (connection) => (await caller.call('connections.test', { id: connectionIds.get(connection) as string })).tools.map((tool) => tool.name));
 
-  const located = (resource: DesiredResource, jsonPath: string, message: string): Problem => ({
-    message,
-    jsonPath,
-    severity: 'error',
-    ...(resource.location ? { location: { ...resource.location, file: relative(desired.projectDir, resource.location.file) || resource.location.file } } : {}),
-  });
+  // At the offending value (the environment's overlay when it sets it), else at the document.
+  const located = (resource: DesiredResource, path: readonly PathSegment[], message: string): Problem => {
+    const location = locate(resource, path) ?? (resource.location ? { ...resource.location, file: relative(desired.projectDir, resource.location.file) || resource.location.file } : undefined);
+    return { message, jsonPath: formatJsonPath(['spec', ...path]), severity: 'error', ...(location ? { location } : {}) };
+  };
 
   const agents = desired.resources.filter((resource) => resource.kind === 'agent');
   await Promise.all(
@@ -83,7 +87,7 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Pr
         try {
           const offered = await modelsOf(use.provider);
           if (!offered.includes(use.model)) {
-            problems.push(located(resource, use.jsonPath, `model "${use.model}" is not offered by provider ${use.provider} in ${environment}${didYouMean(use.model, offered)}`));
+            problems.push(located(resource, use.path, `model "${use.model}" is not offered by provider ${use.provider} in ${environment}${didYouMean(use.model, offered)}`));
           }
         } catch (error) {
           notices.add(`could not list the models of provider ${use.provider}: ${describe(error)}`);
@@ -112,7 +116,7 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Pr
       }
       for (const tool of tools) {
         if (!offered.has(tool.name)) {
-          problems.push(located(resource, tool.jsonPath, `tool "${tool.name}" is not offered by ${connections.join(' or ')} in ${environment}${didYouMean(tool.name, offered)}`));
+          problems.push(located(resource, tool.path, `tool "${tool.name}" is not offered by ${connections.join(' or ')} in ${environment}${didYouMean(tool.name, offered)}`));
         }
       }
     }),

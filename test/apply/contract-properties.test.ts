@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
 import type { JsonObject, JsonValue } from '../../src/model/resources.js';
-import type { LocalControlPlaneOptions } from '../../src/server/embedded.js';
+import { SERVER_PROFILE_NAMES } from '../../src/server/profiles.js';
 import {
   PROPERTY_SEED,
   applyOutOfBand,
@@ -23,11 +23,8 @@ import {
 } from '../engine/contract-model.js';
 import { startServer } from '../server/helpers.js';
 
-/**
- * The server profiles this runs against. `pessimistic` (branch `profile`:
- * LocalControlPlaneOptions.profile) is added to this list once that option exists here.
- */
-const PROFILES: ReadonlyArray<'default' | 'pessimistic'> = ['default'];
+/** Every server profile (src/server/profiles.ts), each with its own server. */
+const PROFILES = SERVER_PROFILE_NAMES;
 const RUNS = propertyRuns(40);
 const SLUG = 'dev';
 
@@ -62,7 +59,7 @@ describe.each(PROFILES)('the plan is a contract (local control plane, %s profile
   let server: Awaited<ReturnType<typeof startServer>>;
   let caller: Recording;
   beforeAll(async () => {
-    server = await startServer({ profile } as Partial<LocalControlPlaneOptions>);
+    server = await startServer({ profile });
     caller = new Recording(new ControlApiClient({ baseUrl: server.url, credential: { kind: 'key', token: server.tokens[SLUG] as string } }));
   });
   afterAll(async () => {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
+import { parse } from 'yaml';
 import { copyExample, runCli } from '../helpers/cli.js';
 
 const SENTINELS = ['sk-SENTINEL-openai-5d1e', 'SENTINEL-anthropic-77a0', 'SENTINEL-npm-0c4b', 'SENTINEL-crm-e912', 'SENTINEL-quickstart-3b8f'];
@@ -59,14 +60,20 @@ describe('export the quickstart from the local control plane (url: local)', () =
     expect(exported.stdout).toMatch(/PROVIDER_OPENAI_SECRET +the credential of provider openai/);
     expect(exported.stdout).toMatch(/SECRET_BUILD_TOKEN +the value of secret build-token/);
     expect((await readdir(out, { recursive: true })).sort()).toEqual([
-      'agentform.yaml', 'agents', 'agents/researcher.yaml', 'agents/support.yaml', 'connections.yaml', 'prompts', 'prompts/researcher.md', 'prompts/support.md', 'providers.yaml', 'secrets.yaml',
+      '.vscode', '.vscode/settings.json',
+      'agentform.yaml', 'agents', 'agents/researcher.yaml', 'agents/support.yaml', 'connections.yaml', 'prompts', 'prompts/researcher.md', 'prompts/support.md', 'providers.yaml',
+      'schemas', 'schemas/agent.schema.json', 'schemas/agentform.schema.json', 'schemas/apikey.schema.json', 'schemas/connection.schema.json', 'schemas/provider.schema.json', 'schemas/secret.schema.json',
+      'secrets.yaml',
     ]);
     expect(await readFile(join(out, 'prompts/support.md'), 'utf8')).toBe(await readFile(join(project, 'prompts/support.md'), 'utf8'));
     const support = await readFile(join(out, 'agents/support.yaml'), 'utf8');
     expect(support).toContain('system: ${file:../prompts/support.md}');
+    // Editors find the schema beside the project, relative to each file: no URL to serve.
+    expect(support.split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/agent.schema.json');
+    expect((await readFile(join(out, 'agentform.yaml'), 'utf8')).split('\n')[0]).toBe('# yaml-language-server: $schema=./schemas/agentform.schema.json');
     // What the server reports is exported, its defaults included: another server's may differ.
-    expect(support).toMatch(/reasoning: none/);
-    expect(support).toMatch(/keepRecentMessages: 10/);
+    expect(support).toMatch(/reasoning: /);
+    expect(support).toMatch(/keepRecentMessages: /);
     expectNoSecrets(exported.stdout, exported.stderr, await allText(out));
   });
 
@@ -124,8 +131,8 @@ describe('export a remote environment (gitops staging) from a control plane over
     for (const name of ['AGENTFORM_TOKEN_STAGING', 'PROVIDER_OPENAI_SECRET', 'PROVIDER_ANTHROPIC_SECRET', 'SECRET_NPM_TOKEN', 'GRANT_CRM_SUPPORT']) expect(exported.stdout).toContain(name);
     const root = await readFile(join(out, 'agentform.yaml'), 'utf8');
     expect(root).toContain('token: ${env:AGENTFORM_TOKEN_STAGING}');
-    const settings = root.slice(root.indexOf('settings:'));
-    for (const value of ['name: Staging', 'group: pre-production', 'dailyUsd: 50']) expect(settings).toContain(value);
+    const settings = (parse(root) as { environments: { staging: { settings: Record<string, unknown> } } }).environments.staging.settings;
+    expect(settings).toMatchObject({ name: 'Staging', group: 'pre-production', spend: { dailyUsd: 50 } });
     expect(await readFile(join(out, 'connections.yaml'), 'utf8')).toContain('accessToken: ${env:GRANT_CRM_SUPPORT}');
     expect(await readFile(join(out, 'apikeys.yaml'), 'utf8')).toContain('name: dashboard-readonly');
     expectNoSecrets(exported.stdout, exported.stderr, await allText(out));

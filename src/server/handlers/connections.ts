@@ -4,7 +4,7 @@
 import type { Connection, ConnectionAuth } from '../../model/api.js';
 import type { ConnectionInput } from '../../api/operations.js';
 import { environmentOf } from '../context.js';
-import { DEFAULTS, fillDefaults } from '../defaults.js';
+import { fillDefaults } from '../defaults.js';
 import { generateSigningSecret } from '../hooks/signing.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
@@ -78,7 +78,7 @@ export const connections: Handlers<ConnectionRpc> = {
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
       assertNameFree(ctx.db, environmentId, body.name);
-      const filled = fillDefaults<ConnectionInput>(body, DEFAULTS.connection);
+      const filled = fillDefaults<ConnectionInput>(body, ctx.profile.defaults.connection);
       const now = nowIso();
       const id = newId('con');
       ctx.db
@@ -96,6 +96,7 @@ export const connections: Handlers<ConnectionRpc> = {
       const row = connectionRow(ctx.db, environmentId, body.id);
       if (body.name !== undefined) assertNameFree(ctx.db, environmentId, body.name, row.id);
       const auth = body.auth ?? parseJson<ConnectionAuth>(row.auth, { type: 'none' });
+      const defaults = ctx.profile.defaults.connection as { transport?: string; channel?: string; hookEvents?: string[] };
       ctx.db
         .prepare(
           `UPDATE connections SET name = ?, url = ?, transport = ?, channel = ?, hooks_url = ?, auth = ?, hook_events = ?, signing_secret = ?, updated_at = ?
@@ -105,11 +106,11 @@ export const connections: Handlers<ConnectionRpc> = {
           body.name ?? row.name,
           body.url === undefined ? row.url : body.url,
           // An update names only what changes (a patch); `null` resets a field to its default.
-          body.transport === null ? DEFAULTS.connection.transport : (body.transport ?? row.transport),
-          body.channel === null ? DEFAULTS.connection.channel : (body.channel ?? row.channel),
+          body.transport === null ? (defaults.transport ?? row.transport) : (body.transport ?? row.transport),
+          body.channel === null ? (defaults.channel ?? row.channel) : (body.channel ?? row.channel),
           body.hooksUrl === undefined ? row.hooks_url : body.hooksUrl,
           JSON.stringify(auth),
-          body.hookEvents === undefined ? row.hook_events : JSON.stringify(body.hookEvents ?? DEFAULTS.connection.hookEvents),
+          body.hookEvents === undefined ? row.hook_events : JSON.stringify(body.hookEvents ?? defaults.hookEvents ?? []),
           signingSecretFor(auth, row.signing_secret),
           nowIso(),
           row.id,
