@@ -67,8 +67,9 @@ function meaningful(value: JsonValue, pattern: string, defaults: Readonly<Record
   if (Object.prototype.hasOwnProperty.call(defaults, pattern) && jsonEqual(defaults[pattern], value)) return undefined;
   if (Array.isArray(value)) return value.length === 0 ? undefined : value;
   if (isObject(value)) {
+    // Sorted keys: the line reads the same whatever order the server answers in.
     const out: JsonObject = {};
-    for (const [key, inner] of Object.entries(value)) {
+    for (const [key, inner] of Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const kept = meaningful(inner, joinPath(pattern, key), defaults);
       if (kept !== undefined) out[key] = kept;
     }

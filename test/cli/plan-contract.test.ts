@@ -58,10 +58,11 @@ describe('the plan shows everything apply will change (local control plane)', ()
     expect(plan.stdout).toContain('Kept, not in the configuration');
     expect(plan.stdout).toContain('= agent/researcher: policies.toolCalls.byTool = {"shell":"allow"}');
     expect(plan.stdout).toMatch(/= agent\/researcher: sandbox = \{.*"scope":"session".*\}/);
-    expect(plan.stdout).toMatch(/= agent\/researcher: identity = \{"required":true,"scopesAllowed":\["user"\]\}/);
+    expect(plan.stdout).toMatch(/= agent\/researcher: identity = \{"required":true,"scopesAllowed":\["user"\]/);
 
     const json = JSON.parse((await runCli(['plan', dir, '--json'], { env })).stdout) as { changes: Array<{ address: string; kept?: Array<{ path: string }> }> };
-    expect(json.changes.find((change) => change.address === 'agent/researcher')?.kept?.map((field) => field.path)).toEqual(['policies.toolCalls.byTool', 'sandbox', 'identity']);
+    // (A server with other defaults may show more, e.g. its own tool-call decisions.)
+    expect(json.changes.find((change) => change.address === 'agent/researcher')?.kept?.map((field) => field.path)).toEqual(expect.arrayContaining(['policies.toolCalls.byTool', 'sandbox', 'identity']));
     expect((await runCli(['plan', dir, '--markdown'], { env })).stdout).toContain('agent/researcher: policies.toolCalls.byTool = {"shell":"allow"}');
 
     // The next unrelated edit must not remove them (agents.upsert replaces the whole definition).
