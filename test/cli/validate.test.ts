@@ -126,7 +126,7 @@ describe('agentform schema', () => {
     const result = run(['schema', kind]);
     expect(result.status).toBe(0);
     const schema = JSON.parse(result.stdout) as { $id: string };
-    expect(schema.$id).toMatch(/^https:\/\/agentform\.dev\/schemas\/.+\.schema\.json$/);
+    expect(schema.$id).toMatch(/^urn:agentform:schema:.+\.schema\.json$/);
     const ajv = new Ajv2020({ strict: false });
     expect(() => ajv.compile(schema)).not.toThrow();
   });
