@@ -48,7 +48,6 @@ export async function applyPlan(
     ids: new Map(actual.resources.map((resource) => [addressOf(resource.kind, resource.name), resource.id])),
     desired: new Map(desired.resources.map((resource) => [addressOf(resource.kind, resource.name), resource])),
     actual: new Map(actual.resources.map((resource) => [addressOf(resource.kind, resource.name), resource])),
-    connectionTools: new Map(),
     waitForImages: options.waitForImages ?? false,
     imagePollMs: options.imagePollMs ?? 250,
     info: (address, message) => emit({ type: 'info', address, message }),

@@ -20,8 +20,6 @@ export interface WriteContext {
   ids: Map<ResourceAddress, string>;
   desired: Map<ResourceAddress, DesiredResource>;
   actual: Map<ResourceAddress, ActualResource>;
-  /** Tool names offered by connections tested during this apply. */
-  connectionTools: Map<string, string[]>;
   waitForImages: boolean;
   imagePollMs: number;
   info: (address: ResourceAddress, message: string) => void;
@@ -144,14 +142,16 @@ const connection: Writer = async (change, context) => {
   const urlChanged = change.action === 'create' || change.fields.some((field) => field.path === 'url');
   if (!urlChanged || !body.url) return undefined;
   try {
+    // Reported for information only. The tool names agents use are not judged here: a list known
+    // only on the run that creates (or re-points) the connection would make the same configuration
+    // pass or fail depending on history. `validate --remote` checks them on every run instead.
     const { tools } = await context.caller.call('connections.test', { id });
-    context.connectionTools.set(change.name, tools.map((tool) => tool.name));
     return `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
   } catch (error) {
     // The connection itself was written. A tool server that is down is an operational problem to
-    // report, not a reason to fail the apply; its agents' tool names are then not checked.
+    // report, not a reason to fail the apply.
     if (!(error instanceof ApiError) || error.status === 0) throw error;
-    return `tool server not reachable (${error.code}: ${error.message}); tools not checked`;
+    return `tool server not reachable (${error.code}: ${error.message})`;
   }
 };
 
@@ -179,35 +179,6 @@ const grant: Writer = async (change, context) => {
   return result.outcome;
 };
 
-/** Tool names an agent's policies mention, which must exist on its connections or its built-in tools. */
-function toolNamesNamedByPolicies(definition: AgentDefinition): string[] {
-  return [
-    ...Object.keys(definition.policies?.toolCalls?.byTool ?? {}),
-    ...(definition.sandbox?.tools?.allow ?? []),
-    ...(definition.sandbox?.tools?.deny ?? []),
-  ];
-}
-
-function checkAgentTools(change: ResourceChange, definition: AgentDefinition, context: WriteContext): void {
-  const connections = [definition.policies?.toolCalls?.hook?.connection, definition.sandbox?.connectionName].filter(
-    (name): name is string => typeof name === 'string',
-  );
-  // Only judge when every connection the agent uses was tested in this run; otherwise the tool
-  // lists are unknown and `validate --remote` is the place for the check.
-  if (connections.length === 0 || !connections.every((name) => context.connectionTools.has(name))) return;
-  const offered = new Set([
-    ...connections.flatMap((name) => context.connectionTools.get(name) ?? []),
-    ...definition.tools.map((tool) => tool.name),
-  ]);
-  const missing = toolNamesNamedByPolicies(definition).filter((name) => !offered.has(name));
-  if (missing.length > 0) {
-    throw new UserError(
-      `${change.address}: its policies name tool${missing.length === 1 ? '' : 's'} ${missing.join(', ')} that ${connections.join(', ')} does not offer`,
-      `offered: ${[...offered].sort().join(', ')}`,
-    );
-  }
-}
-
 async function waitForImage(slug: string, version: number, context: WriteContext, address: ResourceAddress): Promise<string> {
   for (;;) {
     const current = await context.caller.call('agents.get', { slug, version });
@@ -227,7 +198,6 @@ const agent: Writer = async (change, context) => {
   // The API's minimal upsert has tools, policies and limits; fields the user did not write are sent
   // at their empty value (the plan never compares fields the user did not write).
   const definition = { name: change.name, tools: [], policies: {}, limits: {}, ...spec(resource) } as unknown as AgentDefinition;
-  checkAgentTools(change, definition, context);
   const promotedFrom = resource.options?.promotedFrom as unknown as PromotedFrom | undefined;
   const version = await context.caller.call('agents.upsert', {
     slug: change.name,

@@ -134,24 +134,37 @@ describe('applyPlan', () => {
     expect(calls.map((c) => c.rpc).sort()).toEqual(['providers.create', 'secrets.create']);
   });
 
-  it('fails an agent whose policies name a tool its tested connection does not offer, before upserting', async () => {
-    const { caller, calls } = fakeCaller({ 'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }) });
-    const desired = desiredOf([
-      resource('connection', 'tools', { url: 'http://127.0.0.1:1/mcp', auth: { type: 'none' } }),
-      resource('agent', 'bot', {
-        model: { provider: 'p', model: 'm' },
-        system: 's',
-        tools: [{ type: 'builtin', name: 'current_time' }],
-        policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { echo: 'allow', ecko: 'allow', current_time: 'allow' } } },
-        limits: {},
-      }),
-    ]);
-    const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
-    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
-    expect(result.done).toEqual([{ address: 'connection/tools', action: 'create', ms: expect.any(Number), note: '2 tools' }]);
-    expect(result.failed[0].message).toContain('ecko');
-    expect(result.failed[0].message).not.toContain('echo,');
-    expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test']);
+  it('gives the same outcome whether or not the connection was created in this run; sandbox tools are not connection tools', async () => {
+    // Policies name a tool the connection does not offer (ecko) and sandbox tools (grep, rm). Run 1
+    // creates the connection (and so learns its tools); run 2 finds it existing. Both must upsert.
+    const definition = {
+      model: { provider: 'p', model: 'm' },
+      system: 's',
+      tools: [{ type: 'builtin', name: 'current_time' }],
+      policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { echo: 'allow', ecko: 'allow' } } },
+      sandbox: { connectionName: 'tools', tools: { allow: ['grep'], deny: ['rm'] } },
+      limits: {},
+    };
+    const desired = desiredOf([resource('connection', 'tools', { url: 'http://127.0.0.1:1/mcp', auth: { type: 'none' } }), resource('agent', 'bot', definition)]);
+    const noRemote = { environmentSlug: 'dev', resources: [], missingOperations: [] };
+    const first = fakeCaller({ 'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }) });
+    const run1 = await applyPlan(
+      planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]),
+      desired,
+      noRemote,
+      { caller: first.caller },
+      baseOptions(),
+    );
+    const second = fakeCaller();
+    const existing = { environmentSlug: 'dev', resources: [actualResource('connection', 'tools', 'c1'), actualResource('agent', 'bot', 'a1')], missingOperations: [] };
+    const run2 = await applyPlan(planOf([change('agent', 'bot', 'update', { dependsOn: ['connection/tools'], remoteFingerprint: 'fp' })]), desired, existing, { caller: second.caller }, {
+      ...baseOptions(),
+      reread: async () => new Map([['bot', 'fp']]),
+    });
+    expect(run1.failed).toEqual([]);
+    expect(run2.failed).toEqual([]);
+    expect(first.calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
+    expect(second.calls.map((c) => c.rpc)).toEqual(['agents.upsert']);
   });
 
   it('replaces an API key by creating the new one first, saving its token, then revoking the old one', async () => {
@@ -217,7 +230,7 @@ describe('applyPlan', () => {
 });
 
 describe('applyPlan with an unreachable tool server', () => {
-  it('keeps the created connection, notes that tools were not checked, and still applies its agents', async () => {
+  it('keeps the created connection, notes that the tool server was not reachable, and still applies its agents', async () => {
     const { caller, calls } = fakeCaller({
       'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }),
       'connections.test': () => {
@@ -231,7 +244,7 @@ describe('applyPlan with an unreachable tool server', () => {
     const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
     const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
     expect(result.failed).toEqual([]);
-    expect(result.done.find((item) => item.address === 'connection/tools')?.note).toContain('tools not checked');
+    expect(result.done.find((item) => item.address === 'connection/tools')?.note).toContain('tool server not reachable');
     expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
   });
 });
