@@ -12,6 +12,7 @@ import type {
 } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
 import { ApiError, UserError } from '../errors.js';
+import { appliedUpsert } from './upsert-readback.js';
 
 export interface WriteContext {
   caller: RpcCaller;
@@ -199,11 +200,12 @@ const agent: Writer = async (change, context) => {
   // at their empty value (the plan never compares fields the user did not write).
   const definition = { name: change.name, tools: [], policies: {}, limits: {}, ...spec(resource) } as unknown as AgentDefinition;
   const promotedFrom = resource.options?.promotedFrom as unknown as PromotedFrom | undefined;
-  const version = await context.caller.call('agents.upsert', {
-    slug: change.name,
-    definition,
-    ...(promotedFrom ? { promotedFrom } : {}),
-  });
+  const planned = context.actual.get(change.address)?.remote.version;
+  const version = await context.caller.call(
+    'agents.upsert',
+    { slug: change.name, definition, ...(promotedFrom ? { promotedFrom } : {}) },
+    { beforeRetry: () => appliedUpsert(context.caller, change.name, definition, typeof planned === 'number' ? planned : undefined) },
+  );
   context.ids.set(change.address, version.agentId);
   if (context.waitForImages) {
     const status = await waitForImage(change.name, version.version, context, change.address);
