@@ -247,6 +247,7 @@ export class ControlApiClient implements RpcCaller {
               0,
               'token_lost',
               `key ${name} was created (id ${created.id}) but the answer carrying its token was lost; revoke it (agentform keys revoke ${created.id}) and run again`,
+              { keyId: created.id },
             );
           }
           return undefined;

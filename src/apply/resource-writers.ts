@@ -222,11 +222,32 @@ const apiKey: Writer = async (change, context) => {
   const resource = desiredOf(change, context);
   const body = spec(resource) as { scopes?: string[]; identityScopes?: string[]; spend?: JsonObject; expiresAt?: string };
   const previousId = change.action === 'replace' ? context.ids.get(change.address) : undefined;
-  const created = await context.caller.call('apiKeys.create', {
-    key: { name: change.name, scopes: body.scopes ?? [], ...body } as { name: string; scopes: string[] },
-  });
+  const request = { key: { name: change.name, scopes: body.scopes ?? [], ...body } as { name: string; scopes: string[] } };
+  let created;
+  try {
+    created = await context.caller.call('apiKeys.create', request);
+  } catch (error) {
+    // The key was made but the answer with its token was lost: nobody can ever use that key.
+    // Revoke it and make another, so a lost answer never leaves a live key without a token.
+    const orphan = error instanceof ApiError && error.code === 'token_lost' ? (error.details as { keyId?: unknown } | undefined)?.keyId : undefined;
+    if (typeof orphan !== 'string') throw error;
+    await context.caller.call('apiKeys.revoke', { id: orphan });
+    context.info(change.address, `revoked key ${orphan}: it was created, but the answer carrying its token was lost`);
+    created = await context.caller.call('apiKeys.create', request);
+  }
   context.ids.set(change.address, created.key.id);
-  const savedTo = await context.saveToken(resource, created.token);
+  let savedTo: string | undefined;
+  try {
+    savedTo = await context.saveToken(resource, created.token);
+  } catch (error) {
+    // The new key's token is nowhere, so the key is of no use: revoke it rather than leave it live.
+    const revoked = await context.caller.call('apiKeys.revoke', { id: created.key.id }).then(
+      () => `the new key ${created.key.id} was revoked`,
+      () => `revoke the new key ${created.key.id} (agentform keys revoke ${created.key.id})`,
+    );
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UserError(`${change.address}: ${why}; ${revoked}`, error instanceof UserError ? error.hint : undefined);
+  }
   // There is no apiKeys.update: a changed key is a new key, and the old one is revoked only once
   // the new one exists (and its token is saved), so a failure never leaves the user with neither.
   if (previousId) await context.caller.call('apiKeys.revoke', { id: previousId });

@@ -66,6 +66,7 @@ export function environmentTarget(project: ProjectRoot, environment: string, opt
     url: interpolateString(settings.url, [], rootContextOf(project, environment, options, problems)(['environments', environment, 'url'])),
     prune: settings.prune,
     ...(settings.maxDeleteShare !== undefined ? { maxDeleteShare: settings.maxDeleteShare } : {}),
+    ...(settings.maxRequestBytes !== undefined ? { maxRequestBytes: settings.maxRequestBytes } : {}),
     ...(settings.credential ? { credential: resolveCredential(settings.credential.source, options.processEnv) } : {}),
   };
 }

@@ -302,3 +302,72 @@ describe('applyPlan deletes of resources removed meanwhile', () => {
     expect(result.done[0]).toMatchObject({ address: 'secret/old', note: 'already gone' });
   });
 });
+
+describe('applyPlan when the credential may not write', () => {
+  it('stops at the first permission_denied: writes in flight finish, nothing more starts, and it says why', async () => {
+    const { caller, calls } = fakeCaller({
+      'secrets.create': () => {
+        throw new ApiError('secrets.create', 403, 'permission_denied', 'the key lacks the control scope');
+      },
+    });
+    const secrets = ['a', 'b', 'c', 'd', 'e'].map((name) => resource('secret', name, {}, { writeOnly: { value: { source: '${env:V}', value: 'v' } } }));
+    const result = await applyPlan(planOf(secrets.map((item) => change('secret', item.name, 'create'))), desiredOf(secrets), { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, {
+      ...baseOptions(),
+      parallelism: 1,
+    });
+    expect(calls).toHaveLength(1);
+    expect(result.failed.map((item) => item.code)).toEqual(['permission_denied']);
+    expect(result.notStarted.map((item) => item.address)).toEqual(['secret/b', 'secret/c', 'secret/d', 'secret/e']);
+    expect(result.stoppedBy).toContain('secret/a was denied (permission_denied)');
+  });
+});
+
+describe('applyPlan API keys whose token could be lost', () => {
+  const key = resource('apiKey', 'ci', { scopes: ['read'] }, { options: { tokenFile: 'ci.token' } });
+  const noRemote = { environmentSlug: 'dev', resources: [], missingOperations: [] };
+
+  it('a created key whose answer (with its token) was lost is revoked and made again', async () => {
+    let creates = 0;
+    const { caller, calls } = fakeCaller({
+      'apiKeys.create': () => {
+        creates += 1;
+        if (creates === 1) throw new ApiError('apiKeys.create', 0, 'token_lost', 'key ci was created (id key_orphan) but the answer carrying its token was lost', { keyId: 'key_orphan' });
+        return { key: { id: 'key_2', name: 'ci', scopes: ['read'] }, token: 'svc_dev_SENTINELTOKEN' };
+      },
+      'apiKeys.revoke': () => ({ id: 'key_orphan', name: 'ci', scopes: ['read'] }),
+    });
+    const saved: string[] = [];
+    const events: ApplyEvent[] = [];
+    const result = await applyPlan(planOf([change('apiKey', 'ci', 'create')]), desiredOf([key]), noRemote, { caller }, {
+      ...baseOptions(events),
+      saveToken: async (_resource, token) => {
+        saved.push(token);
+        return 'ci.token';
+      },
+    });
+    expect(result.failed).toEqual([]);
+    expect(calls.map((call) => call.rpc)).toEqual(['apiKeys.create', 'apiKeys.revoke', 'apiKeys.create']);
+    expect(calls[1]!.request).toEqual({ id: 'key_orphan' });
+    expect(saved).toEqual(['svc_dev_SENTINELTOKEN']);
+    expect(events.some((event) => event.type === 'info' && event.message.includes('revoked key key_orphan'))).toBe(true);
+  });
+
+  it('a new key whose token cannot be saved is revoked, and the old key of a replace is kept', async () => {
+    const { caller, calls } = fakeCaller({ 'apiKeys.revoke': () => ({ id: 'key-1', name: 'ci', scopes: ['read'] }) });
+    const actual = { environmentSlug: 'dev', resources: [actualResource('apiKey', 'ci', 'old-key')], missingOperations: [] };
+    const result = await applyPlan(planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: 'fp' })]), desiredOf([key]), actual, { caller }, {
+      ...baseOptions(),
+      reread: async () => new Map([['ci', 'fp']]),
+      saveToken: async () => {
+        throw new Error('token file ci.token appeared since the plan: refusing to overwrite it');
+      },
+    });
+    expect(calls.map((call) => [call.rpc, call.request])).toEqual([
+      ['apiKeys.create', { key: { name: 'ci', scopes: ['read'] } }],
+      ['apiKeys.revoke', { id: 'key-1' }],
+    ]);
+    expect(result.failed[0]!.message).toContain('appeared since the plan');
+    expect(result.failed[0]!.message).toContain('the new key key-1 was revoked');
+    expect(JSON.stringify(result)).not.toContain('SENTINEL');
+  });
+});
