@@ -28,6 +28,8 @@ export interface ClientOptions {
   /** Receives trace lines with every secret redacted. */
   debug?: (line: string) => void;
   insecureHttp?: boolean;
+  /** Where baseUrl came from, for messages (`AGENTFORM_URL_STAGING`); default "--url or AGENTFORM_URL". */
+  urlSource?: string;
   /** Called once per HTTP attempt (request counting in tests and benchmarks). */
   onRequest?: (event: RequestEvent) => void;
   /** For tests: the sleep between attempts. */
@@ -106,7 +108,7 @@ export class ControlApiClient implements RpcCaller {
 
   constructor(private readonly options: ClientOptions) {
     const url = validateBaseUrl(options.baseUrl, options.insecureHttp === true);
-    this.transport = new Transport(url.origin);
+    this.transport = new Transport(url.origin, options.urlSource);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -298,6 +300,24 @@ function unknownOutcome(rpc: Rpc, cause: unknown): ApiError {
   return new ApiError(rpc, 0, 'unknown_outcome', `${rpc} may or may not have taken effect, and checking failed: ${why}. Run again: the plan will show what exists.`);
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The message of a JSON error body in another common shape: `{"message"}`, `{"error": "…"}`,
+ * OAuth's `{"error", "error_description"}`, problem+json's `{"title", "detail"}`, a JSON string.
+ */
+function messageOutsideEnvelope(parsed: unknown): string | undefined {
+  if (typeof parsed === 'string') return parsed.trim() || undefined;
+  if (!isRecord(parsed)) return undefined;
+  for (const field of ['error_description', 'message', 'detail', 'error', 'title']) {
+    const value = parsed[field];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim().slice(0, 200);
+  }
+  return undefined;
+}
+
 function isRetryable(error: ApiError): boolean {
   return isRetryableStatus(error.status) || (error.status === 0 && UNCERTAIN_TRANSPORT_CODES.has(error.code));
 }
@@ -308,16 +328,21 @@ function errorFromExchange(rpc: Rpc, exchange: Exchange, requestId: string, secr
   let code = STATUS_CODES[exchange.status] ?? (exchange.status >= 500 ? 'internal' : 'unknown');
   let message = `HTTP ${exchange.status}`;
   let details: unknown;
+  const snippet = exchange.text.trim().slice(0, 200);
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(exchange.text) as { error?: { code?: unknown; message?: unknown; details?: unknown } };
-    if (parsed.error && typeof parsed.error === 'object') {
-      if (typeof parsed.error.code === 'string') code = parsed.error.code;
-      if (typeof parsed.error.message === 'string') message = parsed.error.message;
-      details = parsed.error.details === undefined ? undefined : redact(parsed.error.details, secrets);
-    }
+    parsed = JSON.parse(exchange.text);
   } catch {
-    const snippet = exchange.text.trim().slice(0, 200);
-    if (snippet) message = `HTTP ${exchange.status}: ${snippet}`;
+    parsed = undefined;
+  }
+  const envelope = isRecord(parsed) && isRecord(parsed.error) ? parsed.error : undefined;
+  if (envelope) {
+    if (typeof envelope.code === 'string') code = envelope.code;
+    if (typeof envelope.message === 'string') message = envelope.message;
+    details = envelope.details === undefined ? undefined : redact(envelope.details, secrets);
+  } else if (snippet) {
+    // Not the assumed envelope (a gateway, a proxy, another server): keep what the server said.
+    message = `HTTP ${exchange.status}: ${messageOutsideEnvelope(parsed) ?? snippet}`;
   }
   if (code === 'unimplemented' || (exchange.status === 404 && code === 'not_found' && message.startsWith('HTTP'))) {
     code = 'unimplemented';

@@ -21,7 +21,8 @@ export interface SendOptions {
 
 export class Transport {
   private readonly pool: Pool;
-  constructor(readonly origin: string) {
+  /** `urlSource`: where the URL came from (`AGENTFORM_URL_PRODUCTION`), named when it cannot be reached. */
+  constructor(readonly origin: string, private readonly urlSource = '--url or AGENTFORM_URL') {
     this.pool = new Pool(origin, { connections: 64, pipelining: 1, keepAliveTimeout: 10_000 });
   }
 
@@ -39,7 +40,7 @@ export class Transport {
       const text = await response.body.text();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
-      throw transportError(error, this.origin, options);
+      throw transportError(error, this.origin, this.urlSource, options);
     }
   }
 
@@ -56,13 +57,13 @@ export class Transport {
 /** The transport failure codes a retry may help with: the request may or may not have taken effect. */
 export const UNCERTAIN_TRANSPORT_CODES = new Set(['connection_reset', 'timeout']);
 
-function transportError(error: unknown, origin: string, options: SendOptions): ApiError {
+function transportError(error: unknown, origin: string, urlSource: string, options: SendOptions): ApiError {
   const cause = error as { code?: string | number; name?: string; message?: string; cause?: { code?: string } };
   const code = cause.name === 'TimeoutError' || cause.name === 'AbortError' ? 'UND_ERR_HEADERS_TIMEOUT' : String(cause.code ?? cause.cause?.code ?? '');
   const make = (transportCode: string, message: string) =>
     new ApiError(options.rpc, 0, transportCode, redactText(message), undefined, options.requestId);
   if (code === 'ECONNREFUSED') {
-    return make('connection_refused', `could not connect to ${origin}: connection refused. Is the Control API running there? Check --url or AGENTFORM_URL.`);
+    return make('connection_refused', `could not connect to ${origin}: connection refused. Is the Control API running there? Check ${urlSource}.`);
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return make('dns', `could not resolve the host of ${origin} (${code}). Check the URL and the machine's DNS.`);

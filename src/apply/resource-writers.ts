@@ -10,7 +10,7 @@ import type {
   ResourceAddress,
   ResourceChange,
 } from '../model/resources.js';
-import { addressOf } from '../model/resources.js';
+import { addressOf, connectionAuthField } from '../model/resources.js';
 import { ApiError, UserError } from '../errors.js';
 import { appliedUpsert } from './upsert-readback.js';
 
@@ -130,7 +130,9 @@ const connection: Writer = async (change, context) => {
     return undefined;
   }
   const resource = desiredOf(change, context);
-  const body = spec(resource) as unknown as Omit<ConnectionInput, 'name'> & { auth: ConnectionAuth };
+  const written = spec(resource) as unknown as Omit<ConnectionInput, 'name'> & { auth: ConnectionAuth };
+  // The spec holds only auth.type; the other auth fields are write-only and sent with every write.
+  const body = { ...written, auth: { ...written.auth, ...writeOnlyAuth(resource) } };
   let id: string;
   if (change.action === 'create') {
     const created = await context.caller.call('connections.create', { name: change.name, ...body });
@@ -155,6 +157,16 @@ const connection: Writer = async (change, context) => {
     return `tool server not reachable (${error.code}: ${error.message})`;
   }
 };
+
+/** A connection's write-only auth fields (`auth.<field>`), by field name. */
+function writeOnlyAuth(resource: DesiredResource): Record<string, string> {
+  const auth: Record<string, string> = {};
+  for (const path of Object.keys(resource.writeOnly)) {
+    const field = connectionAuthField(path);
+    if (field !== undefined) auth[field] = writeOnly(resource, path) as string;
+  }
+  return auth;
+}
 
 const grant: Writer = async (change, context) => {
   if (change.action === 'delete') {

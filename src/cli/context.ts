@@ -54,7 +54,7 @@ export function clientFor(
   credential: Credential,
   globals: GlobalOptions,
   env: NodeJS.ProcessEnv,
-  onRequest?: (event: RequestEvent) => void,
+  extra: { onRequest?: (event: RequestEvent) => void; urlSource?: string } = {},
 ): ControlApiClient {
   const debug = debugSink(globals, env);
   return new ControlApiClient({
@@ -63,7 +63,8 @@ export function clientFor(
     retry: retryPolicyFrom(env),
     insecureHttp: globals.insecureHttp === true,
     ...(debug ? { debug } : {}),
-    ...(onRequest ? { onRequest } : {}),
+    ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
+    ...(extra.urlSource ? { urlSource: extra.urlSource } : {}),
   });
 }
 
@@ -88,9 +89,9 @@ export async function createClient(
   let credential = resolved.credential;
   let environment = resolved.environment;
   if (baseUrl === 'local') {
-    const { startLocalControlPlane } = await import('../server/embedded.js');
+    const [{ startLocalControlPlane }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
     const wanted = env.AGENTFORM_ENVIRONMENT ?? environment ?? 'dev';
-    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted] });
+    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted], profile: serverProfileFromEnv(env) });
     closeLocal = () => local.close();
     baseUrl = local.url;
     environment = wanted;
@@ -101,7 +102,7 @@ export async function createClient(
     await closeLocal?.();
     throw new UserError('no credential: pass --token or set AGENTFORM_TOKEN (or AGENTFORM_COOKIE)');
   }
-  const client = clientFor(baseUrl, credential, globals, env, onRequest);
+  const client = clientFor(baseUrl, credential, globals, env, onRequest ? { onRequest } : {});
   return {
     client,
     credential,

@@ -49,3 +49,22 @@ export function resolveTarget(target: EnvironmentTarget, globals: GlobalOptions,
     ...(token ? { token: token[0] as string, tokenSource: token[1] } : {}),
   };
 }
+
+/**
+ * "No credential" for an environment, naming what was looked at: the variable agentform.yaml's
+ * `token` reads (unset), the per-environment variable, and the flag.
+ */
+export function missingCredentialError(target: EnvironmentTarget, env: NodeJS.ProcessEnv): UserError {
+  const suffix = environmentVariableSuffix(target.name);
+  const configured = target.credential ? /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)/.exec(target.credential.source)?.[1] : undefined;
+  if (configured && !env[configured]) {
+    return new UserError(
+      `no credential for environment ${target.name}: ${configured} is not set`,
+      `agentform.yaml reads its token from ${target.credential!.source}; set ${configured}, or AGENTFORM_TOKEN_${suffix}, or pass --token`,
+    );
+  }
+  return new UserError(
+    `no credential for environment ${target.name}`,
+    `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${suffix}, or --token`,
+  );
+}

@@ -10,8 +10,10 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
+import type { Credential } from '../api/client.js';
 import type { RpcCaller } from '../api/operations.js';
 import type { GlobalOptions } from './global-options.js';
+import { dirOption } from './project-dir.js';
 
 export interface OpsOptions {
   env?: string;
@@ -23,13 +25,15 @@ export interface OpsOptions {
 export function addOpsOptions(command: Command, options: { json?: boolean } = {}): Command {
   command
     .addOption(new Option('-e, --env <name>', "an environment of the project's agentform.yaml (its url and token)"))
-    .addOption(new Option('--dir <path>', 'project directory holding agentform.yaml (default: the current directory)'));
+    .addOption(dirOption());
   if (options.json !== false) command.addOption(new Option('--json', 'print the API answer as JSON, for scripts'));
   return command;
 }
 
 export interface OpsClient {
   client: RpcCaller;
+  /** How the client authenticates (a key or a cookie; never printed). */
+  credential: Credential;
   /** The environment the credential acts on, when known. */
   environment?: string;
   /** "the local control plane (.agentform/local)" or the URL. */
@@ -50,6 +54,7 @@ export async function openOpsClient(options: OpsOptions, globals: GlobalOptions,
   const label = connected.isLocal ? 'the local control plane (.agentform/local)' : (globals.url ?? env.AGENTFORM_URL ?? '');
   return {
     client: connected.client,
+    credential: connected.credential,
     ...(connected.environment ? { environment: connected.environment } : {}),
     targetLabel: label,
     close: () => connected.close(),
@@ -57,7 +62,7 @@ export async function openOpsClient(options: OpsOptions, globals: GlobalOptions,
 }
 
 async function openProjectClient(dir: string, requested: string | undefined, globals: GlobalOptions, env: NodeJS.ProcessEnv): Promise<OpsClient> {
-  const [{ loadProject }, { pickEnvironment, environmentUrl }, { resolveTarget }, { parseApiKey }, { clientFor }, { UserError }] = await Promise.all([
+  const [{ loadProject }, { pickEnvironment, environmentUrl }, { resolveTarget, missingCredentialError }, { parseApiKey }, { clientFor }, { UserError }] = await Promise.all([
     import('../config/index.js'),
     import('./plan-pipeline.js'),
     import('./environment-target.js'),
@@ -87,11 +92,11 @@ async function openProjectClient(dir: string, requested: string | undefined, glo
   let targetLabel = resolved.url;
   let closeLocal: (() => Promise<void>) | undefined;
   if (resolved.url === 'local') {
-    const { startLocalControlPlane } = await import('../server/embedded.js');
+    const [{ startLocalControlPlane }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
     const localSlugs = Object.values(project.environments)
       .filter((environment) => environment.url === 'local')
       .map((environment) => environment.slug);
-    const local = await startLocalControlPlane({ dataDir: join(project.dir, '.agentform', 'local'), environments: [...new Set([target.slug, ...localSlugs])] });
+    const local = await startLocalControlPlane({ dataDir: join(project.dir, '.agentform', 'local'), environments: [...new Set([target.slug, ...localSlugs])], profile: serverProfileFromEnv(env) });
     closeLocal = () => local.close();
     baseUrl = local.url;
     token = local.tokens[target.slug];
@@ -99,7 +104,7 @@ async function openProjectClient(dir: string, requested: string | undefined, glo
     process.stderr.write('Using the local control plane (.agentform/local)\n');
   }
   try {
-    let credential: import('../api/client.js').Credential;
+    let credential: Credential;
     if (token) {
       const keyEnvironment = parseApiKey(token).environment;
       if (keyEnvironment !== target.slug) {
@@ -117,14 +122,12 @@ async function openProjectClient(dir: string, requested: string | undefined, glo
         ...(env.AGENTFORM_ORGANIZATION ? { organization: env.AGENTFORM_ORGANIZATION } : {}),
       };
     } else {
-      throw new UserError(
-        `no credential for environment ${name}`,
-        `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${name.toUpperCase().replace(/-/g, '_')}, or --token`,
-      );
+      throw missingCredentialError(target, env);
     }
-    const client = clientFor(baseUrl, credential, globals, env);
+    const client = clientFor(baseUrl, credential, globals, env, closeLocal ? {} : { urlSource: resolved.urlSource });
     return {
       client,
+      credential,
       environment: target.slug,
       targetLabel,
       close: async () => {

@@ -13,7 +13,7 @@ import { resolvePromotions, type ResolvedPromotions, type SourceReader } from '.
 import type { ActualResource, ActualState, DesiredState, EnvironmentTarget, Plan, ResourceAddress } from '../model/resources.js';
 import { readActualState } from '../state/read.js';
 import { clientFor } from './context.js';
-import { resolveTarget } from './environment-target.js';
+import { missingCredentialError, resolveTarget } from './environment-target.js';
 import { readTokenFiles, type TokenFileSnapshot } from './token-files.js';
 import type { GlobalOptions } from './global-options.js';
 
@@ -172,10 +172,16 @@ interface LocalPlane {
  */
 const localPlanes = new Map<string, { plane: Promise<LocalPlane>; users: number }>();
 
-async function acquireLocalPlane(dataDir: string, environments: Array<{ slug: string; kind?: string }>): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
+async function acquireLocalPlane(
+  dataDir: string,
+  environments: Array<{ slug: string; kind?: string }>,
+  env: NodeJS.ProcessEnv,
+): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
   let entry = localPlanes.get(dataDir);
   if (!entry) {
-    const plane = import('../server/embedded.js').then(({ startLocalControlPlane }) => startLocalControlPlane({ dataDir, environments }));
+    const plane = Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]).then(([{ startLocalControlPlane }, { serverProfileFromEnv }]) =>
+      startLocalControlPlane({ dataDir, environments, profile: serverProfileFromEnv(env) }),
+    );
     entry = { plane, users: 0 };
     localPlanes.set(dataDir, entry);
     plane.catch(() => localPlanes.delete(dataDir));
@@ -224,7 +230,7 @@ async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>
       localEnvironments.set(other.slug, { slug: other.slug, ...(typeof kind === 'string' ? { kind } : {}) });
     }
     const dataDir = join(project.dir, '.agentform', 'local');
-    const local = await acquireLocalPlane(dataDir, [...localEnvironments.values()]);
+    const local = await acquireLocalPlane(dataDir, [...localEnvironments.values()], env);
     closeLocal = local.release;
     baseUrl = local.plane.url;
     token = local.plane.tokens[target.slug];
@@ -236,10 +242,7 @@ async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>
   }
   if (!token && !env.AGENTFORM_COOKIE) {
     await closeLocal?.();
-    throw new UserError(
-      `no credential for environment ${environment}`,
-      `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${environment.toUpperCase().replace(/-/g, '_')}, or --token`,
-    );
+    throw missingCredentialError(target, env);
   }
   let credential: Credential;
   if (token) {
@@ -264,7 +267,10 @@ async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>
       ...(env.AGENTFORM_ORGANIZATION ? { organization: env.AGENTFORM_ORGANIZATION } : {}),
     };
   }
-  const client = clientFor(baseUrl, credential, globals, env, (event) => requests.push({ rpc: event.rpc, status: event.status }));
+  const client = clientFor(baseUrl, credential, globals, env, {
+    onRequest: (event) => requests.push({ rpc: event.rpc, status: event.status }),
+    ...(closeLocal ? {} : { urlSource: resolved.urlSource }),
+  });
   return {
     client,
     targetLabel,

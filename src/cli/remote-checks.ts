@@ -3,8 +3,9 @@
 // exist on its connections (connections.test, control scope). Resources not created yet are checked after apply.
 import { relative } from 'node:path';
 import type { Problem } from '../config/index.js';
+import { formatJsonPath, type PathSegment } from '../config/problems.js';
 import { didYouMean } from '../config/suggest.js';
-import { ApiError } from '../errors.js';
+import { ApiError, type SourceLocation } from '../errors.js';
 import type { AgentDefinition } from '../model/api.js';
 import type { DesiredResource, DesiredState } from '../model/resources.js';
 import type { RpcCaller } from '../api/operations.js';
@@ -19,17 +20,18 @@ export interface RemoteCheckResult {
 interface ModelUse {
   provider: string;
   model: string;
-  jsonPath: string;
+  /** Within the spec, e.g. ['model', 'model']. */
+  path: PathSegment[];
 }
 
 function modelUses(definition: Partial<AgentDefinition>): ModelUse[] {
   const uses: ModelUse[] = [];
-  const add = (ref: { provider?: string; model?: string } | undefined, jsonPath: string) => {
-    if (ref?.provider && ref.model) uses.push({ provider: ref.provider, model: ref.model, jsonPath });
+  const add = (ref: { provider?: string; model?: string } | undefined, path: PathSegment[]) => {
+    if (ref?.provider && ref.model) uses.push({ provider: ref.provider, model: ref.model, path });
   };
-  add(definition.model, 'spec.model.model');
-  (definition.model?.fallback?.models ?? []).forEach((ref, index) => add(ref, `spec.model.fallback.models[${index}].model`));
-  add(definition.compaction?.model, 'spec.compaction.model.model');
+  add(definition.model, ['model', 'model']);
+  (definition.model?.fallback?.models ?? []).forEach((ref, index) => add(ref, ['model', 'fallback', 'models', index, 'model']));
+  add(definition.compaction?.model, ['compaction', 'model', 'model']);
   return uses;
 }
 
@@ -38,11 +40,11 @@ function modelUses(definition: Partial<AgentDefinition>): ModelUse[] {
  * and `deny`: grep, rm, ...) are tools of the sandbox, not of any connection, so they are never
  * looked for in a connection's tool list.
  */
-function toolUses(definition: Partial<AgentDefinition>): Array<{ name: string; jsonPath: string }> {
+function toolUses(definition: Partial<AgentDefinition>): Array<{ name: string; path: PathSegment[] }> {
   const sandboxTools = new Set([...(definition.sandbox?.tools?.allow ?? []), ...(definition.sandbox?.tools?.deny ?? [])]);
   return Object.keys(definition.policies?.toolCalls?.byTool ?? {})
     .filter((name) => !sandboxTools.has(name))
-    .map((name) => ({ name, jsonPath: `spec.policies.toolCalls.byTool.${name}` }));
+    .map((name) => ({ name, path: ['policies', 'toolCalls', 'byTool', name] }));
 }
 
 /** Memoises one remote answer per key, so each provider and connection is asked once. */
@@ -58,7 +60,10 @@ function memo<T>(load: (key: string) => Promise<T>): (key: string) => Promise<T>
   };
 }
 
-export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Promise<RemoteCheckResult> {
+/** Where a spec value of a resource is written (file relative to the project), if known. */
+export type SpecValueLocator = (resource: DesiredResource, path: readonly PathSegment[]) => SourceLocation | undefined;
+
+export async function remoteChecks(caller: RpcCaller, desired: DesiredState, locate: SpecValueLocator = () => undefined): Promise<RemoteCheckResult> {
   const problems: Problem[] = [];
   const notices = new Set<string>();
   const environment = desired.target.name;
@@ -68,12 +73,11 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Pr
   const modelsOf = memo(async (provider) => (await caller.call('providers.models', { name: provider })).map((model) => model.id));
   const toolsOf = memo(async (connection) => (await caller.call('connections.test', { id: connectionIds.get(connection) as string })).tools.map((tool) => tool.name));
 
-  const located = (resource: DesiredResource, jsonPath: string, message: string): Problem => ({
-    message,
-    jsonPath,
-    severity: 'error',
-    ...(resource.location ? { location: { ...resource.location, file: relative(desired.projectDir, resource.location.file) || resource.location.file } } : {}),
-  });
+  // At the offending value (the environment's overlay when it sets it), else at the document.
+  const located = (resource: DesiredResource, path: readonly PathSegment[], message: string): Problem => {
+    const location = locate(resource, path) ?? (resource.location ? { ...resource.location, file: relative(desired.projectDir, resource.location.file) || resource.location.file } : undefined);
+    return { message, jsonPath: formatJsonPath(['spec', ...path]), severity: 'error', ...(location ? { location } : {}) };
+  };
 
   const agents = desired.resources.filter((resource) => resource.kind === 'agent');
   await Promise.all(
@@ -87,7 +91,7 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Pr
         try {
           const offered = await modelsOf(use.provider);
           if (!offered.includes(use.model)) {
-            problems.push(located(resource, use.jsonPath, `model "${use.model}" is not offered by provider ${use.provider} in ${environment}${didYouMean(use.model, offered)}`));
+            problems.push(located(resource, use.path, `model "${use.model}" is not offered by provider ${use.provider} in ${environment}${didYouMean(use.model, offered)}`));
           }
         } catch (error) {
           notices.add(`could not list the models of provider ${use.provider}: ${describe(error)}`);
@@ -116,7 +120,7 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState): Pr
       }
       for (const tool of tools) {
         if (offered.has(tool.name)) continue;
-        const problem = located(resource, tool.jsonPath, `tool "${tool.name}" is not offered by ${connections.join(' or ')} in ${environment}${didYouMean(tool.name, offered)}`);
+        const problem = located(resource, tool.path, `tool "${tool.name}" is not offered by ${connections.join(' or ')} in ${environment}${didYouMean(tool.name, offered)}`);
         // An agent with a sandbox may give decisions for sandbox tools, whose names the API does
         // not list anywhere: such a name cannot be judged, only pointed out.
         problems.push(definition.sandbox ? { ...problem, severity: 'warning', message: `${problem.message} (fine if it is a sandbox tool)` } : problem);

@@ -2,7 +2,7 @@
 // write-only values, per-kind spec shapes (src/model/resources.ts) and the reference checks.
 import { resolve } from 'node:path';
 import type { SourceLocation } from '../errors.js';
-import type { DesiredResource, DesiredState, EnvironmentTarget, JsonObject, JsonValue, Reference, ResourceKind, WriteOnlyValue } from '../model/resources.js';
+import { CONNECTION_AUTH_PREFIX, type DesiredResource, type DesiredState, type EnvironmentTarget, type JsonObject, type JsonValue, type Reference, type ResourceKind, type WriteOnlyValue } from '../model/resources.js';
 import { checkSubagents } from './subagent-checks.js';
 import { hasUnsetEnv, type InterpolationContext, interpolateString, interpolateValue, writeOnlyValue } from './interpolation-context.js';
 import { mergeOverlay, withoutNulls } from './merge.js';
@@ -241,14 +241,16 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       const { secret, ...rest } = merged;
       const writeOnly: Record<string, WriteOnlyValue> = {};
       if (secret !== undefined && secret !== null) {
-        const value = isObject(secret) ? writeOnlyValue(secret.value, secret.rotatedAt, isObject(secret) ? ['secret', 'value'] : ['secret'], context) : writeOnlyValue(secret, undefined, ['secret'], context);
+        const value = isObject(secret)
+          ? writeOnlyValue(secret.value, { value: secret.rotatedAt, path: ['secret', 'rotatedAt'] }, ['secret', 'value'], context)
+          : writeOnlyValue(secret, undefined, ['secret'], context);
         if (value) writeOnly.secret = value;
       }
       return [{ resource: { kind: 'provider', ...base, spec: interpolateValue(rest, [], context) as JsonObject, writeOnly, references: [] }, references: [] }];
     }
     case 'Secret': {
       const writeOnly: Record<string, WriteOnlyValue> = {};
-      const value = writeOnlyValue(merged.value, merged.rotatedAt, ['value'], context);
+      const value = writeOnlyValue(merged.value, { value: merged.rotatedAt, path: ['rotatedAt'] }, ['value'], context);
       if (value) writeOnly.value = value;
       return [{ resource: { kind: 'secret', ...base, spec: {}, writeOnly, references: [] }, references: [] }];
     }
@@ -276,15 +278,18 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       }];
     }
     case 'Connection': {
-      const { grants, ...rest } = merged;
-      const out: Built[] = [{ resource: { kind: 'connection', ...base, spec: interpolateValue(rest, [], context) as JsonObject, writeOnly: {}, references: [] }, references: [] }];
+      const { grants, auth, ...rest } = merged;
+      const spec = interpolateValue(rest, [], context) as JsonObject;
+      const authParts = connectionAuth(auth, context);
+      if (authParts.spec !== undefined) spec.auth = authParts.spec;
+      const out: Built[] = [{ resource: { kind: 'connection', ...base, spec, writeOnly: authParts.writeOnly, references: [] }, references: [] }];
       if (Array.isArray(grants)) {
         grants.forEach((grant, index) => {
           if (!isObject(grant) || !isObject(grant.identity)) return;
           const identity = interpolateValue(grant.identity, ['grants', index, 'identity'], context) as JsonObject;
           if (typeof identity.scope !== 'string' || typeof identity.id !== 'string') return;
           const writeOnly: Record<string, WriteOnlyValue> = {};
-          const token = writeOnlyValue(grant.accessToken, grant.rotatedAt, ['grants', index, 'accessToken'], context);
+          const token = writeOnlyValue(grant.accessToken, { value: grant.rotatedAt, path: ['grants', index, 'rotatedAt'] }, ['grants', index, 'accessToken'], context);
           if (token) writeOnly.accessToken = token;
           const connectionReference: LocatedReference = { ...located('connection', document.name, ['grants', index]), path: 'connection' };
           out.push({
@@ -304,6 +309,30 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       return out;
     }
   }
+}
+
+/**
+ * A connection's `auth`: `type` is compared and shown like any field. Every other field, whatever
+ * its name (the API does not list them), is write-only: `${env:}`/`${file:}`, or `{value, rotatedAt}`
+ * like a provider secret, kept under `auth.<field>` and never in the spec. A null (an overlay's
+ * reset) leaves the field out.
+ */
+function connectionAuth(auth: JsonValue | undefined, context: InterpolationContext): { spec?: JsonValue; writeOnly: Record<string, WriteOnlyValue> } {
+  const writeOnly: Record<string, WriteOnlyValue> = {};
+  if (!isObject(auth)) return { ...(auth !== undefined ? { spec: interpolateValue(auth, ['auth'], context) } : {}), writeOnly };
+  const spec: JsonObject = {};
+  for (const [field, raw] of Object.entries(auth)) {
+    if (field === 'type') {
+      spec.type = interpolateValue(raw, ['auth', 'type'], context);
+      continue;
+    }
+    if (raw === null) continue;
+    const value = isObject(raw)
+      ? writeOnlyValue(raw.value, { value: raw.rotatedAt, path: ['auth', field, 'rotatedAt'] }, ['auth', field, 'value'], context)
+      : writeOnlyValue(raw, undefined, ['auth', field], context);
+    if (value) writeOnly[`${CONNECTION_AUTH_PREFIX}${field}`] = value;
+  }
+  return { spec, writeOnly };
 }
 
 function plainReference(reference: LocatedReference): Reference {

@@ -8,16 +8,16 @@
 //   desiredStateFor(project, env) overlays + interpolation for one environment, write-only
 //                                 values resolved (left without `value` when their variable is
 //                                 unset); throws ProblemsError when anything else is missing.
-// Extension point for `validate --remote` (not implemented here): it takes the DesiredState of
-// each environment from desiredStateFor and checks it against the server (provider models,
-// connection tools); its problems use the same Problem type.
+//   locateSpecValue(...)          where a spec value is written, for problems found elsewhere
+//                                 (`validate --remote`, src/cli/remote-checks.ts).
 import { relative, resolve } from 'node:path';
 import { ProblemsError, type SourceLocation } from '../errors.js';
-import type { DesiredState, EnvironmentTarget } from '../model/resources.js';
+import type { DesiredResource, DesiredState, EnvironmentTarget } from '../model/resources.js';
 import { buildEnvironment, type DanglingReference, environmentTarget, type TokenFileUse } from './build.js';
 import { type Problem, ProblemList } from './problems.js';
 import { checkProject } from './project-checks.js';
 import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
+import type { PathSegment } from './problems.js';
 import { didYouMean } from './suggest.js';
 
 export type { Problem } from './problems.js';
@@ -51,7 +51,8 @@ async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boole
     const checked = only === undefined || environment === only;
     buildEnvironment(project, environment, { processEnv, checkEnv: checked && checkEnv, checkWriteOnlyEnv: false, fileCache, tokenFiles }, checked ? problems : new ProblemList(), checked ? dangling : []);
   }
-  reportDangling(dangling, only !== undefined, problems);
+  // With a file unread, a reference may well point into it: its syntax error is the one to fix first.
+  if (project.unreadFiles.length === 0) reportDangling(dangling, only !== undefined, problems);
   reportSharedTokenFiles(tokenFiles, project.dir, only, problems);
   return { project, problems };
 }
@@ -110,6 +111,18 @@ function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
 }
 
 /** `hooks.onRoot` lets a caller connect while the resource files are still being read. */
+/**
+ * Where a value of a resource's spec is written for one environment: in the environment's overlay
+ * when it sets that value, else in the document's `spec` (a path within the spec, e.g. ['model', 'model']).
+ */
+export function locateSpecValue(project: Project, environment: string, resource: Pick<DesiredResource, 'kind' | 'name'>, path: readonly PathSegment[]): SourceLocation | undefined {
+  const document = project.documents.find((candidate) => candidate.kind.toLowerCase() === resource.kind.toLowerCase() && candidate.name === resource.name);
+  if (!document) return undefined;
+  const overlay = ['overlays', environment, ...path];
+  const source = document.source.has(overlay) ? overlay : ['spec', ...path];
+  return document.source.locate(source);
+}
+
 export async function loadProject(dir: string, hooks: ReadHooks = {}): Promise<Project> {
   const { project, problems } = await check(dir, process.env, false, undefined, hooks);
   throwIfErrors(resolve(dir), problems, 'the configuration is invalid');

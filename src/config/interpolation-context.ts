@@ -109,11 +109,45 @@ export function interpolateValue(value: JsonValue, path: PathSegment[], context:
   return value;
 }
 
+/** A rotation marker as written, and where (relative to the spec). */
+export interface RotationMarker {
+  value: unknown;
+  path: readonly PathSegment[];
+}
+
+/**
+ * How far ahead of this machine's clock a marker may be: a time, a few minutes (clocks differ); a
+ * date, a day (it means midnight UTC, and "today" east of UTC starts up to 14 hours earlier).
+ */
+const MARKER_SLACK_MS = { time: 5 * 60_000, date: 24 * 3600_000 } as const;
+
+/**
+ * The rotation marker, unless it is in the future: a marker later than the remote object's
+ * `updatedAt` sends the value again, and every send moves `updatedAt` to now, still before the
+ * marker, so a future marker would send the secret again with every apply until that time.
+ */
+function rotationMarker(marker: RotationMarker | undefined, context: InterpolationContext): string | undefined {
+  if (typeof marker?.value !== 'string') return undefined;
+  const at = Date.parse(marker.value);
+  if (Number.isNaN(at)) return marker.value; // its form is the schema's to report
+  const slack = /^\d{4}-\d{2}-\d{2}$/.test(marker.value) ? MARKER_SLACK_MS.date : MARKER_SLACK_MS.time;
+  if (at > Date.now() + slack) {
+    context.problems.error(
+      `${marker.value} is in the future: until then every apply would send the value again; set rotatedAt to when you rotated it (now or a past time)`,
+      context.locate(marker.path),
+      context.reportedPath(marker.path),
+    );
+    return undefined;
+  }
+  return marker.value;
+}
+
 /**
  * A write-only value: exactly one ${env:…} or ${file:…}, never a literal (the message never
  * repeats what was written). A file's trailing newline is not part of the value.
  */
-export function writeOnlyValue(raw: unknown, rotatedAt: unknown, path: readonly PathSegment[], context: InterpolationContext): WriteOnlyValue | undefined {
+export function writeOnlyValue(raw: unknown, marker: RotationMarker | undefined, path: readonly PathSegment[], context: InterpolationContext): WriteOnlyValue | undefined {
+  const rotatedAt = rotationMarker(marker, context);
   const reference = typeof raw === 'string' ? singleSecretReference(raw) : undefined;
   if (!reference) {
     context.problems.error('a write-only value must be exactly ${env:NAME} or ${file:PATH}: a literal value (or any other text) is not allowed here', context.locate(path), context.reportedPath(path));
@@ -124,6 +158,6 @@ export function writeOnlyValue(raw: unknown, rotatedAt: unknown, path: readonly 
   return {
     source: reference.raw,
     ...(value !== undefined ? { value } : {}),
-    ...(typeof rotatedAt === 'string' ? { rotatedAt } : {}),
+    ...(rotatedAt !== undefined ? { rotatedAt } : {}),
   };
 }

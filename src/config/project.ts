@@ -6,7 +6,7 @@ import type { SourceLocation } from '../errors.js';
 import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
 import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
-import { reportSchemaErrors } from './schema-errors.js';
+import { isWarningOnly, reportSchemaErrors } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
 import { type LocatedDocument, locatedDocuments, parseYamlFile, parseYamlText } from './yaml-source.js';
@@ -62,6 +62,11 @@ export interface Project extends ProjectRoot {
   documents: ResourceDocument[];
   /** Resource files read, relative to `dir`. */
   files: string[];
+  /**
+   * Files some documents of which could not be read (a YAML syntax error, a file too large): the
+   * declared resources are then incomplete, so "X is not declared" would be a guess.
+   */
+  unreadFiles: string[];
 }
 
 /** Files larger than this are refused: a configuration file this size is a mistake. */
@@ -150,6 +155,7 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
   }
   const documents: ResourceDocument[] = [];
   const texts = await Promise.all(files.map((file) => readText(dir, file, problems)));
+  const unreadFiles = files.filter((_file, index) => texts[index] === undefined);
   const sources = files.flatMap((file, index) => (texts[index] === undefined ? [] : [{ file, text: texts[index] as string }]));
   // One thread on purpose: a worker thread for part of the files was measured slower (each thread
   // pays the parser's cold start; 1,000 agents: 750 ms vs 680 ms for a plan) and used more memory.
@@ -157,6 +163,7 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
     const parsed = parseYamlText(sourceFile, text);
     const { file } = parsed;
     for (const problem of parsed.problems) problems.add(problem);
+    if (parsed.problems.some((problem) => problem.severity === 'error')) unreadFiles.push(file);
     const located = locatedDocuments(parsed, join(dir, file));
     let emptyDocuments = 0;
     for (const source of located) {
@@ -182,6 +189,7 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
     ...(organization ? { organization } : {}),
     documents,
     files,
+    unreadFiles,
   };
 }
 
@@ -235,7 +243,7 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
     skipRequiredAtSpecRoot: documentKind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
   });
-  const onlyWarnings = !valid && (validate.errors ?? []).every((error) => error.keyword === 'x-suggest');
+  const onlyWarnings = !valid && (validate.errors ?? []).every(isWarningOnly);
   if (typeof value.name !== 'string' || value.name === '') return undefined;
   const overlays: Record<string, JsonObject> = {};
   const overlayPromote: Record<string, unknown> = {};

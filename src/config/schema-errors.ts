@@ -2,20 +2,29 @@
 import type { ErrorObject } from 'ajv';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, ProblemList } from './problems.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean, likelyTypoOf } from './suggest.js';
 
 export type Locator = (path: readonly PathSegment[], target: 'key' | 'value') => SourceLocation;
 
-/** Paths whose values the write-only check (literal-secrets.ts) judges with a better message. */
+/**
+ * Paths whose values the write-only check (writeOnlyValue in interpolation-context.ts, and the
+ * root token check) judges with a better message, which never repeats the value.
+ */
 export function isWriteOnlyPath(path: readonly PathSegment[], kind: string): boolean {
   const [first, second, third, fourth] = path;
   if (kind === 'root') return first === 'environments' && third === 'token';
   if (first !== 'spec') return false;
   if (kind === 'Provider') return second === 'secret' && (third === undefined || third === 'value');
   if (kind === 'Secret') return second === 'value';
-  if (kind === 'Connection') return second === 'grants' && fourth === 'accessToken';
+  if (kind === 'Connection') {
+    if (second === 'grants') return fourth === 'accessToken';
+    return second === 'auth' && third !== undefined && third !== 'type' && (fourth === undefined || fourth === 'value');
+  }
   return false;
 }
+
+/** The schema errors about a write-only value's own form (not, e.g., an unknown key beside it). */
+const WRITE_ONLY_FORM_KEYWORDS = new Set(['type', 'pattern', 'required']);
 
 export function pointerToPath(pointer: string): PathSegment[] {
   if (pointer === '') return [];
@@ -45,16 +54,18 @@ function describeValue(value: unknown): string {
   return 'a string';
 }
 
-const PATTERN_MESSAGES: Record<string, string> = {
-  '^[A-Za-z0-9][A-Za-z0-9._-]*$': 'must start with a letter or digit and hold only letters, digits, ".", "_" and "-"',
-  '^[a-z0-9]([a-z0-9-]*[a-z0-9])?$': 'must be lower-case letters, digits and "-" (not at either end)',
-  '^[A-Za-z_][A-Za-z0-9_.-]*$': 'must start with a letter or "_" and hold only letters, digits, "_", "." and "-"',
-};
-
-function patternMessage(pattern: string): string {
-  if (PATTERN_MESSAGES[pattern]) return PATTERN_MESSAGES[pattern] as string;
-  if (pattern.startsWith('^\\d{4}')) return 'must be an RFC 3339 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z';
+/** The schema's own sentence for a pattern (`patternErrorMessage`), the one editors show too. */
+function patternMessage(pattern: string, parentSchema: unknown): string {
+  const sentence = (parentSchema as { patternErrorMessage?: unknown } | undefined)?.patternErrorMessage;
+  if (typeof sentence === 'string') return sentence;
   return `does not have the expected form (${pattern})`;
+}
+
+/** Whether a schema error is only a warning: a value of an open enumeration that is not a likely typo. */
+export function isWarningOnly(error: ErrorObject): boolean {
+  if (error.keyword !== 'x-suggest') return false;
+  const known = ((error.parentSchema ?? {}) as { examples?: string[] }).examples ?? [];
+  return likelyTypoOf(String(error.data), known) === undefined;
 }
 
 /**
@@ -74,7 +85,7 @@ export function reportSchemaErrors(
     problems[severity](message, locate(path, target), reportedPath(path));
   for (const error of errors) {
     const path = [...basePath, ...pointerToPath(error.instancePath)];
-    if (isWriteOnlyPath(path, kind)) continue;
+    if (isWriteOnlyPath(path, kind) && WRITE_ONLY_FORM_KEYWORDS.has(error.keyword)) continue;
     if (error.propertyName !== undefined) continue; // reported by reportInvalidPropertyNames
     if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
     const params = error.params as Record<string, unknown>;
@@ -117,11 +128,13 @@ export function reportSchemaErrors(
       case 'x-suggest': {
         const known = (parentSchema.examples ?? []) as string[];
         const value = String(error.data);
-        report('warning', `"${value}" is not a value the API names${didYouMean(value, known)}`, path, 'value');
+        const typoOf = likelyTypoOf(value, known);
+        if (typoOf !== undefined) report('error', `"${value}" is not a known value; did you mean "${typoOf}"?`, path, 'value');
+        else report('warning', `"${value}" is not a known value (${known.join(', ')}): it is sent as written, check that the server accepts it`, path, 'value');
         break;
       }
       case 'pattern':
-        report('error', patternMessage(String(params.pattern)), path, 'value');
+        report('error', patternMessage(String(params.pattern), parentSchema), path, 'value');
         break;
       case 'minimum':
       case 'maximum':
@@ -163,7 +176,7 @@ function reportInvalidPropertyNames(
     const path = [...basePath, ...pointerToPath(error.instancePath), key];
     const inner = errors.find((other) => other.keyword === 'pattern' && other.propertyName === key && other.instancePath === error.instancePath);
     const pattern = inner ? String((inner.params as Record<string, unknown>).pattern) : '';
-    report('error', `invalid name "${key}": ${pattern ? patternMessage(pattern) : 'not allowed here'}`, path, 'key');
+    report('error', `invalid name "${key}": ${inner ? patternMessage(pattern, inner.parentSchema) : 'not allowed here'}`, path, 'key');
   }
 }
 

@@ -15,7 +15,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { closest } from './suggest.js';
 
 export const SCHEMA_FILES = {
   root: 'agentform.schema.json',
@@ -101,23 +100,22 @@ function ajvModule(): AjvModule {
   return requireFromHere('ajv/dist/2020.js') as AjvModule;
 }
 
-/** Whether x-suggest should warn: a string that is not one of the known values but close to one is probably a typo. */
-export function isLikelyTypo(data: unknown, known: readonly string[]): boolean {
-  if (typeof data !== 'string' || data.includes('${')) return false;
-  return !known.includes(data) && closest(data, known) !== undefined;
+/** Whether x-suggest reports a value: a string, not interpolated, that is not one of the known values. */
+export function isUnnamedValue(data: unknown, known: readonly string[]): boolean {
+  return typeof data === 'string' && !data.includes('${') && !known.includes(data);
 }
 
 /**
  * Functions the generated validators call. Precompiled code cannot hold a reference to a function
  * of this module, so it names it as `helpers.<name>` and the loader passes this object as `helpers`.
  */
-export const VALIDATOR_HELPERS = { isLikelyTypo } as const;
+export const VALIDATOR_HELPERS = { isUnnamedValue } as const;
 
 /**
  * `x-suggest: true` marks an open enumeration (the API names some values, not all, in `examples`):
- * a value close to a known one is probably a typo. Reported as a warning (schema-errors.ts), since
- * an unknown value may well be valid. A `code` keyword rather than a `validate` function, because
- * standalone code can only call a function it can name.
+ * any other value fails it, and schema-errors.ts judges how: a likely typo of a known value is an
+ * error, another value a warning (it may well be valid). A `code` keyword rather than a `validate`
+ * function, because standalone code can only call a function it can name.
  */
 const suggestKeyword: CodeKeywordDefinition = {
   keyword: 'x-suggest',
@@ -125,11 +123,18 @@ const suggestKeyword: CodeKeywordDefinition = {
   code(cxt) {
     const { _, stringify } = ajvModule();
     const known = (cxt.parentSchema.examples ?? []) as string[];
-    const check = cxt.gen.scopeValue('func', { ref: isLikelyTypo, code: _`helpers.isLikelyTypo` });
+    const check = cxt.gen.scopeValue('func', { ref: isUnnamedValue, code: _`helpers.isUnnamedValue` });
     const knownValues = cxt.gen.scopeValue('obj', { ref: known, code: stringify(known) });
     cxt.fail(_`${check}(${cxt.data}, ${knownValues})`);
   },
 };
+
+/**
+ * `patternErrorMessage` (the keyword VS Code's JSON/YAML language servers read) says in a sentence
+ * what a `pattern` requires. ajv only carries it, for the CLI's messages (schema-errors.ts), so an
+ * editor and `agentform validate` explain a mismatch with the same words.
+ */
+const patternMessageKeyword = { keyword: 'patternErrorMessage', schemaType: 'string' } as const;
 
 /**
  * An ajv instance with every schema added (compiled on getSchema), and each schema's `$id` to look
@@ -139,6 +144,7 @@ export function createAjv(options: { source?: boolean } = {}): { ajv: Ajv2020; i
   const { Ajv2020 } = ajvModule();
   const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { ...AJV_OPTIONS.code, source: options.source ?? false } });
   ajv.addKeyword(suggestKeyword);
+  ajv.addKeyword(patternMessageKeyword);
   const ids = {} as Record<SchemaName, string>;
   for (const name of SCHEMA_NAMES) {
     const schema = JSON.parse(schemaText(name)) as SchemaObject;

@@ -43,3 +43,37 @@ export function didYouMean(value: string, candidates: Iterable<string>): string 
   const match = closest(value, candidates);
   return match === undefined ? '' : `; did you mean "${match}"?`;
 }
+
+/** Whether `longer` is `shorter` with a whole prefix of two or more characters added at a word start (`un`restricted, session.`re`started). */
+function addsWordPrefix(longer: string, shorter: string): boolean {
+  const added = longer.length - shorter.length;
+  if (added < 2) return false;
+  for (let at = 0; at <= shorter.length; at++) {
+    if (at > 0 && !/[-_.]/.test(shorter[at - 1] as string)) continue;
+    if (longer.slice(0, at) === shorter.slice(0, at) && longer.slice(at + added) === shorter.slice(at)) return true;
+  }
+  return false;
+}
+
+/**
+ * The named value that `value` is most likely a typo of: one or two edits away (one when either is
+ * three characters or shorter), or a difference of case. A whole word prefix added or dropped
+ * (`restricted` beside `unrestricted`) makes another word, not a typo, so it does not count: an
+ * open enumeration may well hold it.
+ */
+export function likelyTypoOf(value: string, named: readonly string[]): string | undefined {
+  if (named.includes(value)) return undefined;
+  const lower = value.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of named) {
+    const other = candidate.toLowerCase();
+    const distance = other === lower ? 0 : levenshtein(lower, other);
+    const allowed = Math.min(2, Math.max(1, Math.floor(Math.min(lower.length, other.length) / 2)));
+    if (distance > allowed || distance >= bestDistance) continue;
+    if (addsWordPrefix(lower, other) || addsWordPrefix(other, lower)) continue;
+    best = candidate;
+    bestDistance = distance;
+  }
+  return best;
+}

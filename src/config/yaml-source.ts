@@ -121,13 +121,30 @@ export function parseYamlText(file: string, text: string): ParsedFile {
   }
   const lineStarts = counter.lineStarts;
   const locationOf = (offset: number): SourceLocation => {
-    const { line, col } = positionOf(lineStarts, Math.min(Math.max(offset, 0), text.length));
+    let clamped = Math.min(Math.max(offset, 0), text.length);
+    // An error the parser only notices at the end of the text (an unclosed bracket or quote) is
+    // placed on the last line that has text, not on the empty line after it.
+    if (text.slice(clamped).trim() === '' && text.trim() !== '') {
+      const lastText = text.trimEnd();
+      const lineStart = lastText.lastIndexOf('\n') + 1;
+      clamped = Math.min(clamped, lineStart + (lastText.length - lineStart - lastText.slice(lineStart).trimStart().length));
+    }
+    const { line, col } = positionOf(lineStarts, clamped);
     return at(line, col);
   };
   const out: ParsedDocument[] = [];
   for (const document of documents) {
-    for (const error of document.errors) {
+    // The first syntax error of a document is the mistake; those after it mostly follow from the
+    // parser's confusion, and would send the reader to the wrong lines.
+    // A duplicate key confuses nothing: each is reported.
+    const independent = document.errors.filter((error) => error.code === 'DUPLICATE_KEY');
+    const [first, ...following] = document.errors.filter((error) => error.code !== 'DUPLICATE_KEY');
+    for (const error of independent) {
       problems.push({ severity: 'error', message: yamlErrorMessage(error.code, error.message), location: locationOf(error.pos?.[0] ?? 0) });
+    }
+    if (first) {
+      const more = following.length > 0 ? ` (${following.length} more error${following.length === 1 ? '' : 's'} after it may follow from this one)` : '';
+      problems.push({ severity: 'error', message: `${yamlErrorMessage(first.code, first.message)}${more}`, location: locationOf(first.pos?.[0] ?? 0) });
     }
     for (const warning of document.warnings) {
       problems.push({ severity: 'warning', message: cleanYamlMessage(warning.message), location: locationOf(warning.pos?.[0] ?? 0) });

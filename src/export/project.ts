@@ -58,6 +58,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   const notes: string[] = [];
   const counts: Partial<Record<ResourceKind, number>> = {};
   const files: ExportedFile[] = [];
+  const addFile = (path: string, schema: string, documents: Parameters<typeof yamlFile>[2]) => files.push({ path, content: yamlFile(path, schema, documents) });
   const ofKind = (kind: ResourceKind) => {
     const resources = actual.resources.filter((resource) => resource.kind === kind).sort(byName);
     const usable = resources.filter((resource) => {
@@ -77,7 +78,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   const providers = ofKind('provider');
   count('provider', providers.length);
   if (providers.length > 0) {
-    files.push({ path: 'providers.yaml', content: yamlFile('provider', providers.map((provider) => ({ value: providerDocument(provider, names) }))) });
+    addFile('providers.yaml', 'provider', providers.map((provider) => ({ value: providerDocument(provider, names) })));
   }
 
   const secrets = ofKind('secret');
@@ -86,7 +87,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
     const documents = secrets.map((secret) => ({
       value: { kind: 'Secret', name: secret.name, spec: { value: envRef(names, ['SECRET_' + envVarPart(secret.name)], `the value of secret ${secret.name}`) } },
     }));
-    files.push({ path: 'secrets.yaml', content: yamlFile('secret', documents) });
+    addFile('secrets.yaml', 'secret', documents);
   }
 
   const connections = ofKind('connection');
@@ -103,14 +104,14 @@ export function exportEnvironment(input: ExportInput): ExportResult {
     const documents = connections.map((connection) => ({
       value: connectionDocument(connection, exportedGrants.filter((grant) => grant.spec.connection === connection.name), names),
     }));
-    files.push({ path: 'connections.yaml', content: yamlFile('connection', documents) });
+    addFile('connections.yaml', 'connection', documents);
   }
 
   const agents = ofKind('agent');
   count('agent', agents.length);
   for (const agent of agents) {
     const { document, prompt, comments } = agentDocument(agent, input.environmentNames);
-    files.push({ path: `agents/${agent.name}.yaml`, content: yamlFile('agent', [{ comments, value: document }]) });
+    addFile(`agents/${agent.name}.yaml`, 'agent', [{ comments, value: document }]);
     if (prompt !== undefined) files.push({ path: `prompts/${agent.name}.md`, content: prompt });
   }
 
@@ -124,7 +125,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   count('apiKey', keys.length);
   if (keys.length > 0) {
     const documents = keys.map((key) => ({ value: { kind: 'ApiKey', name: key.name, spec: withoutDefaults('apiKey', key.spec) } }));
-    files.push({ path: 'apikeys.yaml', content: yamlFile('apikey', documents) });
+    addFile('apikeys.yaml', 'apikey', documents);
   }
 
   return { files, envVars: names.list(), counts, notes };
@@ -147,7 +148,7 @@ function rootFile(target: ExportTarget, organization: ActualResource | undefined
   if (organization && typeof organization.spec.name === 'string') root.organization = { name: organization.spec.name };
   root.defaultEnvironment = target.name;
   root.environments = { [target.name]: entry };
-  return yamlFile('agentform', [{ comments: [`The live state of environment ${target.slug}.`], value: root }]);
+  return yamlFile('agentform.yaml', 'agentform', [{ comments: [`The live state of environment ${target.slug}.`], value: root }]);
 }
 
 function providerDocument(provider: ActualResource, names: EnvVarNames): ExportValue {

@@ -2,6 +2,7 @@
 // interpolation (`${` → `$${`), so that a prompt-like value containing `${` reads back unchanged;
 // only the references the exporter writes itself are left live.
 import { stringify } from 'yaml';
+import { schemaModeline } from '../config/modeline.js';
 import type { JsonObject, JsonValue } from '../model/resources.js';
 
 /** A string written into YAML verbatim: a `${env:…}` / `${file:…}` reference made by the exporter. */
@@ -32,9 +33,12 @@ export function yamlText(value: ExportValue): string {
   return stringify(toPlain(value), { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-/** Several documents in one file, each preceded by its comment lines. */
-export function yamlFile(schema: string | undefined, documents: Array<{ comments?: string[]; value: ExportValue }>): string {
-  const header = schema ? [`# yaml-language-server: $schema=https://agentform.dev/schemas/${schema}.schema.json`] : [];
+/**
+ * Several documents in one file at `path` (relative to the project), each preceded by its comment
+ * lines; `schema` (`agent`, `provider`, …) adds the modeline to the schemas export writes beside them.
+ */
+export function yamlFile(path: string, schema: string | undefined, documents: Array<{ comments?: string[]; value: ExportValue }>): string {
+  const header = schema ? [schemaModeline(`${schema}.schema.json`, path)] : [];
   const parts = documents.map((document) => [...(document.comments ?? []).map((line) => `# ${line}`), yamlText(document.value)].join('\n'));
   return `${[...header, '# Exported by agentform export.'].join('\n')}\n${parts.join('---\n')}`;
 }

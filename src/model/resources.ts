@@ -26,9 +26,9 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export type JsonObject = { [key: string]: JsonValue };
 
 /**
- * A write-only value (provider secret, secret value, grant access token). The value cannot be read
- * back, so it is never compared. It is sent when the resource is created, with every update of the
- * resource, and when the user's rotation marker `rotatedAt` (an RFC 3339 time or date) is later
+ * A write-only value (provider secret, secret value, grant access token, a connection `auth` field
+ * other than `type`). The value cannot be read back, so it is never compared. It is sent when the
+ * resource is created, with every update of the resource, and when the user's rotation marker `rotatedAt` (an RFC 3339 time or date) is later
  * than the remote object's `updatedAt`: bumping the marker to "now" makes the next plan send the
  * value again. This needs no state file, so it works the same in a fresh CI clone.
  */
@@ -38,6 +38,17 @@ export interface WriteOnlyValue {
   /** The resolved value; absent in saved plans and whenever it is not needed (e.g. plan output). */
   value?: string;
   rotatedAt?: string;
+}
+
+/**
+ * The write-only path of a connection `auth` field other than `type`: `auth.clientSecret`. The API
+ * does not name these fields, so all of them are write-only; the writer puts each back into `auth`.
+ */
+export const CONNECTION_AUTH_PREFIX = 'auth.';
+
+/** The auth field a connection's write-only path names, or undefined for other paths. */
+export function connectionAuthField(path: string): string | undefined {
+  return path.startsWith(CONNECTION_AUTH_PREFIX) ? path.slice(CONNECTION_AUTH_PREFIX.length) : undefined;
 }
 
 export interface Reference {
@@ -56,7 +67,7 @@ export interface DesiredResource {
   kind: ResourceKind;
   name: string;
   spec: JsonObject;
-  /** Write-only values by field path (`secret`, `value`, `grants[].accessToken`). */
+  /** Write-only values by field path (`secret`, `value`, `accessToken`, `auth.<field>`). */
   writeOnly: Record<string, WriteOnlyValue>;
   /** References to other resources, derived from the spec by the config layer. */
   references: Reference[];
@@ -162,7 +173,8 @@ export interface Plan {
  * - environment: `{name?, kind?, group?, expiresAt?, spend?, retention?}`; name = the slug.
  * - secret: `{}`; write-only `value`.
  * - provider: `{type, baseUrl?}`; write-only `secret`.
- * - connection: `{url?, transport?, channel?, hooksUrl?, hookEvents?, auth: {type, ...}}`.
+ * - connection: `{url?, transport?, channel?, hooksUrl?, hookEvents?, auth: {type}}`; every other
+ *   `auth` field, whatever its name, is write-only (`auth.<field>`, see connectionAuthField).
  * - grant: `{connection, identity: {scope, id}}`; name `<connection>:<scope>:<id>`; write-only `accessToken`.
  * - agent: the agent definition (`name`, `model`, `system`, ...); resource name = the slug.
  * - apiKey: `{scopes, identityScopes?, spend?, expiresAt?}`; resource name = the key name.

@@ -4,6 +4,7 @@
 // under the database write lock, so two processes starting at once agree on one set of keys.
 import { insertApiKey, tokenHash } from './auth.js';
 import { readCredentials, writeCredentials } from './credentials.js';
+import { fillDefaults, type ServerDefaults } from './defaults.js';
 import { insertEnvironment } from './handlers/environments.js';
 import type { Db } from './store/db.js';
 import { writeTx } from './store/db.js';
@@ -33,14 +34,16 @@ function usableToken(db: Db, environmentId: string, token: string | undefined): 
   return scopes.includes('read') && scopes.includes('control');
 }
 
-/** Returns every usable environment token of credentials.json (slug → key). */
+type BootstrapKey = { name: string; scopes: string[]; identityScopes?: string[]; spend?: object; expiresAt?: string | null };
+
 export interface LocalEnvironment {
   slug: string;
-  /** The kind a new environment gets (it cannot change later); default development. */
+  /** The kind a new environment gets (it cannot change later); default: the profile's default. */
   kind?: string;
 }
 
-export function bootstrap(db: Db, dataDir: string, environments: LocalEnvironment[], url: string): Record<string, string> {
+/** Returns every usable environment token of credentials.json (slug → key). New keys and environments get the profile's defaults. */
+export function bootstrap(db: Db, dataDir: string, environments: LocalEnvironment[], url: string, defaults: ServerDefaults): Record<string, string> {
   for (const { slug } of environments) {
     if (!SLUG.test(slug)) throw new Error(`invalid environment slug ${JSON.stringify(slug)}: use lowercase letters, digits and -`);
   }
@@ -49,13 +52,12 @@ export function bootstrap(db: Db, dataDir: string, environments: LocalEnvironmen
     const credentials = readCredentials(dataDir);
     for (const { slug, kind } of environments) {
       let env = db.prepare('SELECT id FROM environments WHERE organization_id = ? AND slug = ?').get(organizationId, slug) as { id: string } | undefined;
-      if (!env) env = { id: insertEnvironment(db, organizationId, { slug, name: slug, ...(kind ? { kind } : {}) }, BOOTSTRAP_ACTOR).id };
+      if (!env) env = { id: insertEnvironment(db, organizationId, { slug, name: slug, ...(kind ? { kind } : {}) }, BOOTSTRAP_ACTOR, defaults.environment).id };
       if (usableToken(db, env.id, credentials.environments[slug]?.token)) continue;
       const { token } = insertApiKey(db, {
+        ...fillDefaults<BootstrapKey>({ name: `local-${slug}`, scopes: ['read', 'control'] }, defaults.apiKey),
         environmentId: env.id,
         environmentSlug: slug,
-        name: `local-${slug}`,
-        scopes: ['read', 'control'],
         createdBy: BOOTSTRAP_ACTOR,
       });
       credentials.environments[slug] = { token };

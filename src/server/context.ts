@@ -2,6 +2,7 @@
 // collaborators (bake time, MCP and model catalog clients, the hook worker's wake-up).
 import type { Scope } from '../model/api.js';
 import type { ToolDescriptor, Model } from '../model/api.js';
+import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
 import { ServiceError } from './service-error.js';
 
@@ -28,6 +29,8 @@ export interface HandlerContext {
   db: Db;
   tenancy: Tenancy;
   services: ServerServices;
+  /** The server profile's choices (defaults, versioning); the answer's shape is applied in http.ts. */
+  profile: ServerProfile;
 }
 
 /** The environment an environment-scoped operation acts on. */

@@ -1,4 +1,5 @@
-// Every value the local control plane fills in when a request leaves a field out — in ONE table,
+// Every value the local control plane fills in when a request leaves a field out — in ONE table per
+// server profile (this is the default profile's; the pessimistic one is in pessimistic.ts),
 // mirrored in docs/local-control-plane.md. `fillDefaults` deep-fills only what is missing: a value
 // the request set (including `null`, `false`, `0`, `""`, `[]`) is kept as sent; arrays are never merged.
 import { isPlainObject } from './util.js';
@@ -9,11 +10,27 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 const ONLY_WHEN_PRESENT = Symbol('only when present');
 interface Conditional {
   [ONLY_WHEN_PRESENT]: true;
-  value: { [key: string]: Json };
+  value: DefaultsTree;
 }
-type DefaultsTree = { [key: string]: Json | Conditional | DefaultsTree };
+/** Defaults filled into every object element of an array the request has (the array itself is never filled). */
+const EACH_ELEMENT = Symbol('each element');
+interface PerElement {
+  [EACH_ELEMENT]: true;
+  value: DefaultsTree;
+}
+export type DefaultsTree = { [key: string]: Json | Conditional | PerElement | DefaultsTree };
 
-const whenPresent = (value: { [key: string]: Json }): Conditional => ({ [ONLY_WHEN_PRESENT]: true, value });
+export const whenPresent = (value: DefaultsTree): Conditional => ({ [ONLY_WHEN_PRESENT]: true, value });
+export const eachElement = (value: DefaultsTree): PerElement => ({ [EACH_ELEMENT]: true, value });
+
+/** The objects a profile fills defaults into. */
+export interface ServerDefaults {
+  agentDefinition: DefaultsTree;
+  connection: DefaultsTree;
+  environment: DefaultsTree;
+  apiKey: DefaultsTree;
+  provider: DefaultsTree;
+}
 
 export const DEFAULTS = {
   agentDefinition: {
@@ -65,10 +82,14 @@ export const DEFAULTS = {
   },
   apiKey: { identityScopes: [], spend: {}, expiresAt: null },
   provider: { baseUrl: null },
-} satisfies Record<string, DefaultsTree>;
+} satisfies ServerDefaults;
 
 function isConditional(value: unknown): value is Conditional {
   return isPlainObject(value) && (value as Partial<Conditional>)[ONLY_WHEN_PRESENT] === true;
+}
+
+function isPerElement(value: unknown): value is PerElement {
+  return isPlainObject(value) && (value as Partial<PerElement>)[EACH_ELEMENT] === true;
 }
 
 function clone<T>(value: T): T {
@@ -82,6 +103,8 @@ export function fillDefaults<T extends object>(value: T, defaults: DefaultsTree)
     const current = out[key];
     if (isConditional(fallback)) {
       if (isPlainObject(current)) out[key] = fillDefaults(current, fallback.value);
+    } else if (isPerElement(fallback)) {
+      if (Array.isArray(current)) out[key] = current.map((item: unknown) => (isPlainObject(item) ? fillDefaults(item, fallback.value) : item));
     } else if (current === undefined) {
       out[key] = isPlainObject(fallback) ? fillDefaults({}, fallback as DefaultsTree) : clone(fallback);
     } else if (isPlainObject(current) && isPlainObject(fallback)) {

@@ -10,10 +10,13 @@ import { FaultInjector, type FaultOptions } from './faults.js';
 import { sendHook } from './hooks/send.js';
 import { HookWorker } from './hooks/worker.js';
 import { createControlPlaneServer, type ServerTimeouts } from './http.js';
+import { createServerProfile, serverProfileFromEnv, type ServerProfileName } from './profiles.js';
 import { openDatabase } from './store/db.js';
 
 export interface LocalControlPlane {
   url: string;
+  /** The server profile it runs (see LocalControlPlaneOptions.profile). */
+  profile: ServerProfileName;
   /** Environment slug → API key (read + control) from credentials.json. */
   tokens: Record<string, string>;
   close(): Promise<void>;
@@ -41,6 +44,12 @@ export interface LocalControlPlaneOptions {
   onInternalError?: (error: unknown) => void;
   /** Slow-client limits (default 10 s for headers, 30 s for a whole request). */
   timeouts?: Partial<ServerTimeouts>;
+  /**
+   * How the server fills the API description's gaps (src/server/profiles.ts). Default: the
+   * AGENTFORM_SERVER_PROFILE environment variable, else `default`; so every embedded plane — the
+   * one `url: local` starts in a CLI process included — can be pointed at the pessimistic profile.
+   */
+  profile?: ServerProfileName;
 }
 
 export const DATABASE_FILE = 'control-plane.db';
@@ -52,6 +61,8 @@ function urlHost(host: string): string {
 
 export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Promise<LocalControlPlane> {
   const host = opts.host ?? '127.0.0.1';
+  // Checked first: an unknown AGENTFORM_SERVER_PROFILE is a user error, before anything is created.
+  const profile = createServerProfile(opts.profile ?? serverProfileFromEnv());
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const db = openDatabase(join(opts.dataDir, DATABASE_FILE));
   const worker = new HookWorker(db, {
@@ -78,6 +89,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     db,
     services,
     faults: new FaultInjector(opts.faults),
+    profile,
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     onInternalError:
       opts.onInternalError ?? ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),
@@ -99,7 +111,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
   let tokens: Record<string, string>;
   try {
     const environments = (opts.environments ?? ['dev']).map((entry) => (typeof entry === 'string' ? { slug: entry } : entry));
-    tokens = bootstrap(db, opts.dataDir, environments, url);
+    tokens = bootstrap(db, opts.dataDir, environments, url, profile.defaults);
   } catch (error) {
     server.close();
     db.close();
@@ -110,6 +122,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
   let closing: Promise<void> | undefined;
   return {
     url,
+    profile: profile.name,
     tokens,
     close: () =>
       (closing ??= (async () => {

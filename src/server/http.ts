@@ -11,6 +11,7 @@ import { HANDLERS } from './handlers/index.js';
 import type { Handler } from './handlers/types.js';
 import { toDelivery, type DeliveryRow } from './hooks/queue.js';
 import { parseSimulateRequest, simulateSession } from './simulator.js';
+import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
 import { ServiceError } from './service-error.js';
 import { validateRequest } from './validate.js';
@@ -28,6 +29,7 @@ export interface HttpServerOptions {
   db: Db;
   services: ServerServices;
   faults: FaultInjector;
+  profile: ServerProfile;
   /** Called with unexpected (non-ServiceError) failures; never with request bodies or credentials. */
   onInternalError?: (error: unknown) => void;
   /** Default DEFAULT_SERVER_TIMEOUTS; tests shorten them. */
@@ -94,7 +96,7 @@ function asServiceError(error: unknown): ServiceError | undefined {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createControlPlaneServer(options: HttpServerOptions): Server {
-  const { db, services, faults } = options;
+  const { db, services, faults, profile } = options;
 
   async function runOperation(req: IncomingMessage, res: ServerResponse, rpc: Rpc): Promise<void> {
     const raw = await readBody(req);
@@ -109,7 +111,7 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     const tenancy = authenticate(db, req.headers);
     requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
     validateRequest(rpc, body);
-    const ctx: HandlerContext = { db, tenancy, services };
+    const ctx: HandlerContext = { db, tenancy, services, profile };
     const result = await (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never);
     if (fault.loseResponse) {
       // The operation took effect; the caller never hears so (a lost response).
@@ -119,13 +121,13 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     if (result === undefined) {
       res.writeHead(204);
       res.end();
-    } else sendJson(res, 200, result);
+    } else sendJson(res, 200, profile.present(rpc, result));
   }
 
   async function runDev(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     const body = parseJsonBody(await readBody(req));
     const tenancy = authenticate(db, req.headers);
-    const ctx: HandlerContext = { db, tenancy, services };
+    const ctx: HandlerContext = { db, tenancy, services, profile };
     switch (path) {
       case '/dev/cookie': {
         requireScope(tenancy, 'control', 'minting a session cookie');

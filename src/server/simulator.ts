@@ -104,7 +104,9 @@ export function simulateSession(ctx: HandlerContext, request: SimulateRequest): 
       identity ? JSON.stringify(identity) : null,
       now,
     );
-    const hookTargets = connectionsOf(ctx.db, environmentId).map((c) => ({ id: c.id, name: c.name, hookEvents: new Set(parseJson<string[]>(c.hook_events, [])) }));
+    const hookTargets = connectionsOf(ctx.db, environmentId)
+      .filter((c) => c.hooks_url !== null || ctx.profile.deliverWithoutHooksUrl)
+      .map((c) => ({ id: c.id, name: c.name, hookEvents: new Set(parseJson<string[]>(c.hook_events, [])) }));
     const events: SessionEvent[] = [];
     const deliveries: string[] = [];
     (request.events ?? DEFAULT_EVENTS).forEach((type, index) => {

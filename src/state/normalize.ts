@@ -62,8 +62,17 @@ export function normalizeProvider(raw: ModelProvider): ActualResource {
   return resource('provider', raw.name, raw.id, pick(raw, ['type', 'baseUrl']), raw);
 }
 
+/**
+ * Of `auth`, only `type` is kept, in the spec and in the raw object alike: the other fields are
+ * write-only, and a server may or may not echo them (or echo them masked), so comparing,
+ * fingerprinting or showing them would never settle, and could show a secret.
+ */
 export function normalizeConnection(raw: Connection): ActualResource {
-  return resource('connection', raw.name, raw.id, pick(raw, ['url', 'transport', 'channel', 'hooksUrl', 'hookEvents', 'auth']), raw);
+  const auth: unknown = raw.auth;
+  const kept = auth !== null && typeof auth === 'object' && !Array.isArray(auth) ? pick(auth, ['type']) : auth;
+  const withoutSecrets = kept === undefined ? raw : { ...raw, auth: kept };
+  const spec = pick(withoutSecrets, ['url', 'transport', 'channel', 'hooksUrl', 'hookEvents', 'auth']);
+  return resource('connection', raw.name, raw.id, spec, withoutSecrets);
 }
 
 /** `<connection>:<scope>:<id>`, the grant's address name. */

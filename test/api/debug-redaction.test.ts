@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Credential } from '../../src/api/client.js';
 import type { Rpc } from '../../src/api/operations.js';
-import { redact, redactText } from '../../src/api/redact.js';
+import { redact, redactText, secretValuesIn } from '../../src/api/redact.js';
 import { drop, ok, startRecordingServer, type Answer, type RecordingServer } from '../helpers/recording-server.js';
 import { testClient } from './support.js';
 
@@ -69,6 +69,28 @@ const CASES: LeakCase[] = [
     request: {},
     answer: ok([{ id: 'c1', auth: { refreshToken: 'SENTINEL-refresh', accessToken: 'SENTINEL-access' }, value: 'SENTINEL-value' }]),
     secrets: ['SENTINEL-refresh', 'SENTINEL-access', 'SENTINEL-value'],
+  },
+  {
+    // Auth field names are not shown by the API: every one but type is secret, whatever its name.
+    name: 'connection auth fields of any name in a request, and echoed in the response',
+    rpc: 'connections.create',
+    request: { name: 'crm', auth: { type: 'oauth', clientId: 'SENTINEL-client-id', clientSecret: 'SENTINEL-client-secret', extra: { nested: ['SENTINEL-nested'] } } },
+    answer: ok({ id: 'c1', name: 'crm', auth: { type: 'oauth', clientId: 'SENTINEL-client-id', password: 'SENTINEL-password-echo' } }),
+    secrets: ['SENTINEL-client-id', 'SENTINEL-client-secret', 'SENTINEL-nested', 'SENTINEL-password-echo'],
+  },
+  {
+    name: 'connection auth fields nested deep in a list response',
+    rpc: 'connections.list',
+    request: {},
+    answer: ok([{ id: 'c1', name: 'crm', auth: { type: 'basic', username: 'SENTINEL-user', password: 'SENTINEL-pass' } }]),
+    secrets: ['SENTINEL-user', 'SENTINEL-pass'],
+  },
+  {
+    name: 'an error message echoing a connection auth field',
+    rpc: 'connections.update',
+    request: { id: 'c1', auth: { type: 'basic', password: 'SENTINEL-echoed-password' } },
+    answer: { status: 400, text: 'password SENTINEL-echoed-password is too weak' },
+    secrets: ['SENTINEL-echoed-password'],
   },
   {
     name: 'an error message echoing the request secret',
@@ -172,6 +194,18 @@ describe('redact', () => {
       nested: [{ accessToken: '[redacted]', Secret: '[redacted]', value: '[redacted]' }],
       value: null,
     });
+  });
+
+  it('masks every connection auth field but type, at any depth; a string auth (sandbox.preview.auth) is not a secret', () => {
+    const body = {
+      connections: [{ name: 'crm', auth: { type: 'oauth', audience: 'a1', scopes: ['x'], nested: { deep: 'd' }, unset: null } }],
+      definition: { sandbox: { preview: { enabled: true, auth: 'signed-url' } } },
+    };
+    expect(redact(body)).toEqual({
+      connections: [{ name: 'crm', auth: { type: 'oauth', audience: '[redacted]', scopes: '[redacted]', nested: '[redacted]', unset: null } }],
+      definition: { sandbox: { preview: { enabled: true, auth: 'signed-url' } } },
+    });
+    expect(secretValuesIn(body).sort()).toEqual(['a1', 'd', 'x']);
   });
 
   it('masks extra secrets inside strings', () => {

@@ -51,6 +51,30 @@ describe('ApiError', () => {
     await client.close();
   });
 
+  // A gateway or another server in front of the API answers in its own shape: its words are the
+  // only explanation the user gets ("Token expired"), so they are kept.
+  it.each([
+    ['{"message"}', { message: 'Token expired' }],
+    ['{"error": "…"}', { error: 'Token expired' }],
+    ['OAuth {error, error_description}', { error: 'invalid_token', error_description: 'Token expired' }],
+    ['problem+json {title, detail}', { type: 'about:blank', title: 'Unauthorized', detail: 'Token expired' }],
+    ['a JSON string', 'Token expired'],
+  ])('a 401 whose JSON body is not the envelope (%s) keeps its message', async (_shape, body) => {
+    server.on('/v1/sandboxes/list', { status: 401, text: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    const { client } = testClient(server.url);
+    const error = (await rejectionOf(client.sandboxesList({}))) as ApiError;
+    expect(error).toMatchObject({ status: 401, code: 'unauthenticated', message: 'HTTP 401: Token expired' });
+    await client.close();
+  });
+
+  it('a 401 in plain text keeps its message too, and a JSON body of no known shape is shown as it is', async () => {
+    server.on('/v1/sandboxes/list', [{ status: 401, text: 'Token expired' }, { status: 401, text: '{"reason":"Token expired"}' }]);
+    const { client } = testClient(server.url);
+    expect(await rejectionOf(client.sandboxesList({}))).toMatchObject({ code: 'unauthenticated', message: 'HTTP 401: Token expired' });
+    expect(await rejectionOf(client.sandboxesList({}))).toMatchObject({ code: 'unauthenticated', message: 'HTTP 401: {"reason":"Token expired"}' });
+    await client.close();
+  });
+
   it('a 2xx answer that is not JSON is an invalid_response error, not a crash', async () => {
     server.on('/v1/sandboxes/list', { status: 200, text: '<html>captive portal</html>' });
     const { client } = testClient(server.url);

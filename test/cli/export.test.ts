@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
-import { copyExample, runCli } from '../helpers/cli.js';
+import { parse } from 'yaml';
+import { copyExample, runCli, TEST_SERVER_PROFILE } from '../helpers/cli.js';
 
 const SENTINELS = ['sk-SENTINEL-openai-5d1e', 'SENTINEL-anthropic-77a0', 'SENTINEL-npm-0c4b', 'SENTINEL-crm-e912', 'SENTINEL-quickstart-3b8f'];
 
@@ -59,13 +60,20 @@ describe('export the quickstart from the local control plane (url: local)', () =
     expect(exported.stdout).toMatch(/PROVIDER_OPENAI_SECRET +the credential of provider openai/);
     expect(exported.stdout).toMatch(/SECRET_BUILD_TOKEN +the value of secret build-token/);
     expect((await readdir(out, { recursive: true })).sort()).toEqual([
-      'agentform.yaml', 'agents', 'agents/researcher.yaml', 'agents/support.yaml', 'connections.yaml', 'prompts', 'prompts/researcher.md', 'prompts/support.md', 'providers.yaml', 'secrets.yaml',
+      '.vscode', '.vscode/settings.json',
+      'agentform.yaml', 'agents', 'agents/researcher.yaml', 'agents/support.yaml', 'connections.yaml', 'prompts', 'prompts/researcher.md', 'prompts/support.md', 'providers.yaml',
+      'schemas', 'schemas/agent.schema.json', 'schemas/agentform.schema.json', 'schemas/apikey.schema.json', 'schemas/connection.schema.json', 'schemas/provider.schema.json', 'schemas/secret.schema.json',
+      'secrets.yaml',
     ]);
     expect(await readFile(join(out, 'prompts/support.md'), 'utf8')).toBe(await readFile(join(project, 'prompts/support.md'), 'utf8'));
     const support = await readFile(join(out, 'agents/support.yaml'), 'utf8');
     expect(support).toContain('system: ${file:../prompts/support.md}');
-    // The local control plane filled these in; the export leaves them out again.
-    expect(support).not.toMatch(/reasoning|toolLoading|compaction|overrides|identity|maxInputTokensPerSession|byTool/);
+    // Editors find the schema beside the project, relative to each file: no URL to serve.
+    expect(support.split('\n')[0]).toBe('# yaml-language-server: $schema=../schemas/agent.schema.json');
+    expect((await readFile(join(out, 'agentform.yaml'), 'utf8')).split('\n')[0]).toBe('# yaml-language-server: $schema=./schemas/agentform.schema.json');
+    // The local control plane filled these in; the export leaves them out again. Another server's
+    // defaults are not known to the export: it keeps them (and the round trip below still holds).
+    if (TEST_SERVER_PROFILE === 'default') expect(support).not.toMatch(/reasoning|toolLoading|compaction|overrides|identity|maxInputTokensPerSession|byTool/);
     expectNoSecrets(exported.stdout, exported.stderr, await allText(out));
   });
 
@@ -123,7 +131,10 @@ describe('export a remote environment (gitops staging) from a control plane over
     for (const name of ['AGENTFORM_TOKEN_STAGING', 'PROVIDER_OPENAI_SECRET', 'PROVIDER_ANTHROPIC_SECRET', 'SECRET_NPM_TOKEN', 'GRANT_CRM_SUPPORT']) expect(exported.stdout).toContain(name);
     const root = await readFile(join(out, 'agentform.yaml'), 'utf8');
     expect(root).toContain('token: ${env:AGENTFORM_TOKEN_STAGING}');
-    expect(root).toMatch(/settings:\n\s+name: Staging\n\s+group: pre-production\n\s+spend:\n\s+dailyUsd: 50/);
+    const settings = (parse(root) as { environments: { staging: { settings: Record<string, unknown> } } }).environments.staging.settings;
+    expect(settings).toMatchObject({ name: 'Staging', group: 'pre-production', spend: { dailyUsd: 50 } });
+    // Nothing else: the default profile's defaults (kind, retention, ...) are left out.
+    if (TEST_SERVER_PROFILE === 'default') expect(root).toMatch(/settings:\n\s+name: Staging\n\s+group: pre-production\n\s+spend:\n\s+dailyUsd: 50/);
     expect(await readFile(join(out, 'connections.yaml'), 'utf8')).toContain('accessToken: ${env:GRANT_CRM_SUPPORT}');
     expect(await readFile(join(out, 'apikeys.yaml'), 'utf8')).toContain('name: dashboard-readonly');
     expectNoSecrets(exported.stdout, exported.stderr, await allText(out));

@@ -46,6 +46,12 @@ describe('agentform validate --remote', () => {
     const result = await runCli(['validate', dir, '--remote'], { env });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/agents\.yaml:\d+:\d+: spec\.model\.model: model "gpt-4oo" is not offered by provider openai in dev.*did you mean "gpt-4o/);
+    // At the offending value's line and column, not at the top of its document.
+    const text = await readFile(agents, 'utf8');
+    const lines = text.split('\n');
+    const line = lines.findIndex((row) => row.includes('model: gpt-4oo')) + 1;
+    const col = (lines[line - 1] as string).indexOf('gpt-4oo') + 1;
+    expect(result.stdout).toContain(`agents.yaml:${line}:${col}: spec.model.model: model "gpt-4oo"`);
     await writeFile(agents, (await readFile(agents, 'utf8')).replace('model: gpt-4oo\n', 'model: gpt-4o\n'));
   });
 
@@ -55,6 +61,8 @@ describe('agentform validate --remote', () => {
     const result = await runCli(['validate', dir, '--remote'], { env });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toContain('tool "ech0" is not offered by tools in dev');
+    const line = (await readFile(agents, 'utf8')).split('\n').findIndex((row) => row.includes('ech0: allow')) + 1;
+    expect(result.stdout).toMatch(new RegExp(`agents\\.yaml:${line}:\\d+: spec\\.policies\\.toolCalls\\.byTool\\.ech0: tool "ech0"`));
     expect(result.stdout).toContain('did you mean "echo"');
     expect(result.stdout).not.toContain('tool "echo"');
   });

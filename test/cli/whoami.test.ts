@@ -81,6 +81,30 @@ describe('describeIdentity', () => {
     expect(renderIdentity(identity)).toContain('session cookie');
   });
 
+  it('a key that may not read (control only) is described as far as its format tells: scopes unknown', async () => {
+    for (const path of ['/v1/organizations/get', '/v1/environments/get', '/v1/apiKeys/list']) {
+      server.on(path, apiError(403, 'permission_denied', 'organizations.get needs the read scope, which this credential does not have'));
+    }
+    const identity = await describeIdentity(client, { kind: 'key', token: TOKEN }, 'pr-7');
+    expect(identity).toEqual({
+      organization: null,
+      environment: { slug: 'pr-7' },
+      credential: 'api-key',
+      key: null,
+      scopes: null,
+      notes: [
+        'organization unknown: the key may not read it (permission_denied)',
+        'scopes unknown: the key may not call read operations (it may hold control only)',
+      ],
+    });
+    // Only the one read that tells: no further reads, and never a control operation as a probe.
+    expect(server.requests.map((request) => request.path)).toEqual(['/v1/organizations/get']);
+    const table = renderIdentity(identity);
+    expect(table).toMatch(/^organization\s+unknown$/m);
+    expect(table).toMatch(/^environment\s+pr-7$/m);
+    expect(table).toMatch(/^scopes\s+unknown$/m);
+  });
+
   it('fails when even organizations.get fails (bad key)', async () => {
     server.on('/v1/organizations/get', apiError(401, 'unauthenticated', 'invalid key'));
     await expect(describeIdentity(client, { kind: 'key', token: TOKEN }, 'pr-7')).rejects.toMatchObject({ code: 'unauthenticated' });
@@ -197,6 +221,15 @@ describe('node dist/src/cli/main.js whoami', () => {
       },
       /Error: organizations\.get: unauthenticated \(HTTP 401\): invalid key/,
     ],
+    [
+      // A gateway's own 401 body: its words are the only explanation there is.
+      'a 401 whose body is not the error envelope',
+      () => {
+        server.on('/v1/organizations/get', { status: 401, body: { message: 'Token expired' } });
+        return envFor();
+      },
+      /Error: organizations\.get: unauthenticated \(HTTP 401\): HTTP 401: Token expired/,
+    ],
     ['no URL', () => ({ AGENTFORM_TOKEN: TOKEN }), /no Control API URL: pass --url or set AGENTFORM_URL/],
     ['a malformed key', () => envFor({ AGENTFORM_TOKEN: 'svc_whoamiSecret9f3' }), /the API key is malformed/],
     ['plain http to another host', () => envFor({ AGENTFORM_URL: 'http://control.example.com' }), /refusing plain http:\/\/ to control\.example\.com/],
@@ -229,6 +262,30 @@ describe('node dist/src/cli/main.js whoami', () => {
       expect(table.code, table.stderr).toBe(0);
       expect(table.stdout).toMatch(/^environment\s+dev/m);
       expect(table.stdout).not.toContain(token);
+    } finally {
+      await local.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('against the local control plane with a control-only key: exit 0, scopes unknown, no token shown', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'agentform-whoami-control-'));
+    const local = await startLocalControlPlane({ dataDir, environments: ['dev'] });
+    try {
+      const created = await fetch(`${local.url}/v1/apiKeys/create`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${local.tokens.dev!}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ key: { name: 'deployer', scopes: ['control'] } }),
+      });
+      expect(created.status).toBe(200);
+      const { token } = (await created.json()) as { token: string };
+      const result = await runCli(['whoami'], { env: { AGENTFORM_URL: local.url, AGENTFORM_TOKEN: token } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toMatch(/^organization\s+unknown$/m);
+      expect(result.stdout).toMatch(/^environment\s+dev$/m);
+      expect(result.stdout).toMatch(/^scopes\s+unknown$/m);
+      expect(result.stdout).toContain('note: scopes unknown: the key may not call read operations (it may hold control only)');
+      expect(result.stdout + result.stderr).not.toContain(token.slice(token.lastIndexOf('_') + 1));
     } finally {
       await local.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -47,7 +47,7 @@ kind: Connection
 name: github
 spec:
   url: https://tools.example.com/mcp
-  auth: {type: svc-signed, audience: tools}
+  auth: {type: svc-signed, audience: "\${env:TOOLS_AUDIENCE}", clientSecret: {value: "\${file:secrets/client.txt}", rotatedAt: 2026-03-02}}
   grants:
     - identity: {scope: user, id: alice}
       accessToken: \${env:ALICE_TOKEN}
@@ -64,6 +64,7 @@ overlays:
     tokenFile: .agentform/production/ci.token
 `,
   'secrets/npm.txt': 'npm-secret-value\n',
+  'secrets/client.txt': 'client-secret-value\n',
   'agents/support.yaml': `kind: Agent
 name: support
 spec:
@@ -103,7 +104,7 @@ spec:
 `,
 };
 
-const ENV = { OPENAI_KEY: 'sk-test', ALICE_TOKEN: 'gho-alice', PROD_TOKEN: 'svc_prod_abcdefgh' };
+const ENV = { OPENAI_KEY: 'sk-test', ALICE_TOKEN: 'gho-alice', PROD_TOKEN: 'svc_prod_abcdefgh', TOOLS_AUDIENCE: 'tools' };
 
 async function stateFor(environment: string, env: NodeJS.ProcessEnv = ENV): Promise<DesiredState> {
   return desiredStateFor(await loadProject(writeProject(FILES)), environment, env);
@@ -180,8 +181,12 @@ describe('desiredStateFor', () => {
     expect(secret.spec).toEqual({});
     expect(secret.writeOnly).toEqual({ value: { source: '${file:secrets/npm.txt}', value: 'npm-secret-value' } });
     const connection = find(state, 'connection/github');
-    expect(connection.spec).toEqual({ url: 'https://tools.example.com/mcp', auth: { type: 'svc-signed', audience: 'tools' } });
-    expect(connection.writeOnly).toEqual({});
+    // Every auth field but type is write-only, whatever its name: never in the spec.
+    expect(connection.spec).toEqual({ url: 'https://tools.example.com/mcp', auth: { type: 'svc-signed' } });
+    expect(connection.writeOnly).toEqual({
+      'auth.audience': { source: '${env:TOOLS_AUDIENCE}', value: 'tools' },
+      'auth.clientSecret': { source: '${file:secrets/client.txt}', value: 'client-secret-value', rotatedAt: '2026-03-02' },
+    });
     const grant = find(state, 'grant/github:user:alice');
     expect(grant.spec).toEqual({ connection: 'github', identity: { scope: 'user', id: 'alice' } });
     expect(grant.writeOnly).toEqual({ accessToken: { source: '${env:ALICE_TOKEN}', value: 'gho-alice', rotatedAt: '2026-03-01' } });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ControlApiClient } from '../../src/api/client.js';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
 import type { FaultOptions } from '../../src/server/faults.js';
-import { CLI, runCli, type CliResult } from '../helpers/cli.js';
+import { CLI, cliEnv, runCli, TEST_SERVER_PROFILE, type CliResult } from '../helpers/cli.js';
 
 export interface ProjectShape {
   agents: number;
@@ -74,7 +74,7 @@ export async function startPlane(options: { faults?: FaultOptions; env?: string;
   const env = options.env ?? 'dev';
   const dataDir = await mkdtemp(join(tmpdir(), 'agentform-durability-plane-'));
   const environments = options.environments ?? [env];
-  const plane = await startLocalControlPlane({ dataDir, environments, bakeMs: 20, ...(options.faults ? { faults: options.faults } : {}), onInternalError: (error) => process.stderr.write(`control plane internal error: ${String(error)}\n`) });
+  const plane = await startLocalControlPlane({ dataDir, environments, bakeMs: 20, profile: TEST_SERVER_PROFILE, ...(options.faults ? { faults: options.faults } : {}), onInternalError: (error) => process.stderr.write(`control plane internal error: ${String(error)}\n`) });
   const upper = env.toUpperCase().replace(/-/g, '_');
   const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[env]! }, retry: { maxAttempts: 30, baseDelayMs: 5, maxDelayMs: 50 } });
   return {
@@ -180,7 +180,7 @@ export interface Spawned {
 /** The CLI as a child we can signal; `onStdout` sees each chunk (to pick a stop point). */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv): Spawned {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...env },
+    env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

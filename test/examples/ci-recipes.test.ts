@@ -1,71 +1,282 @@
-// The CI recipes are exercised, not just shipped: every `npx agentform …` line of the GitHub
-// Actions workflows runs, in workflow order, against examples/gitops on the local control plane,
-// with the secrets the workflows pass set to local values and with the same exit-code handling.
-import { readFile } from 'node:fs/promises';
+// The CI recipes are exercised, not just shipped:
+// - every GitHub Actions workflow passes the published workflow schema (action-validator, which
+//   bundles SchemaStore's github-workflow schema; no network);
+// - their shell steps run with bash, in workflow order, against examples/gitops on the local
+//   control plane, with `agentform` on PATH and only the variables each job is given: the pull-request
+//   jobs get no secret at all (the local plane brings its own key), apply gets the write-only values;
+// - the pull-request comment script runs against a fake GitHub API: one comment per environment,
+//   updated in place, cut below GitHub's 65,536-character limit;
+// - apply uses the reviewed (saved) plan and refuses it once stale.
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO, copyExample, runCli } from '../helpers/cli.js';
+import { CLI, REPO, cliEnv, copyExample } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+const WORKFLOWS = join(REPO, 'examples', 'github-actions', '.github', 'workflows');
+const FILES = ['agentform-plan.yml', 'agentform-apply.yml', 'agentform-drift.yml'];
 
 interface Step {
+  name?: string;
   run?: string;
+  uses?: string;
+  env?: Record<string, string>;
+  with?: { script?: string };
 }
 interface Workflow {
-  jobs: Record<string, { steps: Step[] }>;
+  on: Record<string, unknown>;
+  env?: Record<string, string>;
+  jobs: Record<string, { steps: Step[]; environment?: string; needs?: string | string[]; strategy?: { matrix: { environment: string[] } } }>;
 }
 
-/** The agentform invocations of a workflow, with the matrix environment filled in. */
-async function invocations(file: string, environment: string): Promise<string[][]> {
-  const workflow = parse(await readFile(join(REPO, 'examples', 'github-actions', '.github', 'workflows', file), 'utf8')) as Workflow;
-  const lines = Object.values(workflow.jobs)
-    .flatMap((job) => job.steps)
-    .flatMap((step) => (step.run ?? '').split('\n'))
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith('npx agentform '));
-  return lines.map((line) =>
-    line
-      .replace(/\$\{\{ matrix\.environment \}\}/g, environment)
-      .replace(/\s*>.*$/, '')
-      .split(/\s+/)
-      .slice(2),
-  );
+async function workflow(file: string): Promise<Workflow> {
+  return parse(await readFile(join(WORKFLOWS, file), 'utf8')) as Workflow;
 }
 
-describe('the GitHub Actions recipes run against examples/gitops', () => {
+/** The `env:` of a step with GitHub expressions reduced for one matrix environment: secrets are not set. */
+function stepEnv(step: Step, environment: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(step.env ?? {})) {
+    if (value.includes('secrets.')) continue;
+    out[key] = value.replace(/\$\{\{ matrix\.environment \}\}/g, environment);
+  }
+  return out;
+}
+
+describe('the GitHub Actions recipes', () => {
+  let bin: string;
   let dir: string;
-  // The workflows hand agentform AGENTFORM_TOKEN_<ENV>; here the environment URLs point at the local
-  // control plane instead (which brings its own keys), and the example's secrets get local values.
-  const env = {
-    AGENTFORM_URL_STAGING: 'local',
-    OPENAI_API_KEY: 'local-openai',
-    ANTHROPIC_API_KEY: 'local-anthropic',
-    CRM_SUPPORT_TOKEN: 'local-crm',
-    NPM_TOKEN: 'local-npm',
-  };
-  beforeAll(async () => {
+
+  /** Each test works on its own copy of the example, so none depends on another having run. */
+  async function freshProject(): Promise<void> {
     dir = await copyExample('gitops');
+  }
+
+  beforeAll(async () => {
+    // `agentform` on PATH, as the install step leaves it.
+    bin = await mkdtemp(join(tmpdir(), 'agentform-bin-'));
+    await writeFile(join(bin, 'agentform'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    await chmod(join(bin, 'agentform'), 0o755);
   });
 
-  it('plan on a pull request: validate passes, plan exits 2 with changes and writes Markdown and a saved plan', async () => {
-    const steps = await invocations('agentform-plan.yml', 'staging');
-    expect(steps.map((args) => args[0])).toEqual(['validate', 'plan']);
-    expect((await runCli(steps[0] as string[], { cwd: dir, env })).code).toBe(0);
-    const plan = await runCli(steps[1] as string[], { cwd: dir, env });
-    expect(plan.code, plan.stderr).toBe(2); // the workflow treats 2 as "changes", not failure
-    expect(plan.stdout).toContain('Plan:');
-    expect(plan.stdout).toContain('<details>');
+  /** Runs a step's shell script like the runner does (bash -e), in the project, with only `env`. */
+  async function runStep(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const { stdout, stderr } = await run('bash', ['-eo', 'pipefail', '-c', script], {
+        cwd: dir,
+        env: cliEnv({ PATH: `${bin}:${process.env.PATH ?? ''}`, ...env }),
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  it.each(FILES)('%s passes the GitHub workflow schema', async (file) => {
+    const validator = join(REPO, 'node_modules', '.bin', 'action-validator');
+    const result = await run(validator, [join(WORKFLOWS, file)]).then(
+      () => 0,
+      (error: { code: number; stdout: string }) => `${error.code}: ${error.stdout}`,
+    );
+    expect(result).toBe(0);
+  });
+
+  it('installs one pinned package, explicitly, and never runs npx', async () => {
+    for (const file of FILES) {
+      const text = await readFile(join(WORKFLOWS, file), 'utf8');
+      expect(text).not.toMatch(/\bnpx\b/);
+      const parsed = await workflow(file);
+      expect(parsed.env?.AGENTFORM_PACKAGE, file).toMatch(/agentform-\d+\.\d+\.\d+\.tgz$|agentform@\d+\.\d+\.\d+$/);
+      for (const job of Object.values(parsed.jobs)) {
+        const installs = job.steps.filter((step) => step.run?.includes('npm install --global'));
+        expect(installs, file).toHaveLength(1);
+      }
+    }
+  });
+
+  it('plans on every configuration change, with no secret but one read-only key per job', async () => {
+    const plan = await workflow('agentform-plan.yml');
+    const paths = (plan.on.pull_request as { paths: string[] }).paths;
+    expect(paths).toEqual(expect.arrayContaining(['**/*.yaml', '**/prompts/**']));
+    const text = await readFile(join(WORKFLOWS, 'agentform-plan.yml'), 'utf8');
+    const secrets = [...text.matchAll(/secrets\.([A-Z_]+)/g)].map((match) => match[1]);
+    expect(new Set(secrets)).toEqual(new Set(['AGENTFORM_READ_TOKEN_STAGING', 'AGENTFORM_READ_TOKEN_PRODUCTION']));
+    // Each key is gated on the job's own environment.
+    expect(text).toContain("matrix.environment == 'staging' && secrets.AGENTFORM_READ_TOKEN_STAGING || ''");
+  });
+
+  /** The pull-request plan step for staging, as the plan job runs it; returns its result. */
+  async function planStaging(): Promise<{ code: number; stdout: string; stderr: string }> {
+    const plan = await workflow('agentform-plan.yml');
+    const planStep = plan.jobs.plan!.steps.find((step) => step.name?.startsWith('plan '))!;
+    const output = join(dir, 'github-output');
+    await writeFile(output, '');
+    // The environment's URL points at the local control plane, which brings its own read+control key.
+    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), AGENTFORM_URL_STAGING: 'local', GITHUB_OUTPUT: output });
+  }
+
+  const WRITE_ONLY = { OPENAI_API_KEY: 'local-openai', ANTHROPIC_API_KEY: 'local-anthropic', CRM_SUPPORT_TOKEN: 'local-crm', NPM_TOKEN: 'local-npm' };
+
+  it('pull request: validate and plan pass with no secret set, and the comment is one per environment, updated in place', async () => {
+    await freshProject();
+    const plan = await workflow('agentform-plan.yml');
+    const validate = plan.jobs.validate!.steps.find((step) => step.name === 'validate')!;
+    const validated = await runStep(validate.run!, {});
+    expect(validated.code, validated.stdout + validated.stderr).toBe(0);
+
+    const planned = await planStaging();
+    expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+    expect(await readFile(join(dir, 'github-output'), 'utf8')).toContain('changes=true');
+    expect(await readFile(join(dir, 'plan.md'), 'utf8')).toContain('<details>');
     expect(JSON.parse(await readFile(join(dir, 'plan-staging.json'), 'utf8'))).toMatchObject({ environment: 'staging' });
+
+    const comment = plan.jobs.plan!.steps.find((step) => step.uses?.startsWith('actions/github-script'))!;
+    const github = fakeGitHub();
+    const runScript = async () => runGithubScript(comment.with!.script!, github, { ENVIRONMENT: 'staging', CHANGES: 'true', RUN_URL: 'https://ci.example/run/1' }, dir);
+    await runScript();
+    await runScript();
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0]!.body).toMatch(/^<!-- agentform-plan:staging -->\n### agentform plan: staging \(changes\)/);
+    expect(github.updates).toBe(1);
+
+    // A plan longer than a comment allows is cut, with a pointer to the full plan.
+    const original = await readFile(join(dir, 'plan.md'), 'utf8');
+    await writeFile(join(dir, 'plan.md'), 'x'.repeat(200_000));
+    await runScript();
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0]!.body.length).toBeLessThan(65_536);
+    expect(github.comments[0]!.body).toContain('the full plan is in the [job summary](https://ci.example/run/1) and the plan-staging artifact');
+    await writeFile(join(dir, 'plan.md'), original);
   });
 
-  it('apply on merge converges, and the nightly drift check is then clean (exit 0)', async () => {
-    const [apply] = await invocations('agentform-apply.yml', 'staging');
-    expect(apply?.slice(0, 1)).toEqual(['apply']);
-    const applied = await runCli(apply as string[], { cwd: dir, env });
+  it('merge: applies the reviewed plan with its own control key, staging before production; a stale plan is refused', async () => {
+    await freshProject();
+    const reviewed = await planStaging();
+    expect(reviewed.code, reviewed.stderr).toBe(0);
+    const apply = await workflow('agentform-apply.yml');
+    expect(apply.jobs.staging!.environment).toBe('staging');
+    expect(apply.jobs.production!.environment).toBe('production');
+    expect(apply.jobs.production!.needs).toBe('staging');
+    const text = await readFile(join(WORKFLOWS, 'agentform-apply.yml'), 'utf8');
+    const stagingJob = text.slice(text.indexOf('  staging:'), text.indexOf('  production:'));
+    expect(stagingJob).not.toContain('PRODUCTION');
+
+    const step = apply.jobs.staging!.steps.find((candidate) => candidate.name?.startsWith('apply the reviewed plan'))!;
+    expect(step.run).toContain('plan-staging.json');
+    const writeOnly = WRITE_ONLY;
+    // Every write-only value the example reads is one the step passes.
+    for (const name of Object.keys(writeOnly)) expect(Object.keys(step.env ?? {})).toContain(name);
+    const applied = await runStep(step.run!.replace(/ --wait$/, ''), { AGENTFORM_URL_STAGING: 'local', ...writeOnly });
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain('Apply complete!');
 
-    const [drift] = await invocations('agentform-drift.yml', 'staging');
-    const clean = await runCli(drift as string[], { cwd: dir, env });
-    expect(clean.code, clean.stdout).toBe(0);
+    // The same saved plan again: the remote state changed since it was made.
+    const stale = await runStep(step.run!.replace(/ --wait$/, ''), { AGENTFORM_URL_STAGING: 'local', ...writeOnly });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('the saved plan is stale');
+  });
+
+  it('nightly: the drift check is read-only, clean after an apply (exit 0) and 2 once the state drifts', async () => {
+    await freshProject();
+    expect((await runStep('agentform apply -e staging --auto-approve', { AGENTFORM_URL_STAGING: 'local', ...WRITE_ONLY })).code).toBe(0);
+    const drift = await workflow('agentform-drift.yml');
+    const step = drift.jobs.drift!.steps.find((candidate) => candidate.name?.startsWith('drift'))!;
+    const text = await readFile(join(WORKFLOWS, 'agentform-drift.yml'), 'utf8');
+    expect(text).not.toContain('CONTROL_TOKEN');
+    const clean = await runStep(step.run!, { ...stepEnv(step, 'staging'), AGENTFORM_URL_STAGING: 'local' });
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    const prompt = join(dir, 'prompts', 'support.md');
+    await writeFile(prompt, `${await readFile(prompt, 'utf8')}\nChanged in Git, not applied.\n`);
+    const drifted = await runStep(step.run!, { ...stepEnv(step, 'staging'), AGENTFORM_URL_STAGING: 'local' });
+    expect(drifted.code).toBe(2);
   });
 });
+
+describe('the GitLab CI recipe', () => {
+  let text: string;
+  let config: Record<string, { script?: string[]; rules?: Array<{ if: string; when?: string }>; needs?: string[]; environment?: string; resource_group?: string; before_script?: unknown[] }>;
+
+  beforeAll(async () => {
+    text = await readFile(join(REPO, 'examples', 'gitlab-ci', '.gitlab-ci.yml'), 'utf8');
+    // `!reference` is GitLab's own tag.
+    config = parse(text, { customTags: [{ tag: '!reference', collection: 'seq', resolve: (value: unknown) => value }] }) as typeof config;
+  });
+
+  it("passes GitLab's own .gitlab-ci.yml schema (as gitlab-ci-local ships it), checked with ajv", async () => {
+    const { schema } = await import('gitlab-ci-local/src/schema/schema.js');
+    const { Ajv } = await import('ajv');
+    const ajv = new Ajv({ allErrors: true, allowUnionTypes: true, strict: false, validateFormats: false });
+    const validate = ajv.compile(schema);
+    expect(validate(config), JSON.stringify(validate.errors?.slice(0, 5))).toBe(true);
+    // The schema does reject a broken job: the check can fail.
+    expect(validate({ plan: { scriptz: ['agentform plan'] } })).toBe(false);
+  });
+
+  it('installs one pinned package and never runs npx', () => {
+    expect(text).not.toMatch(/\bnpx\b/);
+    expect(text).toMatch(/AGENTFORM_PACKAGE: \.\/vendor\/agentform-\d+\.\d+\.\d+\.tgz/);
+  });
+
+  it('plans merge requests with read-only keys, applies staging then production behind a manual gate, one apply at a time', () => {
+    expect(config.plan!.rules![0]!.if).toContain('merge_request_event');
+    expect(config.plan!.script!.join('\n')).toContain('AGENTFORM_READ_TOKEN_STAGING');
+    expect(config.plan!.script!.join('\n')).not.toMatch(/export AGENTFORM_TOKEN_\w+="\$AGENTFORM_CONTROL/);
+    expect(config['apply-production']!.needs).toEqual(['apply-staging']);
+    expect(config['apply-production']!.rules![0]!.when).toBe('manual');
+    expect(config['apply-production']!.environment).toBe('production');
+    expect(config['.apply']!.resource_group).toBe('agentform');
+    expect(config['.apply']!.script!.join('\n')).toMatch(/agentform apply "plan-\$ENVIRONMENT\.json"/);
+    expect(JSON.stringify(config['apply-staging']!.before_script)).not.toContain('export AGENTFORM_TOKEN_PRODUCTION');
+    expect(config.drift!.rules![0]!.if).toContain('schedule');
+  });
+
+  it('updates one merge-request note per environment, found by its marker', () => {
+    const script = config.plan!.script!.join('\n');
+    expect(script).toContain('<!-- agentform-plan:$ENVIRONMENT -->');
+    expect(script).toMatch(/method=PUT/);
+    expect(script).toContain('head -c 60000');
+  });
+});
+
+interface FakeComment {
+  id: number;
+  body: string;
+}
+
+function fakeGitHub(): { comments: FakeComment[]; updates: number; rest: unknown } {
+  const state = { comments: [] as FakeComment[], updates: 0 };
+  const rest = {
+    issues: {
+      listComments: async () => ({ data: state.comments.map((comment) => ({ ...comment })) }),
+      createComment: async ({ body }: { body: string }) => {
+        state.comments.push({ id: state.comments.length + 1, body });
+        return { data: {} };
+      },
+      updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
+        const comment = state.comments.find((candidate) => candidate.id === comment_id);
+        if (!comment) throw new Error('no such comment');
+        comment.body = body;
+        state.updates += 1;
+        return { data: {} };
+      },
+    },
+  };
+  return Object.assign(state, { rest });
+}
+
+/** Runs an actions/github-script body as the action does: an async function of github, context, require. */
+async function runGithubScript(script: string, github: { rest: unknown }, env: Record<string, string>, cwd: string): Promise<void> {
+  const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>;
+  const fn = new AsyncFunction('github', 'context', 'require', 'process', script);
+  const fs = await import('node:fs');
+  const scopedRequire = (name: string) => {
+    if (name !== 'fs') throw new Error(`the script requires ${name}`);
+    return { ...fs, readFileSync: (path: string, encoding: BufferEncoding) => fs.readFileSync(join(cwd, path), encoding) };
+  };
+  await fn(github, { repo: { owner: 'acme', repo: 'config' }, issue: { number: 7 } }, scopedRequire, { env });
+}

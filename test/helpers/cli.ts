@@ -4,6 +4,7 @@ import { cp, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_PROFILE_ENV, serverProfileFromEnv, type ServerProfileName } from '../../src/server/profiles.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = join(REPO, 'dist', 'src', 'cli', 'main.js');
@@ -14,12 +15,26 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The server profile this test run uses (vitest.config.ts sets AGENTFORM_SERVER_PROFILE per
+ * project): local control planes started in the test process read it themselves, CLI children
+ * get it through cliEnv.
+ */
+export const TEST_SERVER_PROFILE: ServerProfileName = serverProfileFromEnv();
+
+/**
+ * A clean environment for a CLI child: nothing from the developer's shell leaks into what is
+ * tested, except the server profile of this run (for the planes `url: local` starts).
+ */
+export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', [SERVER_PROFILE_ENV]: TEST_SERVER_PROFILE, ...extra };
+}
+
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? REPO,
-      // A clean environment: nothing from the developer's shell leaks into what is tested.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', ...options.env },
+      env: cliEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -26,7 +26,8 @@ interface Case {
   global?: boolean;
 }
 
-describe('secrets never leak', () => {
+// Each test runs dozens of CLI processes: give them room on a loaded machine.
+describe('secrets never leak', { timeout: 240_000 }, () => {
   let plane: LocalControlPlane;
   let dataDir: string;
   let project: string;
@@ -101,6 +102,8 @@ describe('secrets never leak', () => {
       LEAK_PROVIDER_SECRET: sentinelValue('provider-secret'),
       LEAK_SECRET_VALUE: sentinelValue('secret-value'),
       LEAK_GRANT_TOKEN: sentinelValue('grant-token'),
+      LEAK_AUTH_SIGNING_KEY: sentinelValue('auth-signing-key'),
+      LEAK_AUTH_CLIENT_SECRET: sentinelValue('auth-client-secret'),
     });
     sentinels.push(
       { label: 'CLI API key (dev)', value: keySecret(env.LEAK_TOKEN_DEV!) },
@@ -108,6 +111,8 @@ describe('secrets never leak', () => {
       { label: 'provider secret', value: env.LEAK_PROVIDER_SECRET! },
       { label: 'secret value', value: env.LEAK_SECRET_VALUE! },
       { label: 'grant access token', value: env.LEAK_GRANT_TOKEN! },
+      { label: 'connection auth field (echoed by the server)', value: env.LEAK_AUTH_SIGNING_KEY! },
+      { label: 'connection auth field with a rotation marker', value: env.LEAK_AUTH_CLIENT_SECRET! },
       { label: 'session cookie', value: cookie.slice(cookie.indexOf('=') + 1) },
     );
   });
@@ -126,18 +131,23 @@ describe('secrets never leak', () => {
         { name: 'plan --json', args: ['plan', '--json'] },
         { name: 'plan --markdown', args: ['plan', '--markdown'] },
         { name: 'plan --all-envs', args: ['plan', '--all-envs'] },
+        { name: 'plan --all-envs --json', args: ['plan', '--all-envs', '--json'] },
+        { name: 'plan -e prod --markdown --out', args: ['plan', '-e', 'prod', '--markdown', '--out', 'plan-prod.json'] },
       ]),
     );
     await runScanned({ name: 'plan --out', args: ['plan', '--out', 'plan.json', '--debug'] });
     const applied = await runScanned({ name: 'apply saved plan --debug', args: ['apply', 'plan.json', '--auto-approve', '--debug'] });
     expect(applied.stderr).toContain('/v1/secrets/create'); // the write-only values really were sent
+    expect(applied.stderr).toContain('/v1/connections/create');
     expect(tokenFiles.size).toBe(1); // apiKey/ci's token went to its tokenFile
     await runScanned({ name: 'apply prod --json --debug', args: ['apply', '-e', 'prod', '--json', '--auto-approve', '--debug'] });
-    // Moving the rotation marker forward sends the provider secret again: a text apply with changes.
+    // Moving the rotation markers to now sends the provider secret and the connection's auth
+    // fields again: a text apply with changes. (A marker in the future is refused by validate.)
     const platform = join(project, 'platform.yaml');
-    writeFileSync(platform, readFileSync(platform, 'utf8').replace('2000-01-01T00:00:00Z', '2999-01-01T00:00:00Z'));
+    writeFileSync(platform, readFileSync(platform, 'utf8').replaceAll('2000-01-01T00:00:00Z', new Date().toISOString()));
     const rotated = await runScanned({ name: 'apply rotation --debug', args: ['apply', '--auto-approve', '--debug'] });
     expect(rotated.stderr).toContain('/v1/providers/update');
+    expect(rotated.stderr).toContain('/v1/connections/update');
     await runScanned({ name: 'apply rotation --json', args: ['apply', '-e', 'prod', '--auto-approve', '--json'] });
     await runScanned({ name: 'apply rotation text', args: ['apply', '--auto-approve'] });
     await runAll(withDebug([{ name: 'validate --remote', args: ['validate', '--remote', '-e', 'dev'] }]));
@@ -210,7 +220,7 @@ describe('secrets never leak', () => {
       }
       // The values really were sent and echoed back: an unredacted echo would be caught.
       const sent = echo.requests.map((r) => r.text).join('\n');
-      for (const name of ['LEAK_SECRET_VALUE', 'LEAK_PROVIDER_SECRET', 'LEAK_GRANT_TOKEN']) expect(sent).toContain(env[name]);
+      for (const name of ['LEAK_SECRET_VALUE', 'LEAK_PROVIDER_SECRET', 'LEAK_GRANT_TOKEN', 'LEAK_AUTH_SIGNING_KEY', 'LEAK_AUTH_CLIENT_SECRET']) expect(sent).toContain(env[name]);
       expect(scanFiles([project, outside], sentinels, tokenFiles)).toEqual([]);
     } finally {
       await echo.close();

@@ -1,7 +1,7 @@
 // `agentform server` as a user runs it: the built CLI in a child process (run `npm run build`
 // first; `npm test` does).
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
@@ -49,6 +49,31 @@ describe('agentform server', () => {
     expect(server.stdout()).toContain(`stopped (${signal})`);
   });
 
+  it('--environments dev,prod:production creates environments of a kind, so a production project can apply to it', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    const server = await start(['--port', '0', '--data', data, '--environments', 'dev,prod:production']);
+    const banner = await server.ready;
+    expect(banner).toContain('environments: dev, prod (production)');
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
+    const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.prod.token as string;
+    expect((await call(url, 'environments.get', { slug: 'prod' }, token)).body.kind).toBe('production');
+
+    const project = tempDir();
+    dirs.push(project);
+    writeFileSync(join(project, 'agentform.yaml'), ['version: 1', 'environments:', '  prod:', `    url: ${url}`, '    settings: {kind: production}', ''].join('\n'));
+    const plan = await runCli(['plan', project, '--detailed-exitcode'], { env: { AGENTFORM_TOKEN_PROD: token } });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
+  it.each([['prod:'], ['prod:Production'], ['Prod'], ['a:b:c'], ['']])('--environments %j is refused with what is allowed', async (list) => {
+    const result = await runCli(['server', '--port', '0', '--data', tempDir(), '--environments', list]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--environments/);
+    expect(result.stderr).not.toContain('    at ');
+  });
+
   it('--print-keys prints them', async () => {
     const data = tempDir();
     dirs.push(data);
@@ -59,7 +84,21 @@ describe('agentform server', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
   });
 
+  it('--profile pessimistic serves that profile and says so', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    const server = await start(['--port', '0', '--data', data, '--profile', 'pessimistic']);
+    const banner = await server.ready;
+    expect(banner).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(profile pessimistic\)/);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
+    const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token as string;
+    const answer = await call(url, 'organizations.get', undefined, token);
+    expect(Object.keys(answer.body)[0]).toBe('observedAt');
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
   it.each([
+    [['--profile', 'optimistic'], /--profile: unknown server profile "optimistic"/],
     [['--host', '0.0.0.0'], /refusing to listen on 0\.0\.0\.0/],
     [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
     [['--environments', 'Bad_Slug'], /invalid slug/],

@@ -31,6 +31,15 @@ describe('normalize', () => {
     expect(run()).toMatchObject(expected);
   });
 
+  it('connections: of auth only type is kept, in the spec and the raw object, whatever the server echoes', () => {
+    const base = { id: 'c1', name: 'gh', auth: { type: 'svc-signed' }, updatedAt: 't' };
+    const echoing = normalizeConnection({ ...base, auth: { type: 'svc-signed', clientSecret: 'SENTINEL', audience: '***' } });
+    expect(echoing.spec).toEqual({ auth: { type: 'svc-signed' } });
+    expect(JSON.stringify(echoing)).not.toContain('SENTINEL');
+    // Echoed or not, masked or not: the same remote state, so a plan settles either way.
+    expect(echoing.fingerprint).toBe(normalizeConnection(base).fingerprint);
+  });
+
   it('grants: named by connection name, from the grant or from the id map; unnamed ones skipped', () => {
     const grant = { id: 'g1', connectionId: 'c1', identity: { scope: 'user', id: 'alice', display: 'Alice' }, status: 'active' };
     expect(normalizeGrant({ ...grant, connection: 'gh' }, new Map())).toMatchObject({ name: 'gh:user:alice', spec: { connection: 'gh', identity: { scope: 'user', id: 'alice' } } });

@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import { applyPlan } from '../../apply/executor.js';
 import type { ApplyEvent } from '../../apply/events.js';
 import { DEFAULT_MAX_REQUEST_BYTES, preflight } from '../../apply/preflight.js';
@@ -15,6 +14,7 @@ import { removeStaleTempFiles } from '../../util/atomic-write.js';
 import { tokenFileWriteProblem, writeTokenFile, type TokenFileSnapshot } from '../token-files.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
+import { confirmOrRefuse } from '../prompt.js';
 import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
 import type { ApplyCommandOptions } from './apply.js';
 
@@ -44,16 +44,6 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-async function confirm(question: string): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await prompt.question(question);
-    return answer.trim() === 'yes';
-  } finally {
-    prompt.close();
-  }
-}
-
 export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
   const parallelism = Number(options.parallelism);
   if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 256) {
@@ -62,6 +52,9 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   const maxRequestBytesOption = options.maxRequestBytes === undefined ? undefined : Number(options.maxRequestBytes);
   if (maxRequestBytesOption !== undefined && (!Number.isInteger(maxRequestBytesOption) || maxRequestBytesOption < 1024)) {
     throw new UserError(`--max-request-bytes must be a whole number of bytes, at least 1024, not ${options.maxRequestBytes}`);
+  }
+  if (dirOrPlan.endsWith('.json') && !(await isFile(dirOrPlan))) {
+    throw new UserError(`no saved plan ${dirOrPlan}`, 'save one with `agentform plan --out <file>`, or name a project directory');
   }
   const saved = (await isFile(dirOrPlan)) ? await readSavedPlan(dirOrPlan) : undefined;
   const inputs: PlanInputs = {
@@ -102,26 +95,26 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
       throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`);
     }
 
-    if (!options.autoApprove && !saved) {
-      if (!process.stdin.isTTY) {
-        throw new UserError('refusing to apply without confirmation: there is no terminal to ask', 'pass --auto-approve (in CI, after reviewing the plan)');
-      }
-      if (!(await confirm(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `))) {
-        throw new AbortedError('Apply cancelled.');
-      }
-    }
+    if (!saved) await confirmOrRefuse(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `, options.autoApprove, 'apply');
 
-    let stopping = false;
-    const onSigint = () => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write('\nInterrupted: letting requests in flight finish, starting no new ones...\n');
-    };
-    process.on('SIGINT', onSigint);
     // On a terminal, a status line under the log shows what is in flight; it is cleared before
     // each log line and redrawn after it. Never in CI logs (no TTY) or with --json.
     const live = !options.json && process.stderr.isTTY === true && !process.env.CI;
     const progress = { total: plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'unmanaged').length, finished: 0, inFlight: [] as string[] };
+    let stopping = false;
+    const onSigint = () => {
+      if (!stopping) {
+        stopping = true;
+        process.stderr.write('\nInterrupted: letting requests in flight finish, starting no new ones (Ctrl-C again to stop at once)...\n');
+        return;
+      }
+      // A second Ctrl-C: the user will not wait for the server. Say what may be half-way, then
+      // leave at once; this is the one exit that cannot go through main's error handling.
+      const inFlight = progress.inFlight.length > 0 ? progress.inFlight.join(', ') : 'nothing';
+      process.stderr.write(`\nStopped at once. In flight, and possibly applied on the server: ${inFlight}. Run plan to see where things stand, then apply again.\n`);
+      process.exit(130);
+    };
+    process.on('SIGINT', onSigint);
     const clearLive = () => live && process.stderr.write('\r\x1b[2K');
     const drawLive = () => live && process.stderr.write(renderProgressLine(progress, (process.stderr.columns ?? 100) - 1));
     const emit = (event: ApplyEvent) => {

@@ -1,8 +1,9 @@
+import { dirOption } from '../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
 
 export interface DiffEnvsCommandOptions {
-  project: string;
+  dir?: string;
   json?: boolean;
   detailedExitcode?: boolean;
 }
@@ -13,7 +14,7 @@ export function register(program: Command): void {
     .description("show how two environments' live agents differ, and where each version came from (never writes)")
     .argument('<a>', 'environment whose definitions are compared (the "desired" side)')
     .argument('<b>', 'environment they are compared with (the "actual" side)')
-    .option('-C, --project <dir>', 'project that declares both environments', '.')
+    .addOption(dirOption())
     .option('--json', 'print {plan, provenance} as JSON')
     .option('--detailed-exitcode', 'exit 0 when the agents are the same, 2 when they differ, 1 on error')
     .action(async (a: string, b: string, options: DiffEnvsCommandOptions, command: Command) => {

@@ -9,6 +9,7 @@ import { environmentNameFor, exportEnvironment, type ExportResult, type ExportTa
 import type { ActualResource, ActualState } from '../../model/resources.js';
 import { readActualState } from '../../state/read.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
+import { PROJECT_SCHEMAS_DIR, schemaFiles, vscodeSettings } from '../../config/editor-support.js';
 import { createClient } from '../context.js';
 import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../plan-pipeline.js';
@@ -97,7 +98,7 @@ function summary(result: ExportResult, target: ExportTarget, outLabel: string): 
     plural(c.agent ?? 0, 'agent'),
     plural(c.apiKey ?? 0, 'API key'),
   ];
-  const lines = [`Exported environment ${target.slug} to ${outLabel}: ${parts.join(', ')}.`, `Wrote ${plural(result.files.length, 'file')}.`];
+  const lines = [`Exported environment ${target.slug} to ${outLabel}: ${parts.join(', ')}.`, `Wrote ${plural(result.files.length, 'file')}, and the JSON Schemas for editors in ${join(outLabel, PROJECT_SCHEMAS_DIR)}.`];
   if (result.envVars.length > 0) {
     const width = Math.max(...result.envVars.map((need) => need.name.length));
     lines.push('', 'The project reads these environment variables (set them before plan or apply):');
@@ -113,7 +114,7 @@ function summary(result: ExportResult, target: ExportTarget, outLabel: string): 
 export async function runExport(options: ExportCommandOptions, globals: GlobalOptions): Promise<void> {
   const outDir = resolve(options.out as string);
   await assertWritable(outDir, options.force === true);
-  const projectDir = resolve(options.project);
+  const projectDir = resolve(options.dir ?? '.');
   const source = existsSync(join(projectDir, 'agentform.yaml')) ? await projectSource(projectDir, options, globals) : await urlSource(options, globals);
   let result: ExportResult;
   try {
@@ -122,6 +123,8 @@ export async function runExport(options: ExportCommandOptions, globals: GlobalOp
   } finally {
     await source.close();
   }
-  for (const file of result.files) await writeFileAtomic(join(outDir, ...file.path.split('/')), file.content);
+  // The schemas the files' modelines point at, and the editor mapping: completion works offline.
+  const files = [...result.files, ...schemaFiles(), vscodeSettings()];
+  for (const file of files) await writeFileAtomic(join(outDir, ...file.path.split('/')), file.content);
   process.stdout.write(`${summary(result, source.target, relative(process.cwd(), outDir) || '.')}\n`);
 }

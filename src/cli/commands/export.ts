@@ -1,3 +1,4 @@
+import { dirOption } from '../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
 
@@ -5,7 +6,7 @@ export interface ExportCommandOptions {
   env?: string;
   out?: string;
   force?: boolean;
-  project: string;
+  dir?: string;
 }
 
 export function register(program: Command): void {
@@ -15,7 +16,7 @@ export function register(program: Command): void {
     .option('-e, --env <name>', 'environment to export (in a project: one it declares; otherwise the environment slug)')
     .requiredOption('--out <dir>', 'directory to write the project into (must be empty unless --force)')
     .option('--force', 'write into a directory that is not empty, overwriting files of the same name')
-    .option('-C, --project <dir>', 'project whose environment to export (used when it holds agentform.yaml)', '.')
+    .addOption(dirOption())
     .action(async (options: ExportCommandOptions, command: Command) => {
       const { runExport } = await import('./export-run.js');
       await runExport(options, command.optsWithGlobals<GlobalOptions>());

@@ -1,14 +1,17 @@
+import { dirOption, projectDirFrom } from '../project-dir.js';
 import { Option, type Command } from 'commander';
 
 export function register(program: Command): void {
   program
     .command('graph')
     .description('print the dependency graph of the configuration (offline) as Mermaid or DOT')
-    .argument('[dir]', 'project directory (holds agentform.yaml)', '.')
+    .argument('[dir]', 'project directory (holds agentform.yaml)')
+    .addOption(dirOption())
     .option('-e, --env <name>', 'environment whose resources to draw')
     .addOption(new Option('--format <format>', 'output format').choices(['mermaid', 'dot']).default('mermaid'))
     .option('--json', 'print the nodes and their dependencies as JSON')
-    .action(async (dir: string, options: { env?: string; format: 'mermaid' | 'dot'; json?: boolean }) => {
+    .action(async (dirArgument: string | undefined, options: { env?: string; dir?: string; format: 'mermaid' | 'dot'; json?: boolean }) => {
+      const dir = projectDirFrom(dirArgument, options.dir);
       const [{ resolve }, { desiredStateFor, loadProject }, { computePlan }, { graphNodesOf, renderDot, renderMermaid }, { pickEnvironment }] = await Promise.all([
         import('node:path'),
         import('../../config/index.js'),

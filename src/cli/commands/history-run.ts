@@ -26,7 +26,7 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, task:
 }
 
 export async function runHistory(agent: string, options: HistoryCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const project = await loadProject(resolve(options.dir));
+  const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
   const session = await openEnvironmentSession(project, environment, globals, env, true);
   const others = new SourceSessions(project, globals, env);

@@ -1,3 +1,4 @@
+import { dirOption } from '../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
 
@@ -14,7 +15,7 @@ export function register(program: Command): void {
     .argument('<agent>', 'agent slug')
     .option('-e, --env <name>', 'environment')
     .option('--json', 'print the versions as JSON')
-    .option('-C, --dir <dir>', 'project directory (holds agentform.yaml)', '.')
+    .addOption(dirOption())
     .action(async (agent: string, options: HistoryCommandOptions, command: Command) => {
       const { runHistory } = await import('./history-run.js');
       await runHistory(agent, options, command.optsWithGlobals<GlobalOptions>());

@@ -11,6 +11,7 @@ import { printJson } from '../output.js';
 import { parseExpiry } from '../usage-period.js';
 import type { CreateKeyOptions } from './keys.js';
 import { resolveNameOrId } from '../resolve-by-name.js';
+import { didYouMean } from '../../config/suggest.js';
 
 const KNOWN_SCOPES = ['read', 'control'];
 
@@ -18,7 +19,10 @@ export function parseScopes(value: string): string[] {
   const scopes = [...new Set(value.split(',').map((scope) => scope.trim()).filter((scope) => scope !== ''))];
   if (scopes.length === 0) throw new UserError('--scopes is empty: give read, control or both (comma-separated)');
   const unknown = scopes.filter((scope) => !KNOWN_SCOPES.includes(scope));
-  if (unknown.length > 0) throw new UserError(`unknown scope${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}: the API knows ${KNOWN_SCOPES.join(' and ')}`);
+  if (unknown.length > 0) {
+    const hint = unknown.length === 1 ? didYouMean(unknown[0] as string, KNOWN_SCOPES) : '';
+    throw new UserError(`unknown scope${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}: the API knows ${KNOWN_SCOPES.join(' and ')}${hint}`);
+  }
   return scopes;
 }
 

@@ -1,7 +1,10 @@
+import { dirOption, projectDirFrom } from '../project-dir.js';
 import { Option, type Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
 
 export interface PlanCommandOptions {
+  /** -C/--dir: the project directory, when not given as the argument. */
+  dir?: string;
   env?: string;
   json?: boolean;
   markdown?: boolean;
@@ -17,7 +20,8 @@ export function register(program: Command): void {
   program
     .command('plan')
     .description('read the live state and show what apply would change (never writes)')
-    .argument('[dir]', 'project directory (holds agentform.yaml)', '.')
+    .argument('[dir]', 'project directory (holds agentform.yaml)')
+    .addOption(dirOption())
     .option('-e, --env <name>', 'environment to plan')
     .option('--all-envs', 'plan every environment in turn, then print one summary')
     .option('--json', 'print the plan as JSON (schemas/plan.schema.json)')
@@ -27,7 +31,8 @@ export function register(program: Command): void {
     .option('--prune', 'plan deletes of remote resources that are not in the configuration')
     .option('--allow-mass-delete', 'confirm a plan that deletes a whole kind or a large share of the environment')
     .addOption(new Option('--target <kind/name...>', 'limit the plan to these resources and what they depend on'))
-    .action(async (dir: string, options: PlanCommandOptions, command: Command) => {
+    .action(async (dirArgument: string | undefined, options: PlanCommandOptions, command: Command) => {
+      const dir = projectDirFrom(dirArgument, options.dir);
       const { runPlan } = await import('./plan-run.js');
       await runPlan(dir, options, command.optsWithGlobals<GlobalOptions>());
     });

@@ -2,7 +2,6 @@
 // fields the target's overlay sets kept, upserted into B with promotedFrom. All steps (subagents
 // first with --with-subagents) are planned and shown before the single confirmation.
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import type { ControlApiClient } from '../../api/client.js';
 import { desiredStateFor, loadProject, type Project } from '../../config/index.js';
 import { AbortedError, ApiError, UserError } from '../../errors.js';
@@ -17,22 +16,9 @@ import { promotionOutcome, samePromotedFrom, type PromotionOutcome } from '../..
 import { subagentNeeds, withSubagentVersions } from '../../promotion/subagents.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
+import { confirmOrRefuse } from '../prompt.js';
 import { connect, pickEnvironment, SourceSessions } from '../plan-pipeline.js';
 import type { PromoteCommandOptions } from './promote.js';
-
-/** Asks on the terminal; refuses (with the flag to pass) when there is none. */
-export async function confirmOrRefuse(question: string, autoApprove: boolean | undefined, what: string): Promise<void> {
-  if (autoApprove) return;
-  if (!process.stdin.isTTY) {
-    throw new UserError(`refusing to ${what} without confirmation: there is no terminal to ask`, 'pass --auto-approve (in CI, after reviewing the change)');
-  }
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    if ((await prompt.question(question)).trim() !== 'yes') throw new AbortedError(`${what[0]?.toUpperCase()}${what.slice(1)} cancelled.`);
-  } finally {
-    prompt.close();
-  }
-}
 
 /** agents.get, with "not there" as undefined. */
 export async function latestOrNone(client: ControlApiClient, slug: string): Promise<AgentVersionWithSlug | undefined> {
@@ -59,7 +45,7 @@ interface Step {
 export async function runPromote(agent: string, options: PromoteCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = options.sourceVersion === undefined ? undefined : Number(options.sourceVersion);
   if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new UserError(`--source-version must be a whole number ≥ 1, not ${options.sourceVersion}`);
-  const project = await loadProject(resolve(options.dir));
+  const project = await loadProject(resolve(options.dir ?? '.'));
   const from = pickEnvironment(project, options.from);
   const to = pickEnvironment(project, options.to);
   if (from === to) throw new UserError(`--from and --to are both ${from}`);

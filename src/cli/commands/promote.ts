@@ -1,3 +1,4 @@
+import { dirOption } from '../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
 
@@ -20,7 +21,7 @@ export function register(program: Command): void {
     .option('--source-version <n>', 'source version (default: the latest; --version is the program version)')
     .option('--with-subagents', 'promote the subagents it names first, in dependency order')
     .option('--auto-approve', 'promote without asking (required without a terminal)')
-    .option('-C, --dir <dir>', 'project directory (holds agentform.yaml)', '.')
+    .addOption(dirOption())
     .action(async (agent: string, options: PromoteCommandOptions, command: Command) => {
       const { runPromote } = await import('./promote-run.js');
       await runPromote(agent, options, command.optsWithGlobals<GlobalOptions>());

@@ -10,13 +10,14 @@ import { renderPlanText } from '../../render/text.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
 import { openEnvironmentSession, pickEnvironment } from '../plan-pipeline.js';
-import { confirmOrRefuse, latestOrNone } from './promote-run.js';
+import { confirmOrRefuse } from '../prompt.js';
+import { latestOrNone } from './promote-run.js';
 import type { RollbackCommandOptions } from './rollback.js';
 
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = Number(options.to);
   if (!Number.isInteger(version) || version < 1) throw new UserError(`--to must be a whole number ≥ 1, not ${options.to}`);
-  const project = await loadProject(resolve(options.dir));
+  const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
   const session = await openEnvironmentSession(project, environment, globals, env, true);
   try {

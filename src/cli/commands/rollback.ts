@@ -1,3 +1,4 @@
+import { dirOption } from '../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
 
@@ -16,7 +17,7 @@ export function register(program: Command): void {
     .requiredOption('--to <n>', 'the version whose definition to restore')
     .option('-e, --env <name>', 'environment')
     .option('--auto-approve', 'roll back without asking (required without a terminal)')
-    .option('-C, --dir <dir>', 'project directory (holds agentform.yaml)', '.')
+    .addOption(dirOption())
     .action(async (agent: string, options: RollbackCommandOptions, command: Command) => {
       const { runRollback } = await import('./rollback-run.js');
       await runRollback(agent, options, command.optsWithGlobals<GlobalOptions>());

@@ -1,5 +1,6 @@
 // `agentform server`: run the local control plane in the foreground until SIGINT/SIGTERM.
 import type { Command } from 'commander';
+import type { LocalEnvironment } from '../../server/bootstrap.js';
 import { UserError } from '../../errors.js';
 
 interface ServerOptions {
@@ -15,6 +16,7 @@ interface ServerOptions {
   throttleRate?: string;
   seed?: string;
   allowRemoteOutbound?: boolean;
+  profile?: string;
 }
 
 function integerOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -38,7 +40,7 @@ export function register(program: Command): void {
     .option('--port <port>', 'port to listen on (0 = any free port)', '4466')
     .option('--host <host>', 'address to bind (loopback only unless --allow-remote)', '127.0.0.1')
     .option('--data <dir>', 'data directory (database and credentials.json)', '.agentform/local')
-    .option('--environments <slugs>', 'comma-separated environments to create, each with a key', 'dev')
+    .option('--environments <list>', 'environments to create, each with a key: slugs, comma-separated, each optionally slug:kind (dev,prod:production)', 'dev')
     .option('--print-keys', 'print the API keys (otherwise only where they are stored)')
     .option('--allow-remote', 'allow binding a non-loopback address')
     .option('--latency-ms <ms>', 'fault injection: delay every API request')
@@ -46,22 +48,22 @@ export function register(program: Command): void {
     .option('--lost-response-rate <rate>', 'fault injection: share of requests that act, then drop the connection (0..1)')
     .option('--throttle-rate <rate>', 'fault injection: share of requests answered 429 (retry-after: 0) before acting (0..1)')
     .option('--seed <n>', 'fault injection: PRNG seed, for reproducible faults')
+    .option('--profile <name>', 'how the server fills what the API description leaves open: default or pessimistic (default: $AGENTFORM_SERVER_PROFILE, else default)')
     .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
     .action(async (options: ServerOptions) => {
-      const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }] = await Promise.all([
+      const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }, { parseServerProfileName, serverProfileFromEnv }] = await Promise.all([
         import('node:path'),
         import('../../api/credentials.js'),
         import('../../server/embedded.js'),
         import('../../server/credentials.js'),
+        import('../../server/profiles.js'),
       ]);
+      const profile = options.profile === undefined ? serverProfileFromEnv() : parseServerProfileName(options.profile, '--profile');
       if (!isLoopbackHost(options.host) && !options.allowRemote) {
         throw new UserError(`refusing to listen on ${options.host}: the local control plane is for this machine only`, 'pass --allow-remote if you really mean it');
       }
       const port = integerOption('port', options.port, 0, 65_535);
-      const environments = options.environments.split(',').map((s) => s.trim()).filter((s) => s !== '');
-      if (environments.length === 0) throw new UserError('--environments needs at least one environment slug');
-      const bad = environments.find((slug) => !/^[a-z0-9][a-z0-9-]{0,62}$/.test(slug));
-      if (bad) throw new UserError(`--environments: invalid slug ${JSON.stringify(bad)}`, 'use lowercase letters, digits and -');
+      const environments = parseEnvironments(options.environments);
       const faults = {
         latencyMs: integerOption('latency-ms', options.latencyMs, 0, 60_000),
         failRate: rateOption('fail-rate', options.failRate),
@@ -72,7 +74,7 @@ export function register(program: Command): void {
       const dataDir = resolve(options.data);
       let plane;
       try {
-        plane = await startLocalControlPlane({ dataDir, host: options.host, port, environments, faults, allowRemoteOutbound: options.allowRemoteOutbound === true });
+        plane = await startLocalControlPlane({ dataDir, host: options.host, port, environments, faults, profile, allowRemoteOutbound: options.allowRemoteOutbound === true });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'EADDRINUSE') throw new UserError(`port ${port} is already in use`, 'pass another --port, or --port 0 for any free one');
@@ -89,9 +91,9 @@ export function register(program: Command): void {
         process.on('SIGTERM', stop);
       });
       const out = process.stdout;
-      out.write(`agentform local control plane listening on ${plane.url}\n`);
-      out.write(`data: ${dataDir}\ncredentials: ${credentialsPath(dataDir)} (environments: ${environments.join(', ')})\n`);
-      if (options.printKeys) for (const slug of environments) out.write(`  ${slug}: ${plane.tokens[slug]}\n`);
+      out.write(`agentform local control plane listening on ${plane.url}${profile === 'default' ? '' : ` (profile ${profile})`}\n`);
+      out.write(`data: ${dataDir}\ncredentials: ${credentialsPath(dataDir)} (environments: ${environments.map(({ slug, kind }) => (kind ? `${slug} (${kind})` : slug)).join(', ')})\n`);
+      if (options.printKeys) for (const { slug } of environments) out.write(`  ${slug}: ${plane.tokens[slug]}\n`);
       if (faults.latencyMs || faults.failRate || faults.lostResponseRate || faults.throttleRate) {
         out.write(`fault injection: latency ${faults.latencyMs ?? 0} ms, fail rate ${faults.failRate ?? 0}, throttle rate ${faults.throttleRate ?? 0}, lost responses ${faults.lostResponseRate ?? 0}, seed ${faults.seed ?? 1}\n`);
       }
@@ -100,4 +102,27 @@ export function register(program: Command): void {
       await plane.close();
       out.write(`stopped (${signal})\n`);
     });
+}
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const KIND = /^[a-z][a-z0-9-]{0,62}$/;
+
+/**
+ * `dev,prod:production`: slugs, each optionally with the kind a new environment gets (it cannot
+ * change later, so a project declaring `kind: production` needs it here before its first apply).
+ */
+export function parseEnvironments(list: string): LocalEnvironment[] {
+  const entries = list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (entries.length === 0) throw new UserError('--environments needs at least one environment slug');
+  return entries.map((entry) => {
+    const [slug = '', kind, ...rest] = entry.split(':');
+    if (!SLUG.test(slug)) {
+      throw new UserError(`--environments: invalid slug ${JSON.stringify(slug)}`, 'a slug is 1 to 63 lowercase letters, digits and "-", starting with a letter or digit');
+    }
+    if (kind === undefined) return { slug };
+    if (rest.length > 0 || !KIND.test(kind)) {
+      throw new UserError(`--environments: invalid kind in ${JSON.stringify(entry)}`, 'write slug:kind, the kind in lowercase letters, digits and "-" (e.g. prod:production)');
+    }
+    return { slug, kind };
+  });
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { validateProject, type Problem } from '../../config/index.js';
+import { locateSpecValue, validateProject, type Problem } from '../../config/index.js';
 import { renderProblems } from '../../config/report.js';
 import type { GlobalOptions } from '../global-options.js';
 
@@ -12,7 +12,8 @@ export async function runValidate(dir: string, options: { env?: string; json?: b
     const [{ openSession }, { remoteChecks }] = await Promise.all([import('../plan-pipeline.js'), import('../remote-checks.js')]);
     const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, globals);
     try {
-      const remote = await remoteChecks(session.client, session.desired);
+      const environment = session.desired.target.name;
+      const remote = await remoteChecks(session.client, session.desired, (resource, path) => locateSpecValue(session.project, environment, resource, path));
       problems.push(...remote.problems);
       for (const notice of remote.notices) process.stderr.write(`notice: ${notice}\n`);
     } finally {

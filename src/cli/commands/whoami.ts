@@ -7,9 +7,11 @@ import { ApiError } from '../../errors.js';
 import type { ApiKey, Environment, Organization } from '../../model/api.js';
 import type { GlobalOptions } from '../global-options.js';
 import { renderTable } from '../output.js';
+import { addOpsOptions, type OpsOptions } from '../ops-client.js';
 
 export interface Identity {
-  organization: Pick<Organization, 'id' | 'slug' | 'name'>;
+  /** Null when the credential may not read it (a key without the read scope). */
+  organization: Pick<Organization, 'id' | 'slug' | 'name'> | null;
   /** The environment the credential acts on; null when it cannot be known (a cookie without AGENTFORM_ENVIRONMENT). */
   environment: (Pick<Environment, 'slug'> & Partial<Pick<Environment, 'id' | 'name' | 'kind'>>) | null;
   credential: 'api-key' | 'cookie';
@@ -22,13 +24,14 @@ export interface Identity {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('whoami')
     .description('show the organization, environment, key and scopes of the current credential')
-    .option('--json', 'print the identity as JSON')
-    .action(async (options: { json?: boolean }, command: Command) => {
-      const [{ createClient }, { printJson }] = await Promise.all([import('../context.js'), import('../output.js')]);
-      const connected = await createClient(command.optsWithGlobals<GlobalOptions>());
+    .option('--json', 'print the identity as JSON');
+  // -e/--dir like the operations commands: inside a project, whoami speaks for its environment.
+  addOpsOptions(command, { json: false }).action(async (options: OpsOptions, actionCommand: Command) => {
+      const [{ openOpsClient }, { printJson }] = await Promise.all([import('../ops-client.js'), import('../output.js')]);
+      const connected = await openOpsClient(options, actionCommand.optsWithGlobals<GlobalOptions>());
       try {
         const identity = await describeIdentity(connected.client, connected.credential, connected.environment);
         if (options.json) printJson(identity);
@@ -39,12 +42,22 @@ export function register(program: Command): void {
     });
 }
 
-/** Learns as much as the credential may read; only organizations.get is required to succeed. */
+/**
+ * Learns as much as the credential may read. A rejected credential fails; a key that may not read
+ * (control does not imply read) is still described, as far as its format tells.
+ */
 export async function describeIdentity(caller: RpcCaller, credential: Credential, environmentSlug: string | undefined): Promise<Identity> {
   const notes: string[] = [];
-  const org = await caller.call('organizations.get', undefined);
+  let organization: Identity['organization'] = null;
+  try {
+    const org = await caller.call('organizations.get', undefined);
+    organization = { id: org.id, slug: org.slug, name: org.name };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'permission_denied') throw error;
+    notes.push(`organization unknown: ${reason(error)}`);
+  }
   const identity: Identity = {
-    organization: { id: org.id, slug: org.slug, name: org.name },
+    organization,
     environment: null,
     credential: credential.kind === 'key' ? 'api-key' : 'cookie',
     key: null,
@@ -52,7 +65,10 @@ export async function describeIdentity(caller: RpcCaller, credential: Credential
     notes,
   };
 
-  if (environmentSlug) {
+  if (environmentSlug && !organization) {
+    // Every read is denied alike: the slug the key names is all there is to say.
+    identity.environment = { slug: environmentSlug };
+  } else if (environmentSlug) {
     try {
       const env = await caller.call('environments.get', { slug: environmentSlug });
       identity.environment = { slug: env.slug, id: env.id, ...(env.name ? { name: env.name } : {}), ...(env.kind ? { kind: env.kind } : {}) };
@@ -66,6 +82,12 @@ export async function describeIdentity(caller: RpcCaller, credential: Credential
 
   if (credential.kind === 'cookie') {
     notes.push('scopes do not apply to a session cookie');
+    return identity;
+  }
+  if (!organization) {
+    // organizations.get needs only the read scope, so the key lacks it; what else it holds cannot
+    // be read without it, and is not probed with a control operation (those write).
+    notes.push('scopes unknown: the key may not call read operations (it may hold control only)');
     return identity;
   }
   try {
@@ -102,7 +124,7 @@ function reason(error: unknown): string {
 export function renderIdentity(identity: Identity): string {
   const { organization, environment, key, scopes } = identity;
   const rows: string[][] = [
-    ['organization', `${organization.name} (${organization.slug}, ${organization.id})`],
+    ['organization', organization ? `${organization.name} (${organization.slug}, ${organization.id})` : 'unknown'],
     ['environment', environment ? `${environment.slug}${environment.id ? ` (${environment.id})` : ''}` : 'unknown'],
     ['credential', identity.credential === 'cookie' ? 'session cookie' : key ? `API key ${key.name} (${key.id})` : 'API key'],
     ['scopes', scopes ? scopes.join(', ') || '(none)' : 'unknown'],

@@ -1,10 +1,11 @@
 // agents.*: versioned definitions. An upsert whose filled definition equals the latest version's
-// returns that version unchanged; any difference makes version N+1. Images "bake" for
+// returns that version unchanged (unless the profile versions every upsert); any difference makes
+// version N+1. Images "bake" for
 // services.bakeMs after a version is created (computed from createdAt, so no timer is needed and
 // any process on the data dir agrees), then are `ready`, or `failed` for an invalid build step.
 import type { AgentDefinition, AgentImage, AgentVersionWithSlug, PromotedFrom } from '../../model/api.js';
 import { environmentOf, type HandlerContext } from '../context.js';
-import { DEFAULTS, fillDefaults } from '../defaults.js';
+import { fillDefaults } from '../defaults.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
 import { notFound } from '../service-error.js';
@@ -69,11 +70,11 @@ export function latestVersion(db: Db, environmentId: string, slug: string): { ag
 
 function upsert(ctx: HandlerContext, slug: string, definition: AgentDefinition, promotedFrom: PromotedFrom | undefined): AgentVersionWithSlug {
   const environmentId = environmentOf(ctx);
-  const filled = fillDefaults(definition, DEFAULTS.agentDefinition);
+  const filled = fillDefaults(definition, ctx.profile.defaults.agentDefinition);
   const definitionHash = sha256Hex(canonicalJson(filled));
   return writeTx(ctx.db, () => {
     const latest = versionRow(ctx.db, environmentId, slug);
-    if (latest && latest.definition_hash === definitionHash) return toVersion(latest, ctx.services.bakeMs);
+    if (latest && latest.definition_hash === definitionHash && !ctx.profile.versionEveryUpsert) return toVersion(latest, ctx.services.bakeMs);
     let agentId = latest?.agent_id;
     if (!agentId) {
       const existing = ctx.db.prepare('SELECT id FROM agents WHERE environment_id = ? AND slug = ?').get(environmentId, slug) as { id: string } | undefined;

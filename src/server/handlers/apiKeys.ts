@@ -2,6 +2,7 @@
 import type { ApiKey } from '../../model/api.js';
 import { environmentOf } from '../context.js';
 import { insertApiKey } from '../auth.js';
+import { fillDefaults } from '../defaults.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
 import { notFound } from '../service-error.js';
@@ -55,14 +56,15 @@ export const apiKeys: GroupHandlers<'apiKeys'> = {
   'apiKeys.create': (ctx, body) =>
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
+      const key = fillDefaults(body.key, ctx.profile.defaults.apiKey);
       const { id, token } = insertApiKey(ctx.db, {
         environmentId,
         environmentSlug: environmentSlugOf(ctx.db, environmentId),
-        name: body.key.name,
-        scopes: [...new Set(body.key.scopes)],
-        identityScopes: body.key.identityScopes,
-        spend: body.key.spend,
-        expiresAt: body.key.expiresAt,
+        name: key.name,
+        scopes: [...new Set(key.scopes)],
+        identityScopes: key.identityScopes,
+        spend: key.spend,
+        expiresAt: key.expiresAt,
         createdBy: ctx.tenancy.actor,
       });
       return { key: toApiKey(keyRow(ctx.db, environmentId, id)), token };

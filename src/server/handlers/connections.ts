@@ -4,7 +4,7 @@
 import type { Connection, ConnectionAuth } from '../../model/api.js';
 import type { ConnectionInput } from '../../api/operations.js';
 import { environmentOf } from '../context.js';
-import { DEFAULTS, fillDefaults } from '../defaults.js';
+import { fillDefaults } from '../defaults.js';
 import { generateSigningSecret } from '../hooks/signing.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
@@ -78,7 +78,7 @@ export const connections: Handlers<ConnectionRpc> = {
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
       assertNameFree(ctx.db, environmentId, body.name);
-      const filled = fillDefaults<ConnectionInput>(body, DEFAULTS.connection);
+      const filled = fillDefaults<ConnectionInput>(body, ctx.profile.defaults.connection);
       const now = nowIso();
       const id = newId('con');
       ctx.db

@@ -1,7 +1,7 @@
 // environments.*: organization level (any environment of the caller's organization).
 import type { Environment } from '../../model/api.js';
 import type { EnvironmentSettings } from '../../api/operations.js';
-import { DEFAULTS, fillDefaults } from '../defaults.js';
+import { fillDefaults, type DefaultsTree } from '../defaults.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
 import { alreadyExists, notFound } from '../service-error.js';
@@ -58,10 +58,11 @@ export function insertEnvironment(
   organizationId: string,
   input: { slug: string; name: string } & EnvironmentSettings,
   createdBy: string,
+  defaults: DefaultsTree,
 ): Environment {
   const exists = db.prepare('SELECT 1 FROM environments WHERE organization_id = ? AND slug = ?').get(organizationId, input.slug);
   if (exists) throw alreadyExists(`environment ${input.slug}`);
-  const filled = fillDefaults(input, DEFAULTS.environment);
+  const filled = fillDefaults(input, defaults);
   const now = nowIso();
   const id = newId('env');
   db.prepare(
@@ -77,7 +78,7 @@ export const environments: GroupHandlers<'environments'> = {
     (ctx.db.prepare('SELECT * FROM environments WHERE organization_id = ? ORDER BY created_at, slug').all(ctx.tenancy.organizationId) as EnvironmentRow[]).map(
       toEnvironment,
     ),
-  'environments.create': (ctx, body) => writeTx(ctx.db, () => insertEnvironment(ctx.db, ctx.tenancy.organizationId, body, ctx.tenancy.actor)),
+  'environments.create': (ctx, body) => writeTx(ctx.db, () => insertEnvironment(ctx.db, ctx.tenancy.organizationId, body, ctx.tenancy.actor, ctx.profile.defaults.environment)),
   'environments.update': (ctx, body) =>
     writeTx(ctx.db, () => {
       const row = rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug);

@@ -85,6 +85,7 @@ describe('parseScopes', () => {
     [',', /--scopes is empty/],
     ['read,admin', /unknown scope admin: the API knows read and control/],
     ['write,admin', /unknown scopes write, admin/],
+    ['reed', /unknown scope reed: the API knows read and control; did you mean "read"\?/],
   ])('refuses %j', (value, message) => {
     expect(() => parseScopes(value)).toThrow(message);
   });

@@ -214,12 +214,26 @@ describe('hooks redeliver', () => {
 });
 
 describe('usage', () => {
+  /**
+   * The caps a key really has: the server may fill caps nobody set (local-dev is made by the
+   * server, and a cap left out of a request is the server's choice). `-` = no cap.
+   */
+  async function capsOf(name: string): Promise<{ tokensPerMonth?: number; agentMinutesPerMonth?: number; dailyUsd?: number }> {
+    const keys = await client.call('apiKeys.list', {});
+    return keys.find((key) => key.name === name && !key.revokedAt)?.spend ?? {};
+  }
+  const capCell = (cap: number | undefined, shown = '\\S+'): string => (cap === undefined ? '-' : shown);
+
   it('one row per key; the key over 80 % of a cap is highlighted', async () => {
     const result = await cli(['usage', '--from', '7d']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Usage from \S+ to \S+\n/);
-    expect(result.stdout).toMatch(/^local-dev\s+svc_dev_\w+\s+50\s+2\s+3\s+1\s+2\s+\$0\.25\s+-\s+-\s+-$/m);
-    expect(result.stdout).toMatch(/^capped\s+svc_dev_\w+\s+850\s+5\s+5\s+0\s+0\s+\$0\.00\s+85%!\s+-\s+-$/m);
+    const own = await capsOf('local-dev');
+    const ownCaps = [own.tokensPerMonth, own.agentMinutesPerMonth, own.dailyUsd].map((cap) => capCell(cap)).join('\\s+');
+    expect(result.stdout).toMatch(new RegExp(`^local-dev\\s+svc_dev_\\w+\\s+50\\s+2\\s+3\\s+1\\s+2\\s+\\$0\\.25\\s+${ownCaps}$`, 'm'));
+    const capped = await capsOf('capped');
+    const otherCaps = [capped.agentMinutesPerMonth, capped.dailyUsd].map((cap) => capCell(cap, '0%')).join('\\s+');
+    expect(result.stdout).toMatch(new RegExp(`^capped\\s+svc_dev_\\w+\\s+850\\s+5\\s+5\\s+0\\s+0\\s+\\$0\\.00\\s+85%!\\s+${otherCaps}$`, 'm'));
     expect(result.stdout).toContain('! 1 key is at or over 80 % of a spend cap.');
     expectNoSecrets(result);
   });
@@ -229,7 +243,11 @@ describe('usage', () => {
     expect(csv.code, csv.stderr).toBe(0);
     const [header, ...rows] = csv.stdout.trim().split('\r\n');
     expect(header?.split(',')).toContain('tokensShare');
-    expect(rows.find((row) => row.includes(',capped,'))).toMatch(/,1000,,,0\.85,,,true$/);
+    // Columns: the three caps, then the three shares; a cap the key does not have is empty.
+    const capped = await capsOf('capped');
+    const [minutes, daily] = [capped.agentMinutesPerMonth, capped.dailyUsd].map((cap) => (cap === undefined ? '' : String(cap)));
+    const [minutesShare, dailyShare] = [capped.agentMinutesPerMonth, capped.dailyUsd].map((cap) => (cap === undefined ? '' : '0'));
+    expect(rows.find((row) => row.includes(',capped,'))).toMatch(new RegExp(`,1000,${minutes},${daily},0\\.85,${minutesShare},${dailyShare},true$`));
 
     const json = await cli(['usage', '--json', '--from', new Date(Date.now() - 3600_000).toISOString()]);
     const parsed = JSON.parse(json.stdout) as { period: { from: string; to: string }; keys: Array<{ name: string; shares: { tokens: number | null }; nearCap: boolean }> };

@@ -1,0 +1,37 @@
+// What a project needs for completion and checks in an editor, without any network: the JSON
+// Schemas copied into the project, a `# yaml-language-server: $schema=<relative path>` modeline at
+// the top of each file, and a `yaml.schemas` mapping for VS Code. Relative paths, because nobody
+// serves a URL for them and an editor must not depend on one. Used by `init`, `schema --write` and
+// `export`; pure apart from reading the package's schema texts.
+import { posix } from 'node:path';
+import { PROJECT_SCHEMAS_DIR } from './modeline.js';
+import { SCHEMA_FILES, schemaText, type SchemaName } from './schemas.js';
+
+export { PROJECT_SCHEMAS_DIR, schemaModeline } from './modeline.js';
+
+/** A file to write, relative to a directory, `/`-separated. */
+export interface ProjectFile {
+  path: string;
+  content: string;
+}
+
+/** The schema files of the package, to be written under `dir` (relative, `/`-separated). */
+export function schemaFiles(dir: string = PROJECT_SCHEMAS_DIR): ProjectFile[] {
+  return (Object.keys(SCHEMA_FILES) as SchemaName[]).map((name) => ({
+    path: posix.join(dir, SCHEMA_FILES[name]),
+    content: schemaText(name),
+  }));
+}
+
+/**
+ * `.vscode/settings.json` for the Red Hat YAML extension: the root file by name, and no schema
+ * catalogue download (the project brings its own schemas). Resource files carry modelines, since
+ * one file may hold any kind.
+ */
+export function vscodeSettings(schemasDir: string = PROJECT_SCHEMAS_DIR): ProjectFile {
+  const settings = {
+    'yaml.schemas': { [`./${posix.join(schemasDir, SCHEMA_FILES.root)}`]: ['agentform.yaml'] },
+    'yaml.schemaStore.enable': false,
+  };
+  return { path: '.vscode/settings.json', content: `${JSON.stringify(settings, null, 2)}\n` };
+}

@@ -1,0 +1,87 @@
+// `agentform init` end to end: a new project that validates and plans at once, with no secret set,
+// and that never overwrites anything.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { schemaFiles } from '../../src/config/editor-support.js';
+import { runCli } from '../helpers/cli.js';
+
+async function emptyDir(): Promise<string> {
+  return join(await mkdtemp(join(tmpdir(), 'agentform-init-')), 'project');
+}
+
+describe('agentform init', () => {
+  it('scaffolds a project that validates and plans right away, without OPENAI_API_KEY', async () => {
+    const dir = await emptyDir();
+    const init = await runCli(['init', dir]);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('agentform validate');
+    const files = (await readdir(dir, { recursive: true })).sort();
+    expect(files).toEqual(expect.arrayContaining(['.gitignore', '.vscode/settings.json', 'agentform.yaml', 'agents/assistant.yaml', 'prompts/assistant.md', 'providers.yaml', ...schemaFiles().map((file) => file.path)]));
+    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('.agentform/\n');
+
+    const validate = await runCli(['validate'], { cwd: dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(2);
+    expect(plan.stdout).toContain('agent/assistant');
+    expect(plan.stdout).toContain('Plan: 2 to add');
+  });
+
+  it('applies once the provider secret is set, and then plans clean', async () => {
+    const dir = await emptyDir();
+    expect((await runCli(['init', dir])).code).toBe(0);
+    const env = { OPENAI_API_KEY: 'sk-init-test' };
+    const apply = await runCli(['apply', '--auto-approve'], { cwd: dir, env });
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    const plan = await runCli(['plan', '--detailed-exitcode'], { cwd: dir, env });
+    expect(plan.code, plan.stdout).toBe(0);
+  });
+
+  it('refuses a directory that is already a project', async () => {
+    const dir = await emptyDir();
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'agentform.yaml'), 'version: 1\n');
+    const result = await runCli(['init', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('is a project already');
+    expect(result.stderr).not.toContain('    at ');
+    expect(existsSync(join(dir, 'providers.yaml'))).toBe(false);
+  });
+
+  it('never overwrites a file: lists every clash and writes nothing', async () => {
+    const dir = await emptyDir();
+    await mkdir(join(dir, 'prompts'), { recursive: true });
+    await writeFile(join(dir, 'prompts', 'assistant.md'), 'mine\n');
+    await writeFile(join(dir, 'providers.yaml'), '# mine\n');
+    const result = await runCli(['init', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('providers.yaml, prompts/assistant.md');
+    expect(existsSync(join(dir, 'agentform.yaml'))).toBe(false);
+    expect(await readFile(join(dir, 'prompts', 'assistant.md'), 'utf8')).toBe('mine\n');
+  });
+
+  it('adds .agentform/ to an existing .gitignore and keeps existing editor settings', async () => {
+    const dir = await emptyDir();
+    await mkdir(join(dir, '.vscode'), { recursive: true });
+    await writeFile(join(dir, '.gitignore'), 'node_modules/');
+    await writeFile(join(dir, '.vscode', 'settings.json'), '{"editor.tabSize": 2}\n');
+    const result = await runCli(['init', dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('node_modules/\n.agentform/\n');
+    expect(await readFile(join(dir, '.vscode', 'settings.json'), 'utf8')).toBe('{"editor.tabSize": 2}\n');
+    expect(result.stdout).toContain('.vscode/settings.json exists, left as it is');
+  });
+
+  it.each([
+    ['github', ['.github/workflows/agentform-plan.yml', '.github/workflows/agentform-apply.yml', '.github/workflows/agentform-drift.yml']],
+    ['gitlab', ['.gitlab-ci.yml']],
+  ])('--ci %s writes the CI recipe', async (system, expected) => {
+    const dir = await emptyDir();
+    const result = await runCli(['init', dir, '--ci', system]);
+    expect(result.code, result.stderr).toBe(0);
+    for (const file of expected) expect(existsSync(join(dir, file)), file).toBe(true);
+  });
+});

@@ -1,0 +1,76 @@
+// The package as users get it: `npm pack`, installed into an empty prefix, runs the quickstart from
+// the installed copy. Slow (npm compiles better-sqlite3 from source here), so it is one file of its own.
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO, withoutLocalState } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const INSTALL_TIMEOUT_MS = 8 * 60_000;
+
+interface PackedFile {
+  path: string;
+}
+
+describe('the packed tarball', () => {
+  let work: string;
+  let tarball: string;
+  let bin: string;
+  let files: string[];
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'agentform-pack-'));
+    // --ignore-scripts: dist/ is already built by the test setup; packing must not rebuild it under other tests.
+    const { stdout } = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+    const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: PackedFile[] }>;
+    tarball = join(work, packed!.filename);
+    files = packed!.files.map((file) => file.path);
+    const prefix = join(work, 'prefix');
+    // An empty prefix, dependencies from the registry (or npm's cache), no TypeScript compiler involved.
+    await run(NPM, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+      cwd: work,
+      timeout: INSTALL_TIMEOUT_MS,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    bin = join(prefix, 'bin', 'agentform');
+  }, INSTALL_TIMEOUT_MS + 60_000);
+
+  afterAll(async () => {
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it('holds the built CLI and the schemas, and no tests, fixtures, sources or benchmarks', () => {
+    expect(files).toContain('dist/src/cli/main.js');
+    expect(files).toContain('schemas/agent.schema.json');
+    expect(files).toContain('package.json');
+    // Of examples/, only the CI recipes that `agentform init --ci` copies.
+    const unexpected = files.filter(
+      (file) => (/^(test|bench|src|examples|dist\/test|dist\/bench)\//.test(file) && !/^examples\/(github-actions\/\.github|gitlab-ci)\//.test(file)) || file.endsWith('.ts'),
+    );
+    expect(unexpected).toEqual([]);
+  });
+
+  it('installs without a TypeScript compiler and runs --version, validate and the quickstart', async () => {
+    const installed = await readdir(join(work, 'prefix', 'lib', 'node_modules'));
+    expect(installed).toEqual(['agentform']);
+    const modules = await readdir(join(work, 'prefix', 'lib', 'node_modules', 'agentform', 'node_modules'));
+    expect(modules).not.toContain('typescript');
+
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1' };
+    const version = await run(bin, ['--version'], { env });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+
+    const project = join(work, 'quickstart');
+    await cp(join(REPO, 'examples', 'quickstart'), project, { recursive: true, filter: withoutLocalState });
+    const validate = await run(bin, ['validate'], { cwd: project, env });
+    expect(validate.stdout).toContain('valid');
+    const apply = await run(bin, ['apply', '--auto-approve'], { cwd: project, env });
+    expect(apply.stdout).toContain('Apply complete!');
+    const plan = await run(bin, ['plan', '--detailed-exitcode'], { cwd: project, env });
+    expect(plan.stdout).toContain('No changes');
+  }, 120_000);
+});
