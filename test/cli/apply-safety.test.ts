@@ -131,7 +131,7 @@ describe('API keys and their token files', () => {
     expect(plan.stdout).toContain('# token file missing');
     expect(plan.stdout).not.toContain('No changes');
     const applied = await runCli(['apply', dir, '--auto-approve'], { env });
-    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const keys = await liveKeys(client);
     expect(keys).toHaveLength(1);
     expect(keys[0]!.id).not.toBe(first!.id);
