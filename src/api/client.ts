@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, UserError } from '../errors.js';
 import { isLoopbackHost } from './credentials.js';
-import { OPERATIONS, RPC_NAMES, operationPath, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
+import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { Transport, UNCERTAIN_TRANSPORT_CODES, type Exchange } from './transport.js';
@@ -121,7 +121,7 @@ export class ControlApiClient implements RpcCaller {
     Object.assign(this, methods);
   }
 
-  async call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>> {
+  async call<R extends Rpc>(rpc: R, request: RequestOf<R>, options: CallOptions<R> = {}): Promise<ResponseOf<R>> {
     const started = Date.now();
     for (let attempt = 1; ; attempt += 1) {
       if (this.cancelled.signal.aborted) throw new ApiError(rpc, 0, 'cancelled', 'the request was cancelled: its answer is no longer needed');
@@ -135,6 +135,13 @@ export class ControlApiClient implements RpcCaller {
           // The first attempt may have taken effect with its answer lost: look before creating again.
           const existing = await this.findCreated(rpc, request, started);
           if (existing !== undefined) return existing as ResponseOf<R>;
+        }
+        if (options.beforeRetry) {
+          const applied = await this.checkApplied(rpc, options.beforeRetry);
+          if (applied !== undefined) {
+            this.trace(`  ${rpc}: the lost attempt had taken effect; not sending it again`);
+            return applied;
+          }
         }
         const retryAfter = error.status === 429 ? (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds : undefined;
         const delay = Math.min(retryDelayMs(attempt, this.policy, retryAfter), Math.max(0, this.policy.maxTotalMs - elapsed));
@@ -242,6 +249,7 @@ export class ControlApiClient implements RpcCaller {
               0,
               'token_lost',
               `key ${name} was created (id ${created.id}) but the answer carrying its token was lost; revoke it (agentform keys revoke ${created.id}) and run again`,
+              { keyId: created.id },
             );
           }
           return undefined;
@@ -252,7 +260,16 @@ export class ControlApiClient implements RpcCaller {
     } catch (error) {
       if (error instanceof ApiError && error.code === 'token_lost') throw error;
       // Could not look: creating again could duplicate, so give up with the original situation.
-      throw new ApiError(rpc, 0, 'unknown_outcome', `${rpc} may or may not have taken effect, and checking failed: ${error instanceof Error ? error.message : String(error)}. Run again: the plan will show what exists.`);
+      throw unknownOutcome(rpc, error);
+    }
+  }
+
+  /** Runs a caller's `beforeRetry` check; when the check itself fails, the outcome stays unknown. */
+  private async checkApplied<R extends Rpc>(rpc: R, check: () => Promise<ResponseOf<R> | undefined>): Promise<ResponseOf<R> | undefined> {
+    try {
+      return await check();
+    } catch (error) {
+      throw unknownOutcome(rpc, error);
     }
   }
 
@@ -276,6 +293,11 @@ function redactedBody(text: string, secrets: readonly string[]): string {
     shown = redactText(text, secrets);
   }
   return shown.length > 4000 ? `${shown.slice(0, 4000)}… (${shown.length} chars)` : shown;
+}
+
+function unknownOutcome(rpc: Rpc, cause: unknown): ApiError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new ApiError(rpc, 0, 'unknown_outcome', `${rpc} may or may not have taken effect, and checking failed: ${why}. Run again: the plan will show what exists.`);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

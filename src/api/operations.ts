@@ -265,7 +265,18 @@ export function isRpc(name: string): name is Rpc {
  */
 export const SECRET_FIELD_NAMES = ['authorization', 'cookie', 'token', 'accessToken', 'refreshToken', 'secret', 'value'] as const;
 
+/** Per-call options of `RpcCaller.call`. */
+export interface CallOptions<R extends Rpc> {
+  /**
+   * Asked before a retry of an attempt whose outcome is unknown (lost answer, 5xx, timeout): has the
+   * first attempt already taken effect? A response returned here is used instead of sending the
+   * request again; undefined means "not applied: send it again". For operations whose repetition is
+   * not harmless on every server (e.g. `agents.upsert`, which may make a version per call).
+   */
+  beforeRetry?: () => Promise<ResponseOf<R> | undefined>;
+}
+
 /** Anything that can call an operation: the HTTP client, or a fake in unit tests. */
 export interface RpcCaller {
-  call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>>;
+  call<R extends Rpc>(rpc: R, request: RequestOf<R>, options?: CallOptions<R>): Promise<ResponseOf<R>>;
 }

@@ -12,7 +12,9 @@ export interface ApplyResult {
   done: Array<{ address: ResourceAddress; action: ChangeAction; ms: number; note?: string }>;
   failed: Array<{ address: ResourceAddress; action: ChangeAction; code: string; message: string }>;
   skipped: Array<{ address: ResourceAddress; action: ChangeAction; reason: string }>;
-  /** Interrupted before these started. */
+  /** Interrupted (or stopped, see `stoppedBy`) before these started. */
   notStarted: Array<{ address: ResourceAddress; action: ChangeAction }>;
+  /** Why the run stopped starting changes by itself (the first permission_denied). */
+  stoppedBy?: string;
   counts: { added: number; changed: number; replaced: number; destroyed: number };
 }

@@ -48,7 +48,6 @@ export async function applyPlan(
     ids: new Map(actual.resources.map((resource) => [addressOf(resource.kind, resource.name), resource.id])),
     desired: new Map(desired.resources.map((resource) => [addressOf(resource.kind, resource.name), resource])),
     actual: new Map(actual.resources.map((resource) => [addressOf(resource.kind, resource.name), resource])),
-    connectionTools: new Map(),
     waitForImages: options.waitForImages ?? false,
     imagePollMs: options.imagePollMs ?? 250,
     info: (address, message) => emit({ type: 'info', address, message }),
@@ -125,9 +124,12 @@ export async function applyPlan(
   };
   const countKey = { create: 'added', update: 'changed', replace: 'replaced', delete: 'destroyed' } as const;
 
+  // When the credential's scopes could not be known beforehand, the first permission_denied says
+  // them: every later write would be denied too, so nothing more is started.
+  let deniedAt: string | undefined;
   const outcomes = await runWorkGraph(nodes, {
     concurrency: options.parallelism,
-    shouldStop: options.shouldStop,
+    shouldStop: () => deniedAt !== undefined || options.shouldStop?.() === true,
     onStart: (id) => {
       const change = byId.get(id);
       if (change) emit({ type: 'start', address: change.address, action: change.action });
@@ -143,6 +145,10 @@ export async function applyPlan(
         emit({ type: 'done', address: change.address, action: change.action, ms, ...(note ? { note } : {}) });
       } else if (outcome.state === 'failed') {
         const { code, message } = describeFailure(outcome.error);
+        if (code === 'permission_denied' && deniedAt === undefined) {
+          deniedAt = change.address;
+          result.stoppedBy = `${change.address} was denied (permission_denied): the credential may not make this change, so nothing more was started`;
+        }
         result.failed.push({ address: change.address, action: change.action, code, message });
         emit({ type: 'failed', address: change.address, action: change.action, ms, code, message });
       } else if (outcome.state === 'skipped') {

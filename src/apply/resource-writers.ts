@@ -14,6 +14,7 @@ import type {
 } from '../model/resources.js';
 import { addressOf, connectionAuthField } from '../model/resources.js';
 import { ApiError, UserError } from '../errors.js';
+import { appliedUpsert } from './upsert-readback.js';
 
 export interface WriteContext {
   caller: RpcCaller;
@@ -22,8 +23,6 @@ export interface WriteContext {
   ids: Map<ResourceAddress, string>;
   desired: Map<ResourceAddress, DesiredResource>;
   actual: Map<ResourceAddress, ActualResource>;
-  /** Tool names offered by connections tested during this apply. */
-  connectionTools: Map<string, string[]>;
   waitForImages: boolean;
   imagePollMs: number;
   info: (address: ResourceAddress, message: string) => void;
@@ -158,14 +157,16 @@ const connection: Writer = async (change, context) => {
   const urlChanged = change.action === 'create' || change.fields.some((field) => field.path === 'url');
   if (!urlChanged || !body.url) return undefined;
   try {
+    // Reported for information only. The tool names agents use are not judged here: a list known
+    // only on the run that creates (or re-points) the connection would make the same configuration
+    // pass or fail depending on history. `validate --remote` checks them on every run instead.
     const { tools } = await context.caller.call('connections.test', { id });
-    context.connectionTools.set(change.name, tools.map((tool) => tool.name));
     return `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
   } catch (error) {
     // The connection itself was written. A tool server that is down is an operational problem to
-    // report, not a reason to fail the apply; its agents' tool names are then not checked.
+    // report, not a reason to fail the apply.
     if (!(error instanceof ApiError) || error.status === 0) throw error;
-    return `tool server not reachable (${error.code}: ${error.message}); tools not checked`;
+    return `tool server not reachable (${error.code}: ${error.message})`;
   }
 };
 
@@ -203,35 +204,6 @@ const grant: Writer = async (change, context) => {
   return result.outcome;
 };
 
-/** Tool names an agent's policies mention, which must exist on its connections or its built-in tools. */
-function toolNamesNamedByPolicies(definition: AgentDefinition): string[] {
-  return [
-    ...Object.keys(definition.policies?.toolCalls?.byTool ?? {}),
-    ...(definition.sandbox?.tools?.allow ?? []),
-    ...(definition.sandbox?.tools?.deny ?? []),
-  ];
-}
-
-function checkAgentTools(change: ResourceChange, definition: AgentDefinition, context: WriteContext): void {
-  const connections = [definition.policies?.toolCalls?.hook?.connection, definition.sandbox?.connectionName].filter(
-    (name): name is string => typeof name === 'string',
-  );
-  // Only judge when every connection the agent uses was tested in this run; otherwise the tool
-  // lists are unknown and `validate --remote` is the place for the check.
-  if (connections.length === 0 || !connections.every((name) => context.connectionTools.has(name))) return;
-  const offered = new Set([
-    ...connections.flatMap((name) => context.connectionTools.get(name) ?? []),
-    ...(definition.tools ?? []).map((tool) => tool.name),
-  ]);
-  const missing = toolNamesNamedByPolicies(definition).filter((name) => !offered.has(name));
-  if (missing.length > 0) {
-    throw new UserError(
-      `${change.address}: its policies name tool${missing.length === 1 ? '' : 's'} ${missing.join(', ')} that ${connections.join(', ')} does not offer`,
-      `offered: ${[...offered].sort().join(', ')}`,
-    );
-  }
-}
-
 async function waitForImage(slug: string, version: number, context: WriteContext, address: ResourceAddress): Promise<string> {
   for (;;) {
     const current = await context.caller.call('agents.get', { slug, version });
@@ -254,13 +226,13 @@ const agent: Writer = async (change, context) => {
   // or a field left to the server) is sent at its empty value.
   const body = context.actual.has(change.address) ? merged(change, context, 'omit') : spec(resource);
   const definition = { name: change.name, tools: [], policies: {}, limits: {}, ...body } as unknown as AgentDefinition;
-  checkAgentTools(change, definition, context);
   const promotedFrom = resource.options?.promotedFrom as unknown as PromotedFrom | undefined;
-  const version = await context.caller.call('agents.upsert', {
-    slug: change.name,
-    definition,
-    ...(promotedFrom ? { promotedFrom } : {}),
-  });
+  const planned = context.actual.get(change.address)?.remote.version;
+  const version = await context.caller.call(
+    'agents.upsert',
+    { slug: change.name, definition, ...(promotedFrom ? { promotedFrom } : {}) },
+    { beforeRetry: () => appliedUpsert(context.caller, change.name, definition, typeof planned === 'number' ? planned : undefined) },
+  );
   context.ids.set(change.address, version.agentId);
   if (context.waitForImages) {
     const status = await waitForImage(change.name, version.version, context, change.address);
@@ -283,11 +255,32 @@ const apiKey: Writer = async (change, context) => {
     expiresAt?: string;
   };
   const previousId = change.action === 'replace' ? context.ids.get(change.address) : undefined;
-  const created = await context.caller.call('apiKeys.create', {
-    key: { name: change.name, scopes: body.scopes ?? [], ...body } as { name: string; scopes: string[] },
-  });
+  const request = { key: { name: change.name, scopes: body.scopes ?? [], ...body } as { name: string; scopes: string[] } };
+  let created;
+  try {
+    created = await context.caller.call('apiKeys.create', request);
+  } catch (error) {
+    // The key was made but the answer with its token was lost: nobody can ever use that key.
+    // Revoke it and make another, so a lost answer never leaves a live key without a token.
+    const orphan = error instanceof ApiError && error.code === 'token_lost' ? (error.details as { keyId?: unknown } | undefined)?.keyId : undefined;
+    if (typeof orphan !== 'string') throw error;
+    await context.caller.call('apiKeys.revoke', { id: orphan });
+    context.info(change.address, `revoked key ${orphan}: it was created, but the answer carrying its token was lost`);
+    created = await context.caller.call('apiKeys.create', request);
+  }
   context.ids.set(change.address, created.key.id);
-  const savedTo = await context.saveToken(resource, created.token);
+  let savedTo: string | undefined;
+  try {
+    savedTo = await context.saveToken(resource, created.token);
+  } catch (error) {
+    // The new key's token is nowhere, so the key is of no use: revoke it rather than leave it live.
+    const revoked = await context.caller.call('apiKeys.revoke', { id: created.key.id }).then(
+      () => `the new key ${created.key.id} was revoked`,
+      () => `revoke the new key ${created.key.id} (agentform keys revoke ${created.key.id})`,
+    );
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UserError(`${change.address}: ${why}; ${revoked}`, error instanceof UserError ? error.hint : undefined);
+  }
   // There is no apiKeys.update: a changed key is a new key, and the old one is revoked only once
   // the new one exists (and its token is saved), so a failure never leaves the user with neither.
   if (previousId) await context.caller.call('apiKeys.revoke', { id: previousId });

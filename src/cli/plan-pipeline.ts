@@ -5,6 +5,7 @@ import type { ControlApiClient, Credential } from '../api/client.js';
 import { parseApiKey } from '../api/credentials.js';
 import type { Rpc } from '../api/operations.js';
 import { desiredStateFor, environmentTargetFor, loadProject, type Project, type ProjectRoot, targetFromRoot } from '../config/index.js';
+import { reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { computePlan } from '../engine/plan.js';
 import { ApiError, UserError } from '../errors.js';
 import type { AgentVersionWithSlug } from '../model/api.js';
@@ -13,6 +14,7 @@ import type { ActualResource, ActualState, DesiredState, EnvironmentTarget, Plan
 import { readActualState } from '../state/read.js';
 import { clientFor } from './context.js';
 import { missingCredentialError, resolveTarget } from './environment-target.js';
+import { readTokenFiles, type TokenFileSnapshot } from './token-files.js';
 import type { GlobalOptions } from './global-options.js';
 
 export interface PlanInputs {
@@ -41,6 +43,10 @@ export interface Session {
 export interface PlanRun extends Session {
   actual: ActualState;
   plan: Plan;
+  /** By declared key name: its token file as the plan saw it (apply writes only over exactly that). */
+  tokenFiles: Map<string, TokenFileSnapshot>;
+  /** The scopes of the API key this run uses, when its record could be read; undefined: unknown. */
+  credentialScopes?: string[];
 }
 
 export function pickEnvironment(project: Pick<ProjectRoot, 'environments' | 'defaultEnvironment'>, requested: string | undefined): string {
@@ -286,10 +292,7 @@ async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>
 export function withoutOwnKey(actual: ActualState, desired: DesiredState, token: string | undefined): ActualState {
   if (!token) return actual;
   const declared = new Set(desired.resources.filter((resource) => resource.kind === 'apiKey').map((resource) => resource.name));
-  const isOwn = (resource: ActualResource) => {
-    const prefix = resource.remote.prefix;
-    return resource.kind === 'apiKey' && typeof prefix === 'string' && prefix.length > 0 && token.startsWith(prefix) && !declared.has(resource.name);
-  };
+  const isOwn = (resource: ActualResource) => isKeyOfToken(resource, token) && !declared.has(resource.name);
   return { ...actual, resources: actual.resources.filter((resource) => !isOwn(resource)) };
 }
 
@@ -347,23 +350,41 @@ export class SourceSessions implements SourceReader {
 export async function planSession(session: Session, inputs: PlanInputs, globals: GlobalOptions = {}, env: NodeJS.ProcessEnv = process.env): Promise<PlanRun> {
   const prefetched = prefetchedStates.get(session);
   prefetchedStates.delete(session);
-  const actual = withoutOwnKey(await (prefetched ?? readActualState(session.client, session.desired.target.slug)), session.desired, session.token);
+  const read = await (prefetched ?? readActualState(session.client, session.desired.target.slug));
+  const credentialScopes = ownKeyOf(read, session.token)?.spec.scopes;
+  const unreconciled = withoutOwnKey(read, session.desired, session.token);
   // Declarative promotion: promoted agents become the source version's definition before diffing.
   const sources = new SourceSessions(session.project, session.globals ?? globals, env);
   let promoted: ResolvedPromotions;
   try {
-    promoted = await resolvePromotions(session.project, session.desired, actual, sources);
+    promoted = await resolvePromotions(session.project, session.desired, unreconciled, sources);
   } finally {
     await sources.close();
   }
-  const plan = computePlan(promoted.desired, actual, {
+  // Which live key each token file belongs to decides no-op or replace, and which duplicate stays.
+  const tokenFiles = await readTokenFiles(promoted.desired);
+  const { desired, actual } = reconcileKeyTokenFiles(promoted.desired, unreconciled, {
+    files: new Map([...tokenFiles].map(([name, file]) => [name, file.content])),
+    ...(session.token ? { ownToken: session.token } : {}),
+  });
+  const plan = computePlan(desired, actual, {
     prune: inputs.prune ?? session.desired.target.prune,
     allowMassDelete: inputs.allowMassDelete ?? false,
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
   });
   plan.warnings.push(...promoted.warnings);
-  return { ...session, desired: promoted.desired, actual, plan };
+  return { ...session, desired, actual, plan, tokenFiles, ...(Array.isArray(credentialScopes) ? { credentialScopes: credentialScopes.map(String) } : {}) };
+}
+
+/** The record of the API key whose token this run uses, found by its prefix (like whoami). */
+function ownKeyOf(actual: ActualState, token: string | undefined): ActualResource | undefined {
+  return token ? actual.resources.find((resource) => isKeyOfToken(resource, token)) : undefined;
+}
+
+function isKeyOfToken(resource: ActualResource, token: string): boolean {
+  const prefix = resource.remote.prefix;
+  return resource.kind === 'apiKey' && typeof prefix === 'string' && prefix.length > 0 && token.startsWith(prefix);
 }
 
 /** True when an RPC writes. A plan must never make one. */

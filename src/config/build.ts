@@ -1,9 +1,10 @@
 // One environment's DesiredState from the Project: selectors, overlays, promotion, interpolation,
 // write-only values, per-kind spec shapes (src/model/resources.ts) and the reference checks.
+import { resolve } from 'node:path';
 import type { SourceLocation } from '../errors.js';
 import { CONNECTION_AUTH_PREFIX, type DesiredResource, type DesiredState, type EnvironmentTarget, type JsonObject, type JsonValue, type Reference, type ResourceKind, type WriteOnlyValue } from '../model/resources.js';
 import { checkSubagents } from './subagent-checks.js';
-import { type InterpolationContext, interpolateString, interpolateValue, writeOnlyValue } from './interpolation-context.js';
+import { hasUnsetEnv, type InterpolationContext, interpolateString, interpolateValue, writeOnlyValue } from './interpolation-context.js';
 import { mergeOverlay, withoutNulls } from './merge.js';
 import { formatJsonPath, type PathSegment, ProblemList } from './problems.js';
 import { environmentsOf } from './project-checks.js';
@@ -19,6 +20,18 @@ export interface BuildOptions {
   /** Report unset ${env:} variables of write-only values. */
   checkWriteOnlyEnv: boolean;
   fileCache: Map<string, string | null>;
+  /** Receives every API key `tokenFile` built, for the check that no two keys share one. */
+  tokenFiles?: TokenFileUse[];
+}
+
+/** One API key's token file in one environment. */
+export interface TokenFileUse {
+  environment: string;
+  address: string;
+  /** Absolute path; undefined when it names an unset ${env:} (it cannot be compared). */
+  path: string | undefined;
+  location: SourceLocation;
+  jsonPath: PathSegment[];
 }
 
 /** A reference that names nothing in this environment; aggregated over environments by the caller. */
@@ -53,6 +66,7 @@ export function environmentTarget(project: ProjectRoot, environment: string, opt
     url: interpolateString(settings.url, [], rootContextOf(project, environment, options, problems)(['environments', environment, 'url'])),
     prune: settings.prune,
     ...(settings.maxDeleteShare !== undefined ? { maxDeleteShare: settings.maxDeleteShare } : {}),
+    ...(settings.maxRequestBytes !== undefined ? { maxRequestBytes: settings.maxRequestBytes } : {}),
     ...(settings.credential ? { credential: resolveCredential(settings.credential.source, options.processEnv) } : {}),
   };
 }
@@ -242,6 +256,15 @@ function buildDocument(document: ResourceDocument, environment: string, project:
     }
     case 'ApiKey': {
       const { tokenFile, ...rest } = merged;
+      if (typeof tokenFile === 'string') {
+        options.tokenFiles?.push({
+          environment,
+          address: `apiKey/${document.name}`,
+          path: hasUnsetEnv(tokenFile, options.processEnv) ? undefined : resolve(project.dir, interpolateString(tokenFile, ['tokenFile'], { ...context, problems: new ProblemList() })),
+          location: locateSpec(['tokenFile']),
+          jsonPath: specPath(['tokenFile']),
+        });
+      }
       return [{
         resource: {
           kind: 'apiKey',

@@ -3,6 +3,8 @@
 //                                 process environment; throws ProblemsError with ALL problems.
 //   validateProject(dir, opts)    every problem, including unset ${env:} for each environment a
 //                                 resource exists in (or only opts.environment); never throws.
+//                                 Write-only values are never needed (pull-request jobs have no
+//                                 secrets): apply's preflight reports those that are missing.
 //   desiredStateFor(project, env) overlays + interpolation for one environment, write-only
 //                                 values resolved (left without `value` when their variable is
 //                                 unset); throws ProblemsError when anything else is missing.
@@ -11,7 +13,7 @@
 import { relative, resolve } from 'node:path';
 import { ProblemsError, type SourceLocation } from '../errors.js';
 import type { DesiredResource, DesiredState, EnvironmentTarget } from '../model/resources.js';
-import { buildEnvironment, type DanglingReference, environmentTarget } from './build.js';
+import { buildEnvironment, type DanglingReference, environmentTarget, type TokenFileUse } from './build.js';
 import { type Problem, ProblemList } from './problems.js';
 import { checkProject } from './project-checks.js';
 import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
@@ -42,12 +44,36 @@ async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boole
   }
   const fileCache = new Map<string, string | null>();
   const dangling: DanglingReference[] = [];
-  for (const environment of only !== undefined ? [only] : names) {
-    buildEnvironment(project, environment, { processEnv, checkEnv, checkWriteOnlyEnv: checkEnv, fileCache }, problems, dangling);
+  const tokenFiles: TokenFileUse[] = [];
+  // Token files are compared across every environment even for `validate -e`: two environments
+  // writing one file would overwrite each other's key token.
+  for (const environment of names) {
+    const checked = only === undefined || environment === only;
+    buildEnvironment(project, environment, { processEnv, checkEnv: checked && checkEnv, checkWriteOnlyEnv: false, fileCache, tokenFiles }, checked ? problems : new ProblemList(), checked ? dangling : []);
   }
   // With a file unread, a reference may well point into it: its syntax error is the one to fix first.
   if (project.unreadFiles.length === 0) reportDangling(dangling, only !== undefined, problems);
+  reportSharedTokenFiles(tokenFiles, project.dir, only, problems);
   return { project, problems };
+}
+
+/**
+ * Two API keys (two resources, or one resource in two environments) whose token goes to one file:
+ * each apply would overwrite the other key's token, and the overwritten key is left without one.
+ */
+function reportSharedTokenFiles(uses: TokenFileUse[], projectDir: string, only: string | undefined, problems: ProblemList): void {
+  const byPath = new Map<string, TokenFileUse[]>();
+  for (const use of uses) if (use.path !== undefined) byPath.set(use.path, [...(byPath.get(use.path) ?? []), use]);
+  for (const [path, group] of byPath) {
+    if (group.length < 2) continue;
+    const environmentsOf = new Map<string, string[]>();
+    for (const use of group) environmentsOf.set(use.address, [...(environmentsOf.get(use.address) ?? []), use.environment]);
+    const sharedBy = [...environmentsOf].map(([address, environments]) => `${address} (${environments.join(', ')})`);
+    const message = `tokenFile ${relative(projectDir, path) || path} is shared by ${sharedBy.join(' and ')}: each apply would overwrite the other key's token; give every key and environment its own file (e.g. with an overlay per environment)`;
+    for (const use of group) {
+      if (only === undefined || use.environment === only) problems.error(message, use.location, use.jsonPath);
+    }
+  }
 }
 
 /** One problem per dangling reference, naming the environments only when it dangles in some of them. */

@@ -14,7 +14,10 @@ export interface InterpolationContext {
   processEnv: NodeJS.ProcessEnv;
   /** Report unset ${env:} (off when only the project's shape is being checked). */
   checkEnv: boolean;
-  /** Report unset ${env:} of write-only values too (a plan does not need them; apply says so if missing). */
+  /**
+   * Report unset ${env:} and missing ${file:} of write-only values too. Off for plan and validate,
+   * which never need them (pull-request jobs have no secrets); apply's preflight reports them.
+   */
   checkWriteOnlyEnv: boolean;
   locate: (path: readonly PathSegment[]) => SourceLocation;
   /** The path to report for a path of the interpolated value (e.g. with `spec.` in front). */
@@ -41,6 +44,9 @@ function resolveReference(reference: Reference, path: readonly PathSegment[], co
     case 'file': {
       const absolute = resolve(dirname(context.sourceFile), reference.path);
       const text = readCached(absolute, context.fileCache);
+      // A write-only value's file (a secret materialised only where apply runs) is not needed to
+      // plan or validate: apply's preflight reports it when missing.
+      if (text === null && writeOnly && !context.checkWriteOnlyEnv) return undefined;
       if (text === null) {
         context.problems.error(`file not found: ${reference.path} (\${file:} paths are relative to the YAML file)`, context.locate(path), context.reportedPath(path));
         return undefined;
@@ -78,6 +84,16 @@ export function interpolateString(input: string, path: readonly PathSegment[], c
     if (!(error instanceof InterpolationSyntaxError)) throw error;
     context.problems.error(error.message, context.locate(path), context.reportedPath(path));
     return input;
+  }
+}
+
+/** True when the string names an ${env:} variable that is unset and has no default (its value is unknown). */
+export function hasUnsetEnv(input: string, processEnv: NodeJS.ProcessEnv): boolean {
+  if (!hasInterpolation(input)) return false;
+  try {
+    return parseTemplate(input).some((part) => 'reference' in part && part.reference.type === 'env' && part.reference.fallback === undefined && !processEnv[part.reference.name]);
+  } catch {
+    return true;
   }
 }
 

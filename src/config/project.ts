@@ -216,6 +216,7 @@ function readEnvironments(rootValue: Record<string, unknown>, root: LocatedDocum
       ...(typeof settings.token === 'string' ? { credential: { source: settings.token } } : {}),
       prune: settings.prune === true,
       ...(typeof settings.maxDeleteShare === 'number' ? { maxDeleteShare: settings.maxDeleteShare } : {}),
+      ...(typeof settings.maxRequestBytes === 'number' ? { maxRequestBytes: settings.maxRequestBytes } : {}),
       ...(isObject(settings.settings) ? { settings: settings.settings as JsonObject } : {}),
       variables,
       location: root.locate(['environments', name], 'key'),

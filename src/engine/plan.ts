@@ -12,6 +12,7 @@ import type {
   ResourceKind,
 } from '../model/resources.js';
 import { RESOURCE_KINDS, addressOf } from '../model/resources.js';
+import { baseKeyName, tokenFileReplaceReason } from './api-key-files.js';
 import { diffSpec, resetFields, specAsFields } from './diff.js';
 import { keptFields } from './kept.js';
 import { PlanError } from './errors.js';
@@ -77,9 +78,30 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
 
   const deletes: ResourceChange[] = [];
   const unmanaged: ResourceChange[] = [];
+  const duplicates: ResourceChange[] = [];
   for (const [address, remote] of actualByAddress) {
     if (desiredByAddress.has(address) || CONTAINER_KINDS.has(remote.kind)) continue;
-    if (inScope && !inScope.has(address)) continue;
+    const duplicateOf = duplicateKeyOf(remote, desiredByAddress);
+    if (inScope && !inScope.has(address) && !(duplicateOf && inScope.has(duplicateOf))) continue;
+    if (duplicateOf && !unreadable.has('apiKey')) {
+      const kept = desiredByAddress.get(duplicateOf)!;
+      if (kept.protect) {
+        warnings.push(`${address} is a second live key named ${kept.name}; ${duplicateOf} is protected, so neither is revoked: revoke the one not in use (agentform keys revoke ${remote.id})`);
+      } else {
+        duplicates.push({
+          address,
+          kind: remote.kind,
+          name: remote.name,
+          action: 'delete',
+          fields: [],
+          dependsOn: [],
+          id: remote.id,
+          remoteFingerprint: remote.fingerprint,
+          reason: `a second live key named ${kept.name} (two applies at once, or a replace whose revoke failed): revoked; ${duplicateOf} keeps the one whose token its token file holds, else the newest`,
+        });
+      }
+      continue;
+    }
     const change: ResourceChange = {
       address,
       kind: remote.kind,
@@ -98,6 +120,9 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
   unmanaged.sort((a, b) => KIND_RANK.get(a.kind)! - KIND_RANK.get(b.kind)! || byName(a, b));
 
   if (options.prune && !options.allowMassDelete) guardMassDelete(deletes, actual.resources, options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE);
+  // Revoking a duplicate key is converging to the configuration (one key per declared name), not
+  // a prune: it happens without --prune and does not count against the mass-delete guard.
+  deletes.push(...duplicates.sort(byName));
 
   const all = [...changes, ...deletes, ...unmanaged];
   const summary = { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 };
@@ -176,6 +201,15 @@ function changeFor(
   for (const path of rotated) {
     reasons.push(`rotation marker ${resource.writeOnly[path]!.rotatedAt} of ${path} is newer than the last write (${String(remote.remote.updatedAt)})`);
   }
+  const tokenReason = resource.kind === 'apiKey' ? tokenFileReplaceReason(resource) : undefined;
+  if (tokenReason && resource.protect) {
+    warnings.push(`${address}: ${tokenReason}; it is protected, so it is not replaced`);
+  } else if (tokenReason && !fields.some((field) => field.forcesReplace)) {
+    // A live key whose token nobody has is as good as none: a new key (and token file) replaces it.
+    return withReason({ ...base, action: 'replace', fields: [...fields, ...resetFields(resource.spec, remote.spec)] }, [...reasons, tokenReason]);
+  } else if (tokenReason) {
+    reasons.push(tokenReason);
+  }
   // Fields left to the server (null) never make a change on their own: no perpetual diff, whatever
   // the server's default.
   if (fields.length === 0 && rotated.length === 0) return withReason(base, reasons);
@@ -200,6 +234,15 @@ function changeFor(
     return withReason({ ...base, action: 'replace', fields: allFields }, reasons);
   }
   return withReason({ ...base, action: 'update', fields: allFields }, reasons);
+}
+
+/** For `apiKey/ci#key_7` when `apiKey/ci` is declared: `apiKey/ci`. */
+function duplicateKeyOf(remote: ActualResource, desired: ReadonlyMap<ResourceAddress, DesiredResource>): ResourceAddress | undefined {
+  if (remote.kind !== 'apiKey') return undefined;
+  const base = baseKeyName(remote);
+  if (base === remote.name) return undefined;
+  const address = addressOf('apiKey', base);
+  return desired.has(address) ? address : undefined;
 }
 
 function isRotated(resource: DesiredResource, path: string, remote: ActualResource, address: ResourceAddress, warnings: string[]): boolean {

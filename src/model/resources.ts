@@ -96,6 +96,8 @@ export interface EnvironmentTarget {
   prune: boolean;
   /** Refuse a plan that deletes more than this share of the environment's resources (0..1). */
   maxDeleteShare?: number;
+  /** The largest request body apply may send (bytes); default DEFAULT_MAX_REQUEST_BYTES. */
+  maxRequestBytes?: number;
 }
 
 /** Everything the configuration wants for one environment. */

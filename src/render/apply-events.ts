@@ -49,8 +49,9 @@ export function renderApplySummary(result: ApplyResult, options: { color: boolea
     lines.push('Skipped:');
     for (const item of result.skipped) lines.push(`  ${item.address} (${item.action}): ${item.reason}`);
   }
+  if (result.stoppedBy) lines.push(`Stopped: ${result.stoppedBy}.`);
   if (result.notStarted.length > 0) {
-    lines.push('Not started (interrupted):');
+    lines.push(result.stoppedBy ? 'Not started:' : 'Not started (interrupted):');
     for (const item of result.notStarted) lines.push(`  ${item.address} (${item.action})`);
   }
   if (result.done.length > 0) {

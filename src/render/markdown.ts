@@ -5,6 +5,7 @@ import type { Plan, ResourceChange } from '../model/resources.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { fieldLines, isWriting, keptLines, summaryLine } from './text.js';
+import { clipLines } from './values.js';
 
 export interface MarkdownRenderOptions {
   target?: string;
@@ -33,12 +34,12 @@ function escapeHtml(text: string): string {
 }
 
 function details(change: ResourceChange): string[] {
-  if (change.fields.length === 0) return [];
+  if (change.fields.length === 0 && !change.reason) return [];
   const plain: string[] = [];
   const diffs: string[] = [];
   for (const field of change.fields) {
     if (!field.writeOnly && wantsLineDiff(field.before, field.after)) {
-      diffs.push(`${code(field.path)}:`, '', fenced(unifiedHunks(field.before, field.after as string).join('\n'), 'diff'), '');
+      diffs.push(`${code(field.path)}:`, '', fenced(clipLines(unifiedHunks(field.before, field.after as string)).join('\n'), 'diff'), '');
     } else {
       plain.push(...fieldLines(field, change.action));
     }

@@ -3,7 +3,7 @@
 import type { ChangeAction, FieldChange, Plan, ResourceChange } from '../model/resources.js';
 import { isMultiline, unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { PLAIN, paletteFor, type Palette } from './palette.js';
-import { formatValue } from './values.js';
+import { clipLines, formatValue } from './values.js';
 
 export interface TextRenderOptions {
   /** Colour with ANSI codes (basic 16 colours). Ignored when `palette` is given. */
@@ -49,7 +49,7 @@ export function fieldLines(field: FieldChange, action: ChangeAction, palette: Pa
   const replaceNote = field.forcesReplace ? palette.remove(' (forces replacement)') : '';
   if (field.before === undefined && field.after !== undefined) {
     if (isMultiline(field.after)) {
-      return [`${palette.add('+')} ${field.path}:${replaceNote}`, ...field.after.split('\n').map((line) => `${INDENT}${palette.add(`+${line}`)}`)];
+      return [`${palette.add('+')} ${field.path}:${replaceNote}`, ...clipLines(field.after.split('\n')).map((line) => `${INDENT}${palette.add(`+${line}`)}`)];
     }
     return [`${palette.add('+')} ${field.path}: ${formatValue(field.after)}${replaceNote}`];
   }
@@ -57,7 +57,7 @@ export function fieldLines(field: FieldChange, action: ChangeAction, palette: Pa
     return [`${palette.remove('-')} ${field.path}: ${formatValue(field.before)}${replaceNote}`];
   }
   if (wantsLineDiff(field.before, field.after)) {
-    const hunks = unifiedHunks(field.before, field.after as string).map((line) => {
+    const hunks = clipLines(unifiedHunks(field.before, field.after as string)).map((line) => {
       if (line.startsWith('@@')) return `${INDENT}${palette.dim(line)}`;
       if (line.startsWith('+')) return `${INDENT}${palette.add(line)}`;
       if (line.startsWith('-')) return `${INDENT}${palette.remove(line)}`;

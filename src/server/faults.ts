@@ -9,6 +9,8 @@ export interface FaultOptions {
   /** Share of requests answered 429 `resource_exhausted` with `retry-after: 0` before anything is done. */
   throttleRate?: number;
   seed?: number;
+  /** Lose the answers of the first N requests of these operations (taking effect first), e.g. `{'agents.upsert': 1}`. */
+  loseFirst?: Readonly<Record<string, number>>;
 }
 
 export interface FaultDecision {
@@ -32,13 +34,15 @@ export function seededRandom(seed: number): () => number {
 
 export class FaultInjector {
   private readonly random: () => number;
+  private readonly toLose: Map<string, number>;
   constructor(private readonly options: FaultOptions = {}) {
     this.random = seededRandom(options.seed ?? 1);
+    this.toLose = new Map(Object.entries(options.loseFirst ?? {}));
   }
 
   get enabled(): boolean {
     const { latencyMs = 0, failRate = 0, lostResponseRate = 0, throttleRate = 0 } = this.options;
-    return latencyMs > 0 || failRate > 0 || lostResponseRate > 0 || throttleRate > 0;
+    return latencyMs > 0 || failRate > 0 || lostResponseRate > 0 || throttleRate > 0 || [...this.toLose.values()].some((left) => left > 0);
   }
 
   /**
@@ -46,18 +50,20 @@ export class FaultInjector {
    * other's sequence. The throttle draw is taken only when throttling is on, so seeds chosen before
    * it existed still give the same 503s and lost responses.
    */
-  next(): FaultDecision {
+  next(rpc?: string): FaultDecision {
     const failDraw = this.random();
     const loseDraw = this.random();
     const throttleRate = this.options.throttleRate ?? 0;
     const throttleDraw = throttleRate > 0 ? this.random() : 1;
     const fail = failDraw < (this.options.failRate ?? 0);
     const throttle = !fail && throttleDraw < throttleRate;
+    const targeted = rpc !== undefined && (this.toLose.get(rpc) ?? 0) > 0;
+    if (targeted) this.toLose.set(rpc, (this.toLose.get(rpc) as number) - 1);
     return {
       delayMs: Math.max(0, this.options.latencyMs ?? 0),
-      fail,
-      throttle,
-      loseResponse: !fail && !throttle && loseDraw < (this.options.lostResponseRate ?? 0),
+      fail: fail && !targeted,
+      throttle: throttle && !targeted,
+      loseResponse: targeted || (!fail && !throttle && loseDraw < (this.options.lostResponseRate ?? 0)),
     };
   }
 }

@@ -100,7 +100,7 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
 
   async function runOperation(req: IncomingMessage, res: ServerResponse, rpc: Rpc): Promise<void> {
     const raw = await readBody(req);
-    const fault = faults.next();
+    const fault = faults.next(rpc);
     if (fault.delayMs > 0) await sleep(fault.delayMs);
     if (fault.fail) throw new ServiceError('unavailable', 'injected fault: the service is unavailable; retry');
     if (fault.throttle) {

@@ -1,25 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
  * Writes a file so that readers see either the old or the whole new content, never a part:
- * write a temporary file beside it, then rename over the target (atomic on one filesystem).
+ * write a temporary file beside it, then rename over the target (atomic on one filesystem), or
+ * with `exclusive` hard-link it to the target, which fails (EEXIST) instead of replacing a file.
  *
  * A process killed between the two steps (SIGKILL, power loss) cannot remove its temporary file,
  * so the name carries the writer's pid and every later write to the same target first removes
  * temporary files whose writer is gone (see {@link removeStaleTempFiles}).
  */
-export async function writeFileAtomic(path: string, content: string, options: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(path: string, content: string, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await removeStaleTempFiles(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
-    await rename(temp, path);
-  } catch (error) {
+    // `exclusive`: never replace an existing file. link() fails with EEXIST when the target exists,
+    // atomically, where a check before rename() would leave a window for a second writer.
+    if (options.exclusive) await link(temp, path);
+    else await rename(temp, path);
+  } finally {
     await rm(temp, { force: true });
-    throw error;
   }
 }
 

@@ -112,6 +112,7 @@ describe('duplicate-create guard', () => {
     expect(error.code).toBe('token_lost');
     expect(error.message).toContain('key_new1');
     expect(error.message).not.toContain('key_old');
+    expect(error.details).toEqual({ keyId: 'key_new1' });
     expect(keys).toHaveLength(2);
     expect(server.requestsTo('/v1/apiKeys/create')).toHaveLength(1);
     await client.close();

@@ -134,24 +134,37 @@ describe('applyPlan', () => {
     expect(calls.map((c) => c.rpc).sort()).toEqual(['providers.create', 'secrets.create']);
   });
 
-  it('fails an agent whose policies name a tool its tested connection does not offer, before upserting', async () => {
-    const { caller, calls } = fakeCaller({ 'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }) });
-    const desired = desiredOf([
-      resource('connection', 'tools', { url: 'http://127.0.0.1:1/mcp', auth: { type: 'none' } }),
-      resource('agent', 'bot', {
-        model: { provider: 'p', model: 'm' },
-        system: 's',
-        tools: [{ type: 'builtin', name: 'current_time' }],
-        policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { echo: 'allow', ecko: 'allow', current_time: 'allow' } } },
-        limits: {},
-      }),
-    ]);
-    const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
-    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
-    expect(result.done).toEqual([{ address: 'connection/tools', action: 'create', ms: expect.any(Number), note: '2 tools' }]);
-    expect(result.failed[0].message).toContain('ecko');
-    expect(result.failed[0].message).not.toContain('echo,');
-    expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test']);
+  it('gives the same outcome whether or not the connection was created in this run; sandbox tools are not connection tools', async () => {
+    // Policies name a tool the connection does not offer (ecko) and sandbox tools (grep, rm). Run 1
+    // creates the connection (and so learns its tools); run 2 finds it existing. Both must upsert.
+    const definition = {
+      model: { provider: 'p', model: 'm' },
+      system: 's',
+      tools: [{ type: 'builtin', name: 'current_time' }],
+      policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { echo: 'allow', ecko: 'allow' } } },
+      sandbox: { connectionName: 'tools', tools: { allow: ['grep'], deny: ['rm'] } },
+      limits: {},
+    };
+    const desired = desiredOf([resource('connection', 'tools', { url: 'http://127.0.0.1:1/mcp', auth: { type: 'none' } }), resource('agent', 'bot', definition)]);
+    const noRemote = { environmentSlug: 'dev', resources: [], missingOperations: [] };
+    const first = fakeCaller({ 'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }) });
+    const run1 = await applyPlan(
+      planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]),
+      desired,
+      noRemote,
+      { caller: first.caller },
+      baseOptions(),
+    );
+    const second = fakeCaller();
+    const existing = { environmentSlug: 'dev', resources: [actualResource('connection', 'tools', 'c1'), actualResource('agent', 'bot', 'a1')], missingOperations: [] };
+    const run2 = await applyPlan(planOf([change('agent', 'bot', 'update', { dependsOn: ['connection/tools'], remoteFingerprint: 'fp' })]), desired, existing, { caller: second.caller }, {
+      ...baseOptions(),
+      reread: async () => new Map([['bot', 'fp']]),
+    });
+    expect(run1.failed).toEqual([]);
+    expect(run2.failed).toEqual([]);
+    expect(first.calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
+    expect(second.calls.map((c) => c.rpc)).toEqual(['agents.upsert']);
   });
 
   it('replaces an API key by creating the new one first, saving its token, then revoking the old one', async () => {
@@ -217,7 +230,7 @@ describe('applyPlan', () => {
 });
 
 describe('applyPlan with an unreachable tool server', () => {
-  it('keeps the created connection, notes that tools were not checked, and still applies its agents', async () => {
+  it('keeps the created connection, notes that the tool server was not reachable, and still applies its agents', async () => {
     const { caller, calls } = fakeCaller({
       'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }),
       'connections.test': () => {
@@ -231,7 +244,7 @@ describe('applyPlan with an unreachable tool server', () => {
     const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
     const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
     expect(result.failed).toEqual([]);
-    expect(result.done.find((item) => item.address === 'connection/tools')?.note).toContain('tools not checked');
+    expect(result.done.find((item) => item.address === 'connection/tools')?.note).toContain('tool server not reachable');
     expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
   });
 });
@@ -330,5 +343,74 @@ describe('applyPlan deletes of resources removed meanwhile', () => {
       const calls = await run('apiKey', 'k', { scopes: ['read', 'control'] }, { scopes: ['read'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' }, 'replace');
       expect(calls[0]).toEqual(['apiKeys.create', { key: { name: 'k', scopes: ['read', 'control'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' } }]);
     });
+  });
+});
+
+describe('applyPlan when the credential may not write', () => {
+  it('stops at the first permission_denied: writes in flight finish, nothing more starts, and it says why', async () => {
+    const { caller, calls } = fakeCaller({
+      'secrets.create': () => {
+        throw new ApiError('secrets.create', 403, 'permission_denied', 'the key lacks the control scope');
+      },
+    });
+    const secrets = ['a', 'b', 'c', 'd', 'e'].map((name) => resource('secret', name, {}, { writeOnly: { value: { source: '${env:V}', value: 'v' } } }));
+    const result = await applyPlan(planOf(secrets.map((item) => change('secret', item.name, 'create'))), desiredOf(secrets), { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, {
+      ...baseOptions(),
+      parallelism: 1,
+    });
+    expect(calls).toHaveLength(1);
+    expect(result.failed.map((item) => item.code)).toEqual(['permission_denied']);
+    expect(result.notStarted.map((item) => item.address)).toEqual(['secret/b', 'secret/c', 'secret/d', 'secret/e']);
+    expect(result.stoppedBy).toContain('secret/a was denied (permission_denied)');
+  });
+});
+
+describe('applyPlan API keys whose token could be lost', () => {
+  const key = resource('apiKey', 'ci', { scopes: ['read'] }, { options: { tokenFile: 'ci.token' } });
+  const noRemote = { environmentSlug: 'dev', resources: [], missingOperations: [] };
+
+  it('a created key whose answer (with its token) was lost is revoked and made again', async () => {
+    let creates = 0;
+    const { caller, calls } = fakeCaller({
+      'apiKeys.create': () => {
+        creates += 1;
+        if (creates === 1) throw new ApiError('apiKeys.create', 0, 'token_lost', 'key ci was created (id key_orphan) but the answer carrying its token was lost', { keyId: 'key_orphan' });
+        return { key: { id: 'key_2', name: 'ci', scopes: ['read'] }, token: 'svc_dev_SENTINELTOKEN' };
+      },
+      'apiKeys.revoke': () => ({ id: 'key_orphan', name: 'ci', scopes: ['read'] }),
+    });
+    const saved: string[] = [];
+    const events: ApplyEvent[] = [];
+    const result = await applyPlan(planOf([change('apiKey', 'ci', 'create')]), desiredOf([key]), noRemote, { caller }, {
+      ...baseOptions(events),
+      saveToken: async (_resource, token) => {
+        saved.push(token);
+        return 'ci.token';
+      },
+    });
+    expect(result.failed).toEqual([]);
+    expect(calls.map((call) => call.rpc)).toEqual(['apiKeys.create', 'apiKeys.revoke', 'apiKeys.create']);
+    expect(calls[1]!.request).toEqual({ id: 'key_orphan' });
+    expect(saved).toEqual(['svc_dev_SENTINELTOKEN']);
+    expect(events.some((event) => event.type === 'info' && event.message.includes('revoked key key_orphan'))).toBe(true);
+  });
+
+  it('a new key whose token cannot be saved is revoked, and the old key of a replace is kept', async () => {
+    const { caller, calls } = fakeCaller({ 'apiKeys.revoke': () => ({ id: 'key-1', name: 'ci', scopes: ['read'] }) });
+    const actual = { environmentSlug: 'dev', resources: [actualResource('apiKey', 'ci', 'old-key')], missingOperations: [] };
+    const result = await applyPlan(planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: 'fp' })]), desiredOf([key]), actual, { caller }, {
+      ...baseOptions(),
+      reread: async () => new Map([['ci', 'fp']]),
+      saveToken: async () => {
+        throw new Error('token file ci.token appeared since the plan: refusing to overwrite it');
+      },
+    });
+    expect(calls.map((call) => [call.rpc, call.request])).toEqual([
+      ['apiKeys.create', { key: { name: 'ci', scopes: ['read'] } }],
+      ['apiKeys.revoke', { id: 'key-1' }],
+    ]);
+    expect(result.failed[0]!.message).toContain('appeared since the plan');
+    expect(result.failed[0]!.message).toContain('the new key key-1 was revoked');
+    expect(JSON.stringify(result)).not.toContain('SENTINEL');
   });
 });

@@ -67,6 +67,34 @@ describe('agentform validate --remote', () => {
     expect(result.stdout).not.toContain('tool "echo"');
   });
 
+  it('never looks for sandbox tools (grep, rm) among the connection tools, and apply gives the same outcome on every run', async () => {
+    const agents = join(dir, 'agents.yaml');
+    const before = await readFile(agents, 'utf8');
+    const sandbox = '  sandbox:\n    connectionName: tools\n    tools:\n      allow: [grep]\n      deny: [rm]\n';
+    await writeFile(agents, before.replace('      byTool:\n        echo: allow\n        ech0: allow\n', '      byTool:\n        echo: allow\n        grep: allow\n').replace('  subagentPolicy:\n', `${sandbox}  subagentPolicy:\n`));
+    const validated = await runCli(['validate', dir, '--remote'], { env });
+    expect(validated.code, validated.stdout + validated.stderr).toBe(0);
+    expect(validated.stdout).not.toContain('"grep"');
+    expect(validated.stdout).not.toContain('"rm"');
+    // Run 1 creates the connection in a fresh environment (its tools are tested then); run 2 finds
+    // it existing. The same configuration must give the same outcome both times.
+    const fresh = mkdtempSync(join(tmpdir(), 'agentform-remote-fresh-'));
+    const other = await startLocalControlPlane({ dataDir: fresh, environments: ['dev'] });
+    try {
+      const otherEnv = { AGENTFORM_URL_DEV: other.url, AGENTFORM_TOKEN_DEV: other.tokens.dev as string };
+      const run1 = await runCli(['apply', dir, '--auto-approve'], { env: otherEnv });
+      expect(run1.code, run1.stdout + run1.stderr).toBe(0);
+      await writeFile(agents, (await readFile(agents, 'utf8')).replace('maxTurns: 20', 'maxTurns: 21'));
+      const run2 = await runCli(['apply', dir, '--auto-approve'], { env: otherEnv });
+      expect(run2.code, run2.stdout + run2.stderr).toBe(0);
+      expect(run2.stdout).toContain('agent/support');
+    } finally {
+      await other.close();
+      rmSync(fresh, { recursive: true, force: true });
+      await writeFile(agents, before);
+    }
+  }, 60_000);
+
   it('skips the tool checks with a notice when the key is read-only', async () => {
     const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.dev as string } });
     const { token } = await client.call('apiKeys.create', { key: { name: 'read-only', scopes: ['read'] } });

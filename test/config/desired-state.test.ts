@@ -59,6 +59,9 @@ protect: true
 spec:
   scopes: [read, control]
   tokenFile: .agentform/ci.token
+overlays:
+  production:
+    tokenFile: .agentform/production/ci.token
 `,
   'secrets/npm.txt': 'npm-secret-value\n',
   'secrets/client.txt': 'client-secret-value\n',
@@ -198,6 +201,14 @@ describe('desiredStateFor', () => {
   it('leaves a write-only value without value when its variable is unset (apply reports it)', async () => {
     const provider = find(await stateFor('dev', { ALICE_TOKEN: 'gho-alice' }), 'provider/openai');
     expect(provider.writeOnly).toEqual({ secret: { source: '${env:OPENAI_KEY}', rotatedAt: '2026-02-01' } });
+  });
+
+  it("leaves a write-only value without value when its ${file:} is missing (plan does not need it)", async () => {
+    const { 'secrets/npm.txt': _absent, ...withoutSecretFile } = FILES;
+    const dir = writeProject(withoutSecretFile);
+    const project = await loadProject(dir);
+    const secret = find(desiredStateFor(project, 'dev', { OPENAI_KEY: 'sk-test', ALICE_TOKEN: 'gho-alice' }), 'secret/npm');
+    expect(secret.writeOnly).toEqual({ value: { source: '${file:secrets/npm.txt}' } });
   });
 
   it('throws ProblemsError naming an unset variable of a normal field, never a value', async () => {

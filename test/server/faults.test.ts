@@ -28,6 +28,17 @@ describe('fault injection', () => {
     for (const c of cleanups.splice(0)) await c();
   });
 
+  it('loseFirst loses the answers of the first N calls of the named operations only, without shifting the seeded faults', () => {
+    const targeted = new FaultInjector({ loseFirst: { 'agents.upsert': 2 } });
+    expect(targeted.enabled).toBe(true);
+    const decisions = ['agents.upsert', 'agents.list', 'agents.upsert', 'agents.upsert'].map((rpc) => targeted.next(rpc).loseResponse);
+    expect(decisions).toEqual([true, false, true, false]);
+    const plain = new FaultInjector({ failRate: 0.5, seed: 7 });
+    const withTarget = new FaultInjector({ failRate: 0.5, seed: 7, loseFirst: { 'secrets.create': 1 } });
+    const failures = (injector: FaultInjector) => Array.from({ length: 20 }, () => injector.next('agents.list').fail);
+    expect(failures(withTarget)).toEqual(failures(plain));
+  });
+
   it('the PRNG is deterministic per seed', () => {
     const a = seededRandom(7);
     const b = seededRandom(7);

@@ -2,14 +2,16 @@ import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { applyPlan } from '../../apply/executor.js';
 import type { ApplyEvent } from '../../apply/events.js';
+import { DEFAULT_MAX_REQUEST_BYTES, preflight } from '../../apply/preflight.js';
 import { parseSavedPlan, staleness, type SavedPlan } from '../../apply/saved-plan.js';
 import { AbortedError, UserError } from '../../errors.js';
-import type { DesiredResource, ResourceAddress, ResourceKind } from '../../model/resources.js';
+import type { DesiredResource, Plan, ResourceAddress, ResourceKind } from '../../model/resources.js';
 import { renderApplyEvent, renderApplySummary } from '../../render/apply-events.js';
 import { renderProgressLine } from '../../render/apply-progress.js';
 import { renderPlanText } from '../../render/text.js';
 import { readActualState } from '../../state/read.js';
-import { removeStaleTempFiles, writeFileAtomic } from '../../util/atomic-write.js';
+import { removeStaleTempFiles } from '../../util/atomic-write.js';
+import { tokenFileWriteProblem, writeTokenFile, type TokenFileSnapshot } from '../token-files.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
 import { confirmOrRefuse } from '../prompt.js';
@@ -47,6 +49,10 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 256) {
     throw new UserError(`--parallelism must be a whole number from 1 to 256, not ${options.parallelism}`);
   }
+  const maxRequestBytesOption = options.maxRequestBytes === undefined ? undefined : Number(options.maxRequestBytes);
+  if (maxRequestBytesOption !== undefined && (!Number.isInteger(maxRequestBytesOption) || maxRequestBytesOption < 1024)) {
+    throw new UserError(`--max-request-bytes must be a whole number of bytes, at least 1024, not ${options.maxRequestBytes}`);
+  }
   if (dirOrPlan.endsWith('.json') && !(await isFile(dirOrPlan))) {
     throw new UserError(`no saved plan ${dirOrPlan}`, 'save one with `agentform plan --out <file>`, or name a project directory');
   }
@@ -78,6 +84,16 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     const { add, change, replace, destroy } = plan.summary;
     if (!options.json) out(renderPlanText(plan, { color }));
     if (add + change + replace + destroy === 0) return;
+
+    // Nothing is written that cannot be finished: every problem, before the first write.
+    const problems = preflight(plan, run.desired, run.actual, {
+      maxRequestBytes: maxRequestBytesOption ?? run.desired.target.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+      ...(run.credentialScopes ? { credentialScopes: run.credentialScopes } : {}),
+      tokenFileProblems: await tokenFileWriteProblems(plan, run.tokenFiles),
+    });
+    if (problems.length > 0) {
+      throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`);
+    }
 
     if (!saved) await confirmOrRefuse(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `, options.autoApprove, 'apply');
 
@@ -122,14 +138,19 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
         shouldStop: () => stopping,
         onEvent: emit,
         reread: async (kind: ResourceKind) => {
-          const fresh = await readActualState(session.client, slug, [kind]);
-          return new Map(fresh.resources.filter((resource) => resource.kind === kind).map((resource) => [resource.name, resource.fingerprint]));
+          const fresh = (await readActualState(session.client, slug, [kind])).resources.filter((resource) => resource.kind === kind);
+          // Names as the plan gave them: of two live keys of one name, the plan named the one whose
+          // token the token file holds, where a fresh read names the newest.
+          const plannedName = new Map(run.actual.resources.filter((resource) => resource.kind === kind).map((resource) => [resource.id, resource.name]));
+          const unplanned = fresh.filter((resource) => !plannedName.has(resource.id)).map((resource) => [resource.name, resource.fingerprint] as const);
+          const planned = fresh.filter((resource) => plannedName.has(resource.id)).map((resource) => [plannedName.get(resource.id) as string, resource.fingerprint] as const);
+          return new Map([...unplanned, ...planned]);
         },
         saveToken: async (resource: DesiredResource, token: string) => {
           const file = resource.options?.tokenFile;
           if (typeof file !== 'string') return undefined;
           const path = resolve(projectDir, file);
-          await writeFileAtomic(path, `${token}\n`, { mode: 0o600 });
+          await writeTokenFile(run.tokenFiles.get(resource.name) ?? { path, content: { exists: false }, digest: null }, token);
           return relative(process.cwd(), path);
         },
       });
@@ -141,7 +162,8 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     else out(renderApplySummary(result, { color }));
     if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
     if (result.failed.length > 0) {
-      throw new UserError(`apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)`, 'fix the cause and run apply again: it picks up where this run stopped');
+      const notStarted = result.notStarted.length > 0 ? `, ${result.notStarted.length} not started` : '';
+      throw new UserError(`apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)${notStarted}`, 'fix the cause and run apply again: it picks up where this run stopped');
     }
   } finally {
     await session.close();
@@ -154,6 +176,17 @@ async function removeStaleTokenTempFiles(resources: readonly DesiredResource[], 
     const file = resource.options?.tokenFile;
     if (typeof file === 'string') await removeStaleTempFiles(resolve(projectDir, file));
   }
+}
+
+/** For each key the plan creates or replaces: why its token file cannot be written, if it cannot. */
+async function tokenFileWriteProblems(plan: Plan, files: ReadonlyMap<string, TokenFileSnapshot>): Promise<Map<string, string>> {
+  const problems = new Map<string, string>();
+  for (const change of plan.changes) {
+    const file = change.kind === 'apiKey' && (change.action === 'create' || change.action === 'replace') ? files.get(change.name) : undefined;
+    const problem = file ? await tokenFileWriteProblem(file.path) : undefined;
+    if (problem) problems.set(change.name, problem);
+  }
+  return problems;
 }
 
 function hasDeletes(saved: SavedPlan): boolean {

@@ -13,6 +13,7 @@ export interface ApplyCommandOptions {
   prune?: boolean;
   allowMassDelete?: boolean;
   target?: string[];
+  maxRequestBytes?: string;
 }
 
 export function register(program: Command): void {
@@ -29,6 +30,7 @@ export function register(program: Command): void {
     .option('--prune', 'delete remote resources that are not in the configuration')
     .option('--allow-mass-delete', 'confirm an apply that deletes a whole kind or a large share of the environment')
     .option('--target <kind/name...>', 'limit the apply to these resources and what they depend on')
+    .option('--max-request-bytes <n>', 'refuse before any write when a change would send a larger request (default: maxRequestBytes of the environment, else 1048576)')
     .action(async (dirOrPlanArgument: string | undefined, options: ApplyCommandOptions, command: Command) => {
       const dirOrPlan = projectDirFrom(dirOrPlanArgument, options.dir);
       const { runApply } = await import('./apply-run.js');
