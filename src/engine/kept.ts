@@ -43,6 +43,14 @@ const KEPT_FIELDS: { readonly [K in ResourceKind]: readonly string[] } = {
   apiKey: [],
 };
 
+/**
+ * Values not worth a line besides the known defaults: flags that are off (an identity that is not
+ * required cannot be switched). Display only, like the defaults table.
+ */
+const QUIET_VALUES: { readonly [K in ResourceKind]?: Readonly<Record<string, JsonValue>> } = {
+  agent: { 'identity.required': false, 'identity.switchable': false },
+};
+
 /** Objects whose mere presence matters (an agent with a sandbox block gets a sandbox). */
 const PRESENCE_MATTERS = new Set(['sandbox']);
 
@@ -79,7 +87,7 @@ function meaningful(value: JsonValue, pattern: string, defaults: Readonly<Record
 }
 
 export function keptFields(kind: ResourceKind, desired: JsonObject, remote: JsonObject): KeptField[] {
-  const defaults = SERVER_DEFAULTS[kind];
+  const defaults = { ...SERVER_DEFAULTS[kind], ...QUIET_VALUES[kind] };
   const out: KeptField[] = [];
   const shown: string[] = [];
   for (const pattern of KEPT_FIELDS[kind]) {

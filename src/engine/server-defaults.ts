@@ -1,6 +1,5 @@
 // Values a server is known to fill in when a request leaves a field out, per kind, by field pattern
-// (array indices written `[]`). They mirror the values named in api-contract.md / control-api.md,
-// plus a few empty values.
+// (array indices written `[]`). They mirror the values named in api-contract.md / control-api.md.
 //
 // DISPLAY ONLY. The plan's correctness never depends on this table: fields the configuration does
 // not mention are not compared and keep their remote value, and `null` ("left to the server") is
@@ -12,9 +11,7 @@ import type { JsonValue, ResourceKind } from '../model/resources.js';
 
 export const SERVER_DEFAULTS: { readonly [K in ResourceKind]: Readonly<Record<string, JsonValue>> } = {
   organization: {},
-  environment: {
-    spend: {},
-  },
+  environment: {},
   secret: {},
   provider: {},
   connection: {
@@ -45,10 +42,6 @@ export const SERVER_DEFAULTS: { readonly [K in ResourceKind]: Readonly<Record<st
     'sandbox.tools.preset': 'read-only',
     'sandbox.lifecycle.onIdle': 'release',
     'sandbox.lifecycle.resume': 'snapshot',
-    'policies.toolCalls.byTool': {},
-    'identity.required': false,
-    'identity.switchable': false,
-    'identity.scopesAllowed': [],
   },
   apiKey: {
     identityScopes: [],

@@ -209,6 +209,16 @@ describe('server profiles', () => {
     });
   });
 
+  describe('pessimistic: a client that sends back what it read changes nothing', () => {
+    // A provider's unset baseUrl is reported as the vendor's endpoint; an update that keeps the
+    // value it read (apply does: issue 13) must leave it unset, so the built-in catalogue stays.
+    it('the reported vendor baseUrl sent back keeps baseUrl unset', async () => {
+      const created = await as(pessimistic, 'providers.create', { name: 'vendor', type: 'openai' });
+      await as(pessimistic, 'providers.update', { id: created.id, type: 'openai', baseUrl: created.baseUrl });
+      expect((await as(pessimistic, 'providers.models', { name: 'vendor' })).length).toBeGreaterThan(0);
+    });
+  });
+
   describe('pessimistic: answers', () => {
     it('a new agent version on every upsert, identical ones included (the default profile makes none)', async () => {
       const versions = async (plane: Plane) => {

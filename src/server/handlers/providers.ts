@@ -1,6 +1,7 @@
 // providers.*: model providers. The secret is write-only: stored, reported only as hasSecret.
 import type { ModelProvider } from '../../model/api.js';
-import { environmentOf } from '../context.js';
+import { environmentOf, type HandlerContext } from '../context.js';
+import { vendorBaseUrl } from '../pessimistic.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
 import { alreadyExists, notFound, ServiceError } from '../service-error.js';
@@ -32,6 +33,15 @@ function assertNameFree(db: Db, environmentId: string, name: string, exceptId?: 
   if (row && row.id !== exceptId) throw alreadyExists(`provider ${name}`);
 }
 
+/**
+ * The baseUrl to store. The pessimistic profile reports an unset baseUrl as the vendor's own
+ * endpoint; that endpoint sent back (a client keeping what it read) means "unset" again, so the
+ * built-in catalogue stays in use.
+ */
+function storedBaseUrl(ctx: HandlerContext, type: string, baseUrl: string | null | undefined): string | null | undefined {
+  return ctx.profile.name === 'pessimistic' && baseUrl === vendorBaseUrl(type) ? null : baseUrl;
+}
+
 export const providers: GroupHandlers<'providers'> = {
   'providers.create': (ctx, body) =>
     writeTx(ctx.db, () => {
@@ -41,7 +51,7 @@ export const providers: GroupHandlers<'providers'> = {
       const now = nowIso();
       ctx.db
         .prepare('INSERT INTO providers (id, environment_id, name, type, base_url, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(id, environmentId, body.name, body.type, body.baseUrl ?? null, body.secret ?? null, now, now);
+        .run(id, environmentId, body.name, body.type, storedBaseUrl(ctx, body.type, body.baseUrl) ?? null, body.secret ?? null, now, now);
       return toProvider(providerBy(ctx.db, environmentId, 'id', id));
     }),
   'providers.list': (ctx) => (ctx.db.prepare('SELECT * FROM providers WHERE environment_id = ? ORDER BY name').all(environmentOf(ctx)) as ProviderRow[]).map(toProvider),
@@ -52,7 +62,7 @@ export const providers: GroupHandlers<'providers'> = {
       if (body.name !== undefined) assertNameFree(ctx.db, environmentId, body.name, row.id);
       ctx.db
         .prepare('UPDATE providers SET name = ?, type = ?, base_url = ?, secret = ?, updated_at = ? WHERE id = ?')
-        .run(body.name ?? row.name, body.type ?? row.type, body.baseUrl === undefined ? row.base_url : body.baseUrl, body.secret === undefined ? row.secret : body.secret, nowIso(), row.id);
+        .run(body.name ?? row.name, body.type ?? row.type, body.baseUrl === undefined ? row.base_url : storedBaseUrl(ctx, body.type ?? row.type, body.baseUrl) ?? null, body.secret === undefined ? row.secret : body.secret, nowIso(), row.id);
       return toProvider(providerBy(ctx.db, environmentId, 'id', row.id));
     }),
   'providers.delete': (ctx, body) =>
