@@ -25,7 +25,7 @@ import { startServer } from '../server/helpers.js';
 
 /** Every server profile (src/server/profiles.ts), each with its own server. */
 const PROFILES = SERVER_PROFILE_NAMES;
-const RUNS = propertyRuns(40);
+const RUNS = propertyRuns(60);
 const SLUG = 'dev';
 
 const isWrite = (rpc: Rpc) => !/\.(list|get|models|events|pending)$/.test(rpc);

@@ -176,7 +176,7 @@ const profileArbitrary: fc.Arbitrary<Profile> = fc.record({
   environmentUpdate: fc.constantFrom('patch' as const, 'replace' as const),
 });
 
-const RUNS = propertyRuns(300);
+const RUNS = propertyRuns(500);
 
 describe('the plan is a contract (model server)', () => {
   it(`what apply changes is what the plan lists; a second plan is clean (${RUNS} cases)`, async () => {
