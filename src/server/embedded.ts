@@ -1,6 +1,5 @@
 // The local control plane as a library: start it over a data dir, get its URL and keys, close it.
 // Used by `agentform server`, by `url: local` in the CLI, and by tests.
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isLoopbackUrl } from '../util/loopback.js';
@@ -10,7 +9,9 @@ import { FaultInjector, type FaultOptions } from './faults.js';
 import { sendHook } from './hooks/send.js';
 import { HookWorker } from './hooks/worker.js';
 import { createControlPlaneServer, type ServerTimeouts } from './http.js';
+import { ensurePrivateDataDir } from './store/data-dir.js';
 import { openDatabase } from './store/db.js';
+import { serverKeySource } from './store/sealed.js';
 
 export interface LocalControlPlane {
   url: string;
@@ -41,6 +42,13 @@ export interface LocalControlPlaneOptions {
   onInternalError?: (error: unknown) => void;
   /** Slow-client limits (default 10 s for headers, 30 s for a whole request). */
   timeouts?: Partial<ServerTimeouts>;
+  /**
+   * Serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook
+   * delivery list). Off by default: `agentform server --dev-endpoints` or tests turn them on.
+   */
+  devEndpoints?: boolean;
+  /** Where AGENTFORM_SERVER_KEY is read from (default process.env); tests pass their own. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export const DATABASE_FILE = 'control-plane.db';
@@ -52,8 +60,8 @@ function urlHost(host: string): string {
 
 export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Promise<LocalControlPlane> {
   const host = opts.host ?? '127.0.0.1';
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(join(opts.dataDir, DATABASE_FILE));
+  ensurePrivateDataDir(opts.dataDir);
+  const db = openDatabase(join(opts.dataDir, DATABASE_FILE), { keys: serverKeySource(opts.dataDir, opts.env) });
   const worker = new HookWorker(db, {
     ...opts.hookRetry,
     send: async (delivery) => {
@@ -78,6 +86,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     db,
     services,
     faults: new FaultInjector(opts.faults),
+    devEndpoints: opts.devEndpoints === true,
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     onInternalError:
       opts.onInternalError ?? ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),

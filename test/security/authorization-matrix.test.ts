@@ -44,7 +44,7 @@ describe('authorization matrix', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agentform-matrix-'));
-    plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 10, hookRetry: { maxAttempts: 1 } });
+    plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 10, hookRetry: { maxAttempts: 1 }, devEndpoints: true });
     const admin = bearer(plane.tokens.dev!);
     dev = await populateDev(plane.url, plane.tokens.dev!);
     const mint = async (name: string, scopes: string[], expiresAt?: string): Promise<{ id: string; token: string }> => {

@@ -53,6 +53,7 @@ describe('request fuzzing', () => {
       environments: ['dev', 'prod'],
       bakeMs: 10,
       hookRetry: { maxAttempts: 1 },
+      devEndpoints: true,
       onInternalError: (error) => internalErrors.push(error),
     });
     dev = await populateDev(plane.url, plane.tokens.dev!);

@@ -15,6 +15,7 @@ interface ServerOptions {
   throttleRate?: string;
   seed?: string;
   allowRemoteOutbound?: boolean;
+  devEndpoints?: boolean;
 }
 
 function integerOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -47,6 +48,7 @@ export function register(program: Command): void {
     .option('--throttle-rate <rate>', 'fault injection: share of requests answered 429 (retry-after: 0) before acting (0..1)')
     .option('--seed <n>', 'fault injection: PRNG seed, for reproducible faults')
     .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
+    .option('--dev-endpoints', 'serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook delivery list)')
     .action(async (options: ServerOptions) => {
       const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }] = await Promise.all([
         import('node:path'),
@@ -72,7 +74,15 @@ export function register(program: Command): void {
       const dataDir = resolve(options.data);
       let plane;
       try {
-        plane = await startLocalControlPlane({ dataDir, host: options.host, port, environments, faults, allowRemoteOutbound: options.allowRemoteOutbound === true });
+        plane = await startLocalControlPlane({
+          dataDir,
+          host: options.host,
+          port,
+          environments,
+          faults,
+          allowRemoteOutbound: options.allowRemoteOutbound === true,
+          devEndpoints: options.devEndpoints === true,
+        });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'EADDRINUSE') throw new UserError(`port ${port} is already in use`, 'pass another --port, or --port 0 for any free one');
@@ -95,6 +105,7 @@ export function register(program: Command): void {
       if (faults.latencyMs || faults.failRate || faults.lostResponseRate || faults.throttleRate) {
         out.write(`fault injection: latency ${faults.latencyMs ?? 0} ms, fail rate ${faults.failRate ?? 0}, throttle rate ${faults.throttleRate ?? 0}, lost responses ${faults.lostResponseRate ?? 0}, seed ${faults.seed ?? 1}\n`);
       }
+      if (options.devEndpoints) out.write('dev endpoints on: /dev/cookie, /dev/sessions/simulate, /dev/hooks/deliveries\n');
       out.write('press Ctrl-C to stop\n');
       const signal = await stopped;
       await plane.close();

@@ -8,7 +8,7 @@ import { DEFAULTS, fillDefaults } from '../defaults.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
 import { notFound } from '../service-error.js';
-import { canonicalJson, newId, nowIso, parseJson, sha256Hex } from '../util.js';
+import { canonicalJson, newId, nowIso, parseJson, sha256Hex, yieldToEventLoop } from '../util.js';
 import type { GroupHandlers } from './types.js';
 
 interface VersionRow {
@@ -23,6 +23,7 @@ interface VersionRow {
   created_at: string;
 }
 
+const LIST_SLICE = 100;
 const VERSION_COLUMNS = 'v.agent_id, a.slug, v.version, v.definition, v.definition_hash, v.spec_hash, v.image_error, v.promoted_from, v.created_at';
 
 /** Why an image build step cannot work (the simulated builder rejects empty steps and `FAIL...`). */
@@ -110,14 +111,21 @@ export const agents: GroupHandlers<'agents'> = {
     if (!row) throw notFound(body.version === undefined ? `agent ${body.slug}` : `agent ${body.slug} version ${body.version}`);
     return toVersion(row, ctx.services.bakeMs);
   },
-  'agents.list': (ctx) => {
+  'agents.list': async (ctx) => {
     const rows = ctx.db
       .prepare(
         `SELECT ${VERSION_COLUMNS} FROM agent_versions v JOIN agents a ON a.id = v.agent_id
          WHERE a.environment_id = ? AND v.version = (SELECT MAX(version) FROM agent_versions WHERE agent_id = a.id) ORDER BY a.slug`,
       )
       .all(environmentOf(ctx)) as VersionRow[];
-    return rows.map((row) => toVersion(row, ctx.services.bakeMs));
+    // Parsing 1,000 definitions takes tens of milliseconds: do it in slices so that small
+    // requests arriving meanwhile are answered between them (the rows are already read).
+    const versions: AgentVersionWithSlug[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      if (i > 0 && i % LIST_SLICE === 0) await yieldToEventLoop();
+      versions.push(toVersion(rows[i]!, ctx.services.bakeMs));
+    }
+    return versions;
   },
   'agents.delete': (ctx, body) =>
     writeTx(ctx.db, () => {

@@ -1,10 +1,11 @@
-// apiKeys.*: keys of the caller's environment. The token is returned once, by create.
+// apiKeys.*: keys of the caller's environment. The token is returned once, by create. A
+// credential creates only keys with a subset of its own scopes and identity scopes.
 import type { ApiKey } from '../../model/api.js';
 import { environmentOf } from '../context.js';
-import { insertApiKey } from '../auth.js';
+import { assertMayGrant, insertApiKey } from '../auth.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
-import { notFound } from '../service-error.js';
+import { invalid, notFound } from '../service-error.js';
 import { nowIso, parseJson } from '../util.js';
 import { environmentSlugOf } from './environments.js';
 import type { GroupHandlers } from './types.js';
@@ -55,11 +56,16 @@ export const apiKeys: GroupHandlers<'apiKeys'> = {
   'apiKeys.create': (ctx, body) =>
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
+      const scopes = [...new Set(body.key.scopes)];
+      assertMayGrant(ctx.tenancy, scopes, body.key.identityScopes ?? []);
+      if (body.key.expiresAt && Date.parse(body.key.expiresAt) <= Date.now()) {
+        throw invalid('key.expiresAt', `is already past (${body.key.expiresAt}): a key must expire in the future`);
+      }
       const { id, token } = insertApiKey(ctx.db, {
         environmentId,
         environmentSlug: environmentSlugOf(ctx.db, environmentId),
         name: body.key.name,
-        scopes: [...new Set(body.key.scopes)],
+        scopes,
         identityScopes: body.key.identityScopes,
         spend: body.key.spend,
         expiresAt: body.key.expiresAt,
