@@ -88,9 +88,10 @@ export async function createClient(
   let credential = resolved.credential;
   let environment = resolved.environment;
   if (baseUrl === 'local') {
-    const { startLocalControlPlane } = await import('../server/embedded.js');
+    const { startLocalControlPlane, LOCAL_URL_DURABILITY } = await import('../server/embedded.js');
     const wanted = env.AGENTFORM_ENVIRONMENT ?? environment ?? 'dev';
-    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted] });
+    // durability normal: see LOCAL_URL_DURABILITY.
+    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted], durability: LOCAL_URL_DURABILITY });
     closeLocal = () => local.close();
     baseUrl = local.url;
     environment = wanted;

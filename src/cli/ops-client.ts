@@ -87,11 +87,11 @@ async function openProjectClient(dir: string, requested: string | undefined, glo
   let targetLabel = resolved.url;
   let closeLocal: (() => Promise<void>) | undefined;
   if (resolved.url === 'local') {
-    const { startLocalControlPlane } = await import('../server/embedded.js');
+    const { startLocalControlPlane, LOCAL_URL_DURABILITY } = await import('../server/embedded.js');
     const localSlugs = Object.values(project.environments)
       .filter((environment) => environment.url === 'local')
       .map((environment) => environment.slug);
-    const local = await startLocalControlPlane({ dataDir: join(project.dir, '.agentform', 'local'), environments: [...new Set([target.slug, ...localSlugs])] });
+    const local = await startLocalControlPlane({ dataDir: join(project.dir, '.agentform', 'local'), environments: [...new Set([target.slug, ...localSlugs])], durability: LOCAL_URL_DURABILITY });
     closeLocal = () => local.close();
     baseUrl = local.url;
     token = local.tokens[target.slug];

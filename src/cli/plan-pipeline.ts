@@ -169,7 +169,9 @@ const localPlanes = new Map<string, { plane: Promise<LocalPlane>; users: number 
 async function acquireLocalPlane(dataDir: string, environments: Array<{ slug: string; kind?: string }>): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
   let entry = localPlanes.get(dataDir);
   if (!entry) {
-    const plane = import('../server/embedded.js').then(({ startLocalControlPlane }) => startLocalControlPlane({ dataDir, environments }));
+    const plane = import('../server/embedded.js').then(({ startLocalControlPlane, LOCAL_URL_DURABILITY }) =>
+      startLocalControlPlane({ dataDir, environments, durability: LOCAL_URL_DURABILITY }),
+    );
     entry = { plane, users: 0 };
     localPlanes.set(dataDir, entry);
     plane.catch(() => localPlanes.delete(dataDir));

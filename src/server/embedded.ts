@@ -10,7 +10,7 @@ import { sendHook } from './hooks/send.js';
 import { HookWorker } from './hooks/worker.js';
 import { createControlPlaneServer, type ServerTimeouts } from './http.js';
 import { ensurePrivateDataDir } from './store/data-dir.js';
-import { openDatabase } from './store/db.js';
+import { openDatabase, type Durability } from './store/db.js';
 import { serverKeySource } from './store/sealed.js';
 
 export interface LocalControlPlane {
@@ -49,9 +49,18 @@ export interface LocalControlPlaneOptions {
   devEndpoints?: boolean;
   /** Where AGENTFORM_SERVER_KEY is read from (default process.env); tests pass their own. */
   env?: NodeJS.ProcessEnv;
+  /** Default `full` (store/db.ts Durability). */
+  durability?: Durability;
 }
 
 export const DATABASE_FILE = 'control-plane.db';
+/**
+ * The plane that `url: local` starts behind the CLI: `normal` durability. Its data is what the
+ * project's configuration says, so a commit lost to a power cut is put back by the next apply,
+ * while an fsync per write would make an apply of 1,000 agents several seconds slower.
+ * `agentform server` (long-lived, shared) keeps `full` unless told otherwise.
+ */
+export const LOCAL_URL_DURABILITY: Durability = 'normal';
 export const DEFAULT_BAKE_MS = 300;
 
 function urlHost(host: string): string {
@@ -61,7 +70,7 @@ function urlHost(host: string): string {
 export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Promise<LocalControlPlane> {
   const host = opts.host ?? '127.0.0.1';
   ensurePrivateDataDir(opts.dataDir);
-  const db = openDatabase(join(opts.dataDir, DATABASE_FILE), { keys: serverKeySource(opts.dataDir, opts.env) });
+  const db = openDatabase(join(opts.dataDir, DATABASE_FILE), { keys: serverKeySource(opts.dataDir, opts.env), ...(opts.durability ? { durability: opts.durability } : {}) });
   const worker = new HookWorker(db, {
     ...opts.hookRetry,
     send: async (delivery) => {

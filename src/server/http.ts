@@ -77,23 +77,33 @@ async function readJsonBody(req: IncomingMessage, bodylessAllowed: boolean): Pro
   return parseRequestBody(await readBody(req));
 }
 
-/** Array elements serialised per slice, yielding between slices: a large list does not hold up small requests. */
+/**
+ * A large array is serialised and written per slice of elements, yielding between slices, so
+ * one large list (1,000 agents, ~1 MB) does not hold up the small requests that arrive meanwhile.
+ */
 const SERIALISE_SLICE = 100;
 
-async function serialise(body: unknown): Promise<string> {
-  if (!Array.isArray(body) || body.length <= SERIALISE_SLICE) return JSON.stringify(body);
-  const parts: string[] = [];
+async function serialiseParts(body: unknown): Promise<string[]> {
+  if (!Array.isArray(body) || body.length <= SERIALISE_SLICE) return [JSON.stringify(body)];
+  const parts: string[] = ['['];
   for (let start = 0; start < body.length; start += SERIALISE_SLICE) {
     if (start > 0) await yieldToEventLoop();
-    parts.push(JSON.stringify(body.slice(start, start + SERIALISE_SLICE)).slice(1, -1));
+    const slice = JSON.stringify(body.slice(start, start + SERIALISE_SLICE)).slice(1, -1);
+    parts.push(start > 0 ? `,${slice}` : slice);
   }
-  return `[${parts.join(',')}]`;
+  parts.push(']');
+  return parts;
 }
 
 async function sendJsonAsync(res: ServerResponse, body: unknown): Promise<void> {
-  const text = await serialise(body);
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  const parts = await serialiseParts(body);
+  const length = parts.reduce((sum, part) => sum + Buffer.byteLength(part), 0);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': length });
+  for (let i = 0; i < parts.length - 1; i++) {
+    res.write(parts[i]);
+    if (parts.length > 2) await yieldToEventLoop();
+  }
+  res.end(parts[parts.length - 1]);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -16,6 +16,7 @@ interface ServerOptions {
   seed?: string;
   allowRemoteOutbound?: boolean;
   devEndpoints?: boolean;
+  durability: string;
 }
 
 function integerOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -48,6 +49,7 @@ export function register(program: Command): void {
     .option('--throttle-rate <rate>', 'fault injection: share of requests answered 429 (retry-after: 0) before acting (0..1)')
     .option('--seed <n>', 'fault injection: PRNG seed, for reproducible faults')
     .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
+    .option('--durability <mode>', 'full: every acknowledged write survives a power loss (fsync per commit); normal: faster, a power loss may lose the last writes', 'full')
     .option('--dev-endpoints', 'serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook delivery list)')
     .action(async (options: ServerOptions) => {
       const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }] = await Promise.all([
@@ -71,6 +73,8 @@ export function register(program: Command): void {
         throttleRate: rateOption('throttle-rate', options.throttleRate),
         seed: integerOption('seed', options.seed, 0, 2 ** 32 - 1),
       };
+      if (options.durability !== 'full' && options.durability !== 'normal') throw new UserError(`--durability must be full or normal, not ${JSON.stringify(options.durability)}`);
+      const durability: 'full' | 'normal' = options.durability;
       const dataDir = resolve(options.data);
       let plane;
       try {
@@ -82,6 +86,7 @@ export function register(program: Command): void {
           faults,
           allowRemoteOutbound: options.allowRemoteOutbound === true,
           devEndpoints: options.devEndpoints === true,
+          durability,
         });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
