@@ -59,7 +59,7 @@ export const apiKeys: GroupHandlers<'apiKeys'> = {
       const environmentId = environmentOf(ctx);
       const key = fillDefaults(body.key, ctx.profile.defaults.apiKey);
       const scopes = [...new Set(key.scopes)];
-      assertMayGrant(ctx.tenancy, scopes, body.key.identityScopes ?? []);
+      assertMayGrant(ctx.tenancy, scopes, key.identityScopes ?? []);
       if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
         throw invalid('key.expiresAt', `is already past (${key.expiresAt}): a key must expire in the future`);
       }
