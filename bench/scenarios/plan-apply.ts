@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane } from '../../src/server/embedded.js';
+import { LOCAL_URL_DURABILITY, startLocalControlPlane } from '../../src/server/embedded.js';
 import { round, type Figure, type Scenario } from '../figures.js';
 import { changeAgents, writeProject, type ProjectSize } from '../lib/generate.js';
 import { isReadRpc, total } from '../lib/latency-proxy.js';
@@ -19,7 +19,8 @@ const SIZE: ProjectSize = { agents: 1000, connections: 50, providers: 10 };
 
 async function withControlPlane<T>(work: (env: NodeJS.ProcessEnv, proxy: ProxyThread) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-data-'));
-  const local = await startLocalControlPlane({ dataDir, environments: ['bench'] });
+  // As `url: local` runs it: these scenarios measure the CLI, not the server's fsyncs.
+  const local = await startLocalControlPlane({ dataDir, environments: ['bench'], durability: LOCAL_URL_DURABILITY });
   const proxy = await startLatencyProxyThread(local.url, LATENCY_MS);
   try {
     return await work({ AGENTFORM_URL_BENCH: proxy.url, AGENTFORM_TOKEN_BENCH: local.tokens.bench as string }, proxy);
@@ -108,28 +109,40 @@ export const planLarge: Scenario = {
 export const upsertThroughput: Scenario = {
   name: 'local control plane throughput',
   async run(): Promise<Figure[]> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-data-'));
-    const local = await startLocalControlPlane({ dataDir, environments: ['bench'] });
-    const clients = Array.from({ length: 16 }, () => new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.bench as string } }));
-    const perClient = 150;
-    try {
-      const started = performance.now();
-      await Promise.all(
-        clients.map(async (client, c) => {
-          for (let i = 0; i < perClient; i++) {
-            await client.call('agents.upsert', {
-              slug: `agent-${c}-${i % 10}`,
-              definition: { name: `a${c}`, model: { provider: 'p', model: 'm' }, system: `version ${i}`, tools: [], policies: {}, limits: {} },
-            });
-          }
-        }),
-      );
-      const seconds = (performance.now() - started) / 1000;
-      return [{ scenario: 'local control plane: agents.upsert, 16 concurrent clients, no latency', metric: 'throughput', value: round((clients.length * perClient) / seconds), unit: 'requests/s', budget: null, lowerBound: null }];
-    } finally {
-      await Promise.all(clients.map((client) => client.close()));
-      await local.close();
-      rmSync(dataDir, { recursive: true, force: true });
+    // Both durability settings, so the cost of an fsync per commit stays visible.
+    const figures: Figure[] = [];
+    for (const durability of ['full', 'normal'] as const) {
+      const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-data-'));
+      const local = await startLocalControlPlane({ dataDir, environments: ['bench'], durability });
+      const clients = Array.from({ length: 16 }, () => new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.bench as string } }));
+      const perClient = 150;
+      try {
+        const started = performance.now();
+        await Promise.all(
+          clients.map(async (client, c) => {
+            for (let i = 0; i < perClient; i++) {
+              await client.call('agents.upsert', {
+                slug: `agent-${c}-${i % 10}`,
+                definition: { name: `a${c}`, model: { provider: 'p', model: 'm' }, system: `version ${i}`, tools: [], policies: {}, limits: {} },
+              });
+            }
+          }),
+        );
+        const seconds = (performance.now() - started) / 1000;
+        figures.push({
+          scenario: `local control plane: agents.upsert, 16 concurrent clients, no latency, durability ${durability}`,
+          metric: 'throughput',
+          value: round((clients.length * perClient) / seconds),
+          unit: 'requests/s',
+          budget: null,
+          lowerBound: null,
+        });
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+        await local.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     }
+    return figures;
   },
 };

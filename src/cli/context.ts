@@ -89,9 +89,10 @@ export async function createClient(
   let credential = resolved.credential;
   let environment = resolved.environment;
   if (baseUrl === 'local') {
-    const [{ startLocalControlPlane }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
+    const [{ startLocalControlPlane, LOCAL_URL_DURABILITY }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
     const wanted = env.AGENTFORM_ENVIRONMENT ?? environment ?? 'dev';
-    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted], profile: serverProfileFromEnv(env) });
+    // durability normal: see LOCAL_URL_DURABILITY.
+    const local = await startLocalControlPlane({ dataDir: join(process.cwd(), '.agentform', 'local'), environments: [wanted], profile: serverProfileFromEnv(env), durability: LOCAL_URL_DURABILITY });
     closeLocal = () => local.close();
     baseUrl = local.url;
     environment = wanted;

@@ -92,11 +92,16 @@ async function openProjectClient(dir: string, requested: string | undefined, glo
   let targetLabel = resolved.url;
   let closeLocal: (() => Promise<void>) | undefined;
   if (resolved.url === 'local') {
-    const [{ startLocalControlPlane }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
+    const [{ startLocalControlPlane, LOCAL_URL_DURABILITY }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
     const localSlugs = Object.values(project.environments)
       .filter((environment) => environment.url === 'local')
       .map((environment) => environment.slug);
-    const local = await startLocalControlPlane({ dataDir: join(project.dir, '.agentform', 'local'), environments: [...new Set([target.slug, ...localSlugs])], profile: serverProfileFromEnv(env) });
+    const local = await startLocalControlPlane({
+      dataDir: join(project.dir, '.agentform', 'local'),
+      environments: [...new Set([target.slug, ...localSlugs])],
+      profile: serverProfileFromEnv(env),
+      durability: LOCAL_URL_DURABILITY,
+    });
     closeLocal = () => local.close();
     baseUrl = local.url;
     token = local.tokens[target.slug];

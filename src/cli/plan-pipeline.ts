@@ -179,8 +179,8 @@ async function acquireLocalPlane(
 ): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
   let entry = localPlanes.get(dataDir);
   if (!entry) {
-    const plane = Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]).then(([{ startLocalControlPlane }, { serverProfileFromEnv }]) =>
-      startLocalControlPlane({ dataDir, environments, profile: serverProfileFromEnv(env) }),
+    const plane = Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]).then(([{ startLocalControlPlane, LOCAL_URL_DURABILITY }, { serverProfileFromEnv }]) =>
+      startLocalControlPlane({ dataDir, environments, profile: serverProfileFromEnv(env), durability: LOCAL_URL_DURABILITY }),
     );
     entry = { plane, users: 0 };
     localPlanes.set(dataDir, entry);

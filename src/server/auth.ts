@@ -1,6 +1,8 @@
 // Who is calling: a bearer API key (bound to one environment; tenancy headers ignored) or a dev
-// session cookie (full read+control on its organization; tenancy from x-svc-organization and
-// x-svc-environment). Keys are looked up by SHA-256 hash; the key value is never stored.
+// session cookie, which is derived from the API key that minted it: the key's scopes, identity
+// scopes and environment, at most COOKIE_TTL_MS and never past the key's expiry, and it stops
+// working when that key is revoked. A key whose environment is archived or past its expiresAt is
+// refused. Keys are looked up by SHA-256 hash; the key value is never stored.
 import type { IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Scope } from '../model/api.js';
@@ -10,17 +12,29 @@ import { ServiceError } from './service-error.js';
 import { newId, nowIso, sha256Hex } from './util.js';
 
 export const SESSION_COOKIE = 'agentform_session';
+export const COOKIE_TTL_MS = 8 * 60 * 60 * 1000;
 const LAST_USED_GRANULARITY_MS = 60_000;
+/** One answer for an unknown and a revoked key, so a guesser learns nothing from the difference. */
+export const INVALID_KEY_MESSAGE = 'unknown or revoked API key';
 
+/** A key with its environment: what deciding whether it may act needs. */
 interface KeyRow {
   id: string;
   environment_id: string;
   organization_id: string;
+  environment_slug: string;
+  environment_archived_at: string | null;
+  environment_expires_at: string | null;
   scopes: string;
+  identity_scopes: string;
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
 }
+
+const KEY_SELECT = `SELECT k.id, k.environment_id, e.organization_id, e.slug AS environment_slug, e.archived_at AS environment_archived_at,
+  e.expires_at AS environment_expires_at, k.scopes, k.identity_scopes, k.expires_at, k.revoked_at, k.last_used_at
+  FROM api_keys k JOIN environments e ON e.id = k.environment_id`;
 
 /** A fresh `svc_<env>_<secret>` key value; the secret is hex so it never holds `_`. */
 export function mintToken(environmentSlug: string): string {
@@ -74,50 +88,59 @@ function sessionCookie(headers: IncomingHttpHeaders): string | undefined {
   return undefined;
 }
 
+/** Refuses a key that may not act now (revoked, expired, or its environment archived or expired). */
+function checkKeyUsable(row: KeyRow, now: number, what: string): void {
+  if (row.revoked_at) throw new ServiceError('unauthenticated', what === 'API key' ? INVALID_KEY_MESSAGE : `the ${what} was revoked`);
+  if (row.expires_at && Date.parse(row.expires_at) <= now) throw new ServiceError('unauthenticated', `the ${what} has expired`);
+  if (row.environment_archived_at) {
+    throw new ServiceError('unauthenticated', `the ${what}'s environment ${row.environment_slug} is archived (since ${row.environment_archived_at}): its keys no longer work`);
+  }
+  if (row.environment_expires_at && Date.parse(row.environment_expires_at) <= now) {
+    throw new ServiceError('unauthenticated', `the ${what}'s environment ${row.environment_slug} expired at ${row.environment_expires_at}: its keys no longer work`);
+  }
+}
+
+function tenancyOfKey(row: KeyRow, actor: string): Tenancy {
+  return {
+    organizationId: row.organization_id,
+    environmentId: row.environment_id,
+    scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+    identityScopes: new Set(JSON.parse(row.identity_scopes) as string[]),
+    actor,
+  };
+}
+
 function authenticateKey(db: Db, token: string): Tenancy {
-  const row = db
-    .prepare(
-      `SELECT k.id, k.environment_id, e.organization_id, k.scopes, k.expires_at, k.revoked_at, k.last_used_at
-       FROM api_keys k JOIN environments e ON e.id = k.environment_id WHERE k.token_hash = ?`,
-    )
-    .get(tokenHash(token)) as KeyRow | undefined;
-  if (!row) throw new ServiceError('unauthenticated', 'unknown API key');
-  if (row.revoked_at) throw new ServiceError('unauthenticated', 'the API key has been revoked');
+  const row = db.prepare(`${KEY_SELECT} WHERE k.token_hash = ?`).get(tokenHash(token)) as KeyRow | undefined;
+  if (!row) throw new ServiceError('unauthenticated', INVALID_KEY_MESSAGE);
   const now = Date.now();
-  if (row.expires_at && Date.parse(row.expires_at) <= now) throw new ServiceError('unauthenticated', 'the API key has expired');
+  checkKeyUsable(row, now, 'API key');
   // Touch lastUsedAt at most once a minute so reads do not all turn into writes.
   if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_GRANULARITY_MS) {
     db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(new Date(now).toISOString(), row.id);
   }
-  return {
-    organizationId: row.organization_id,
-    environmentId: row.environment_id,
-    keyId: row.id,
-    scopes: new Set(JSON.parse(row.scopes) as Scope[]),
-    actor: `key:${row.id}`,
-  };
+  return { ...tenancyOfKey(row, `key:${row.id}`), keyId: row.id };
 }
 
 function authenticateCookie(db: Db, cookie: string, headers: IncomingHttpHeaders): Tenancy {
-  const session = db.prepare('SELECT organization_id FROM session_cookies WHERE cookie_hash = ?').get(sha256Hex(cookie)) as
-    | { organization_id: string }
+  const session = db.prepare('SELECT key_id, expires_at FROM session_cookies WHERE cookie_hash = ?').get(sha256Hex(cookie)) as
+    | { key_id: string; expires_at: string }
     | undefined;
-  if (!session) throw new ServiceError('unauthenticated', 'unknown or expired session cookie');
+  const now = Date.now();
+  if (!session || Date.parse(session.expires_at) <= now) throw new ServiceError('unauthenticated', 'unknown or expired session cookie');
+  const row = db.prepare(`${KEY_SELECT} WHERE k.id = ?`).get(session.key_id) as KeyRow;
+  checkKeyUsable(row, now, 'session cookie\'s API key');
   const orgHeader = single(headers['x-svc-organization']);
   if (orgHeader) {
     const org = db.prepare('SELECT id FROM organizations WHERE slug = ? OR id = ?').get(orgHeader, orgHeader) as { id: string } | undefined;
-    if (!org || org.id !== session.organization_id) throw new ServiceError('permission_denied', `the session has no access to organization ${orgHeader}`);
+    if (!org || org.id !== row.organization_id) throw new ServiceError('permission_denied', `the session has no access to organization ${orgHeader}`);
   }
-  const tenancy: Tenancy = { organizationId: session.organization_id, scopes: new Set<Scope>(['read', 'control']), actor: 'session' };
+  // The cookie acts where its key does: naming another environment is refused, not obeyed.
   const envHeader = single(headers['x-svc-environment']);
-  if (envHeader) {
-    const env = db.prepare('SELECT id FROM environments WHERE organization_id = ? AND slug = ?').get(session.organization_id, envHeader) as
-      | { id: string }
-      | undefined;
-    if (!env) throw new ServiceError('not_found', `environment ${envHeader} not found`);
-    tenancy.environmentId = env.id;
+  if (envHeader && envHeader !== row.environment_slug) {
+    throw new ServiceError('permission_denied', `the session cookie is bound to environment ${row.environment_slug}, not ${envHeader}`);
   }
-  return tenancy;
+  return tenancyOfKey(row, 'session');
 }
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -139,9 +162,40 @@ export function requireScope(tenancy: Tenancy, scope: Scope, rpc: string): void 
   }
 }
 
-/** Mints a session cookie for the organization (dev only); returns the cookie value. */
-export function mintSessionCookie(db: Db, organizationId: string): string {
+/**
+ * Mints a session cookie (dev only) from the calling API key: same scopes and environment, valid
+ * for COOKIE_TTL_MS or until the key expires, whichever is first. Returns the value and its expiry.
+ */
+export function mintSessionCookie(db: Db, tenancy: Tenancy): { value: string; expiresAt: string } {
+  if (!tenancy.keyId) throw new ServiceError('permission_denied', 'a session cookie is minted with an API key, not with another cookie');
+  const key = db.prepare('SELECT expires_at FROM api_keys WHERE id = ?').get(tenancy.keyId) as { expires_at: string | null };
+  const ttlEnd = Date.now() + COOKIE_TTL_MS;
+  const expiresAt = new Date(key.expires_at ? Math.min(ttlEnd, Date.parse(key.expires_at)) : ttlEnd).toISOString();
   const value = randomBytes(24).toString('hex');
-  db.prepare('INSERT INTO session_cookies (cookie_hash, organization_id, created_at) VALUES (?, ?, ?)').run(sha256Hex(value), organizationId, nowIso());
-  return value;
+  db.prepare('INSERT INTO session_cookies (cookie_hash, key_id, expires_at, created_at) VALUES (?, ?, ?, ?)').run(sha256Hex(value), tenancy.keyId, expiresAt, nowIso());
+  return { value, expiresAt };
+}
+
+/**
+ * Whether a credential may create a key with these scopes and identity scopes: only a subset of
+ * its own. No identity scopes means "any identity scope", so a credential limited to some may
+ * not create an unlimited key.
+ */
+export function assertMayGrant(tenancy: Tenancy, scopes: readonly string[], identityScopes: readonly string[]): void {
+  const missing = scopes.filter((scope) => !tenancy.scopes.has(scope as Scope));
+  if (missing.length > 0) {
+    throw new ServiceError('permission_denied', `key.scopes: a credential can only grant scopes it has itself; this one lacks ${missing.join(', ')}`, {
+      field: 'key.scopes',
+      missingScopes: missing,
+    });
+  }
+  const own = tenancy.identityScopes ?? new Set<string>();
+  if (own.size === 0) return;
+  const beyond = identityScopes.length === 0 ? ['(any)'] : identityScopes.filter((scope) => !own.has(scope));
+  if (beyond.length > 0) {
+    throw new ServiceError('permission_denied', `key.identityScopes: a credential limited to identity scopes ${[...own].join(', ')} can only grant a subset of them`, {
+      field: 'key.identityScopes',
+      missingIdentityScopes: beyond,
+    });
+  }
 }

@@ -8,11 +8,13 @@ import { ServiceError } from './service-error.js';
 
 export interface Tenancy {
   organizationId: string;
-  /** Absent for a cookie request without `x-svc-environment`. */
+  /** The environment of the key (or of the key that minted the session cookie). */
   environmentId?: string;
   /** The API key making the request; absent for a cookie. */
   keyId?: string;
   scopes: ReadonlySet<Scope>;
+  /** The key's identity scopes; empty means not limited to any. */
+  identityScopes?: ReadonlySet<string>;
   /** Recorded as createdBy: `key:<id>` or `session`. */
   actor: string;
 }

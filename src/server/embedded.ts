@@ -1,6 +1,5 @@
 // The local control plane as a library: start it over a data dir, get its URL and keys, close it.
 // Used by `agentform server`, by `url: local` in the CLI, and by tests.
-import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isLoopbackUrl } from '../util/loopback.js';
@@ -11,7 +10,9 @@ import { sendHook } from './hooks/send.js';
 import { HookWorker } from './hooks/worker.js';
 import { createControlPlaneServer, type ServerTimeouts } from './http.js';
 import { createServerProfile, serverProfileFromEnv, type ServerProfileName } from './profiles.js';
-import { openDatabase } from './store/db.js';
+import { ensurePrivateDataDir } from './store/data-dir.js';
+import { openDatabase, type Durability } from './store/db.js';
+import { serverKeySource } from './store/sealed.js';
 
 export interface LocalControlPlane {
   url: string;
@@ -50,9 +51,25 @@ export interface LocalControlPlaneOptions {
    * one `url: local` starts in a CLI process included — can be pointed at the pessimistic profile.
    */
   profile?: ServerProfileName;
+  /**
+   * Serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook
+   * delivery list). Off by default: `agentform server --dev-endpoints` or tests turn them on.
+   */
+  devEndpoints?: boolean;
+  /** Where AGENTFORM_SERVER_KEY is read from (default process.env); tests pass their own. */
+  env?: NodeJS.ProcessEnv;
+  /** Default `full` (store/db.ts Durability). */
+  durability?: Durability;
 }
 
 export const DATABASE_FILE = 'control-plane.db';
+/**
+ * The plane that `url: local` starts behind the CLI: `normal` durability. Its data is what the
+ * project's configuration says, so a commit lost to a power cut is put back by the next apply,
+ * while an fsync per write would make an apply of 1,000 agents several seconds slower.
+ * `agentform server` (long-lived, shared) keeps `full` unless told otherwise.
+ */
+export const LOCAL_URL_DURABILITY: Durability = 'normal';
 export const DEFAULT_BAKE_MS = 300;
 
 function urlHost(host: string): string {
@@ -63,8 +80,8 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
   const host = opts.host ?? '127.0.0.1';
   // Checked first: an unknown AGENTFORM_SERVER_PROFILE is a user error, before anything is created.
   const profile = createServerProfile(opts.profile ?? serverProfileFromEnv());
-  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const db = openDatabase(join(opts.dataDir, DATABASE_FILE));
+  ensurePrivateDataDir(opts.dataDir);
+  const db = openDatabase(join(opts.dataDir, DATABASE_FILE), { keys: serverKeySource(opts.dataDir, opts.env), ...(opts.durability ? { durability: opts.durability } : {}) });
   const worker = new HookWorker(db, {
     ...opts.hookRetry,
     send: async (delivery) => {
@@ -90,6 +107,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     services,
     faults: new FaultInjector(opts.faults),
     profile,
+    devEndpoints: opts.devEndpoints === true,
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     onInternalError:
       opts.onInternalError ?? ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),

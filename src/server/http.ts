@@ -1,6 +1,8 @@
 // The HTTP face of the local control plane (node:http). `POST /v1/<group>/<op>` runs an operation:
-// body limit → faults → JSON → auth → scope → schema → handler. `/dev/...` holds dev-only helpers
-// (cookies, the session simulator), never subject to fault injection.
+// auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler. The
+// credential is checked before a byte of the body is read, so an unauthenticated caller cannot
+// make the server read, decode or parse anything. `/dev/...` holds dev-only helpers (cookies, the
+// session simulator), off unless the server was started with them, never fault-injected.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isRpc, OPERATIONS, type Rpc } from '../api/operations.js';
 import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
@@ -13,7 +15,9 @@ import { toDelivery, type DeliveryRow } from './hooks/queue.js';
 import { parseSimulateRequest, simulateSession } from './simulator.js';
 import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
+import { hasNoBody, isJsonContentType, parseRequestBody } from './request-body.js';
 import { ServiceError } from './service-error.js';
+import { yieldToEventLoop } from './util.js';
 import { validateRequest } from './validate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -34,6 +38,8 @@ export interface HttpServerOptions {
   onInternalError?: (error: unknown) => void;
   /** Default DEFAULT_SERVER_TIMEOUTS; tests shorten them. */
   timeouts?: Partial<ServerTimeouts>;
+  /** Serve /dev/ (default off: 404). */
+  devEndpoints?: boolean;
 }
 
 class BodyTooLarge extends Error {}
@@ -62,14 +68,44 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function parseJsonBody(raw: Buffer): unknown {
-  const text = raw.toString('utf8');
-  if (text.trim() === '') return {}; // organizations.get has no body
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ServiceError('invalid_argument', 'the request body is not valid JSON');
+/**
+ * The body, read only once the caller is known. It must be declared `application/json`; a read
+ * operation may also come with no body and no content type at all (organizations.get).
+ */
+async function readJsonBody(req: IncomingMessage, bodylessAllowed: boolean): Promise<unknown> {
+  if (!isJsonContentType(req.headers) && !(bodylessAllowed && req.headers['content-type'] === undefined && hasNoBody(req.headers))) {
+    throw new ServiceError('unsupported_media_type', 'the request body must be JSON sent with content-type: application/json');
   }
+  return parseRequestBody(await readBody(req));
+}
+
+/**
+ * A large array is serialised and written per slice of elements, yielding between slices, so
+ * one large list (1,000 agents, ~1 MB) does not hold up the small requests that arrive meanwhile.
+ */
+const SERIALISE_SLICE = 100;
+
+async function serialiseParts(body: unknown): Promise<string[]> {
+  if (!Array.isArray(body) || body.length <= SERIALISE_SLICE) return [JSON.stringify(body)];
+  const parts: string[] = ['['];
+  for (let start = 0; start < body.length; start += SERIALISE_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    const slice = JSON.stringify(body.slice(start, start + SERIALISE_SLICE)).slice(1, -1);
+    parts.push(start > 0 ? `,${slice}` : slice);
+  }
+  parts.push(']');
+  return parts;
+}
+
+async function sendJsonAsync(res: ServerResponse, body: unknown): Promise<void> {
+  const parts = await serialiseParts(body);
+  const length = parts.reduce((sum, part) => sum + Buffer.byteLength(part), 0);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': length });
+  for (let i = 0; i < parts.length - 1; i++) {
+    res.write(parts[i]);
+    if (parts.length > 2) await yieldToEventLoop();
+  }
+  res.end(parts[parts.length - 1]);
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -99,7 +135,9 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
   const { db, services, faults, profile } = options;
 
   async function runOperation(req: IncomingMessage, res: ServerResponse, rpc: Rpc): Promise<void> {
-    const raw = await readBody(req);
+    const tenancy = authenticate(db, req.headers);
+    requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
+    const body = await readJsonBody(req, OPERATIONS[rpc].scope === 'read');
     const fault = faults.next(rpc);
     if (fault.delayMs > 0) await sleep(fault.delayMs);
     if (fault.fail) throw new ServiceError('unavailable', 'injected fault: the service is unavailable; retry');
@@ -107,9 +145,6 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
       sendError(res, new ServiceError('resource_exhausted', 'injected fault: too many requests; retry'), { 'retry-after': '0' });
       return;
     }
-    const body = parseJsonBody(raw);
-    const tenancy = authenticate(db, req.headers);
-    requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
     validateRequest(rpc, body);
     const ctx: HandlerContext = { db, tenancy, services, profile };
     const result = await (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never);
@@ -121,18 +156,19 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     if (result === undefined) {
       res.writeHead(204);
       res.end();
-    } else sendJson(res, 200, profile.present(rpc, result));
+    } else await sendJsonAsync(res, profile.present(rpc, result));
   }
 
   async function runDev(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const body = parseJsonBody(await readBody(req));
     const tenancy = authenticate(db, req.headers);
+    const body = await readJsonBody(req, false);
     const ctx: HandlerContext = { db, tenancy, services, profile };
     switch (path) {
       case '/dev/cookie': {
         requireScope(tenancy, 'control', 'minting a session cookie');
-        const value = mintSessionCookie(db, tenancy.organizationId);
-        sendJson(res, 200, { cookie: `${SESSION_COOKIE}=${value}` }, { 'set-cookie': `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict` });
+        const { value, expiresAt } = mintSessionCookie(db, tenancy);
+        const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
+        sendJson(res, 200, { cookie: `${SESSION_COOKIE}=${value}`, expiresAt }, { 'set-cookie': `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}` });
         return;
       }
       case '/dev/sessions/simulate':
@@ -157,7 +193,10 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     const path = new URL(req.url ?? '/', 'http://local').pathname;
     const handle = async (): Promise<void> => {
       if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed: every operation is a POST`);
-      if (path.startsWith('/dev/')) return runDev(req, res, path);
+      if (path.startsWith('/dev/')) {
+        if (!options.devEndpoints) throw new ServiceError('not_found', `${path}: the dev endpoints are off (start the server with --dev-endpoints)`);
+        return runDev(req, res, path);
+      }
       const match = /^\/v1\/([A-Za-z]+(?:\/[A-Za-z]+)+)$/.exec(path);
       const rpc = match ? match[1]!.split('/').join('.') : undefined;
       if (!rpc || !isRpc(rpc)) throw new ServiceError('unimplemented', `no operation at ${path}`, { path });
@@ -165,17 +204,19 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     };
     handle().catch((error: unknown) => {
       if (res.headersSent || res.destroyed) return;
+      // An answer given before the body arrived (401, 415, 413): close rather than read the rest.
+      const unread: Record<string, string> = req.complete ? {} : { connection: 'close' };
       if (error instanceof BodyTooLarge) {
         sendError(res, new ServiceError('payload_too_large', `the request body is larger than ${MAX_BODY_BYTES} bytes`), { connection: 'close' });
         return;
       }
       const known = asServiceError(error);
       if (known) {
-        sendError(res, known, known.code === 'method_not_allowed' ? { allow: 'POST' } : {});
+        sendError(res, known, known.code === 'method_not_allowed' ? { allow: 'POST', ...unread } : unread);
         return;
       }
       options.onInternalError?.(error);
-      sendError(res, new ServiceError('internal', 'internal error'));
+      sendError(res, new ServiceError('internal', 'internal error'), unread);
     });
   });
   server.requestTimeout = timeouts.requestMs;

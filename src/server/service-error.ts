@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'unimplemented'
   | 'method_not_allowed'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'already_exists'
   | 'failed_precondition'
   | 'resource_exhausted'
@@ -22,6 +23,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   unimplemented: 404,
   method_not_allowed: 405,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   already_exists: 409,
   failed_precondition: 409,
   resource_exhausted: 429,

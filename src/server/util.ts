@@ -21,7 +21,8 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
+    // Null prototype: a `__proto__` key is then an ordinary key and is hashed like any other.
+    const out = Object.create(null) as Record<string, unknown>;
     for (const key of Object.keys(value as object).sort()) {
       const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = sortKeys(v);
@@ -38,4 +39,9 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Lets pending I/O (other requests) run before continuing a long piece of work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -62,7 +62,8 @@ describe('a concurrent edit and a failed change during apply', () => {
       providerLists += 1;
       if (providerLists === 2) {
         const prov0 = (await plane.client.providersList()).find((provider) => provider.name === 'prov0')!;
-        await plane.client.providersUpdate({ id: prov0.id, baseUrl: 'http://127.0.0.1:8/v1' });
+        // Moving baseUrl needs the secret again (a stored secret never follows a new endpoint).
+        await plane.client.providersUpdate({ id: prov0.id, baseUrl: 'http://127.0.0.1:8/v1', secret: 'someone-elses-secret' });
       }
     });
     try {

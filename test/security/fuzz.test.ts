@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationPath, RPC_NAMES } from '../../src/api/operations.js';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
 import { MAX_BODY_BYTES } from '../../src/server/http.js';
+import { MAX_JSON_DEPTH } from '../../src/server/request-body.js';
 import { bearer, callRpc, populateDev, SAMPLE_REQUESTS, send, type DevObjects } from './requests.js';
 
 const SEED = 20_261_123;
@@ -53,6 +54,7 @@ describe('request fuzzing', () => {
       environments: ['dev', 'prod'],
       bakeMs: 10,
       hookRetry: { maxAttempts: 1 },
+      devEndpoints: true,
       onInternalError: (error) => internalErrors.push(error),
     });
     dev = await populateDev(plane.url, plane.tokens.dev!);
@@ -81,6 +83,34 @@ describe('request fuzzing', () => {
     );
     expect(internalErrors).toEqual([]);
     expect(requests).toBeGreaterThanOrEqual(RUNS_PER_OPERATION);
+  });
+
+  it.each(RPC_NAMES)('%s: nested and __proto__ bodies get a 400 or are handled, never a 5xx', async (rpc) => {
+    const sample = JSON.stringify(SAMPLE_REQUESTS[rpc](dev) ?? {});
+    // The valid sample plus one field nested `depth` arrays or objects deep (so the body is depth + 1 deep).
+    const nestedBody = fc.tuple(fc.integer({ min: 1, max: 6_000 }), fc.boolean()).map(([depth, objects]) => {
+      const value = objects ? `${'{"n":'.repeat(depth)}0${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`;
+      return { depth, text: `{"fuzz":${value}${sample === '{}' ? '}' : `,${sample.slice(1)}`}` };
+    });
+    // A `__proto__` key put in at a random object of the valid sample.
+    const protoBody = fc.tuple(fc.nat(), fc.jsonValue()).map(([pick, value]) => {
+      const braces = [...sample.matchAll(/\{/g)].map((m) => m.index);
+      const at = braces[pick % braces.length]! + 1;
+      const rest = sample.slice(at);
+      return `${sample.slice(0, at)}"__proto__":${JSON.stringify(value)}${rest.startsWith('}') ? '' : ','}${rest}`;
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(nestedBody, protoBody), async (body) => {
+        const text = typeof body === 'string' ? body : body.text;
+        const answer = await send(plane.url, operationPath(rpc), text, bearer(plane.tokens.dev!));
+        if (typeof body === 'string') return answer.status === 400 && answer.text.includes('__proto__');
+        // Deeper than the cap: always a 400 saying so; within it, anything but a 5xx.
+        if (body.depth + 1 > MAX_JSON_DEPTH) return answer.status === 400 && answer.text.includes('nests deeper');
+        return answer.status < 500;
+      }),
+      { seed: SEED, numRuns: RUNS_PER_OPERATION },
+    );
+    expect(internalErrors).toEqual([]);
   });
 
   it('dev endpoints: random bodies never give a 5xx', async () => {

@@ -89,9 +89,9 @@ describe('secrets never leak', { timeout: 240_000 }, () => {
     project = mkdtempSync(join(tmpdir(), 'agentform-leak-project-'));
     outside = mkdtempSync(join(tmpdir(), 'agentform-leak-cwd-'));
     cpSync(FIXTURE, project, { recursive: true, filter: withoutLocalState });
-    plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 20 });
+    plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 20, devEndpoints: true });
     const minted = (await (
-      await fetch(`${plane.url}/dev/cookie`, { method: 'POST', headers: { authorization: `Bearer ${plane.tokens.dev}` }, body: '{}' })
+      await fetch(`${plane.url}/dev/cookie`, { method: 'POST', headers: { authorization: `Bearer ${plane.tokens.dev}`, 'content-type': 'application/json' }, body: '{}' })
     ).json()) as { cookie: string };
     cookie = minted.cookie;
     Object.assign(env, {
@@ -175,7 +175,7 @@ describe('secrets never leak', { timeout: 240_000 }, () => {
     const session = await (
       await fetch(`${plane.url}/dev/sessions/simulate`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${plane.tokens.dev}` },
+        headers: { authorization: `Bearer ${plane.tokens.dev}`, 'content-type': 'application/json' },
         body: JSON.stringify({ agent: 'support', pending: 1, events: ['session.started', 'tool.called'], usage: { inputTokens: 10 } }),
       })
     ).json();

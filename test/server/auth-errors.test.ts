@@ -84,9 +84,14 @@ describe('errors, auth and tenancy', () => {
     await call(plane.url, 'apiKeys.revoke', { id: made.body.key.id }, dev);
     const revoked = await call(plane.url, 'agents.list', {}, made.body.token);
     expect(revoked.status).toBe(401);
-    expect(revoked.body.error.message).toMatch(/revoked/);
+    // Revoked and unknown keys get the same answer: a guesser learns nothing from the difference.
+    const unknown = await call(plane.url, 'agents.list', {}, `svc_dev_${'0'.repeat(48)}`);
+    expect(revoked.body).toEqual(unknown.body);
+    expect(revoked.body.error.message).toMatch(/unknown or revoked/);
 
-    const expired = await call(plane.url, 'apiKeys.create', { key: { name: 'old', scopes: ['read'], expiresAt: '2001-01-01T00:00:00Z' } }, dev);
+    const expiresAt = new Date(Date.now() + 400).toISOString();
+    const expired = await call(plane.url, 'apiKeys.create', { key: { name: 'old', scopes: ['read'], expiresAt } }, dev);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now() + 50)));
     const answer = await call(plane.url, 'agents.list', {}, expired.body.token);
     expect(answer.status).toBe(401);
     expect(answer.body.error.message).toMatch(/expired/);
@@ -124,29 +129,29 @@ describe('errors, auth and tenancy', () => {
     expect((await call(plane.url, 'environments.get', { slug: 'dev' }, prod)).body.slug).toBe('dev');
   });
 
-  it('session cookies: minted by /dev/cookie, tenancy from the headers', async () => {
+  it("session cookies: minted by /dev/cookie from a key, acting in that key's environment", async () => {
     expect((await post(plane.url, '/dev/cookie', {}, readOnly)).status).toBe(403);
     const minted = await post(plane.url, '/dev/cookie', {}, dev);
     expect(minted.status).toBe(200);
     const cookie = minted.body.cookie as string;
     expect(cookie).toMatch(/^agentform_session=[0-9a-f]+$/);
+    expect(Date.parse(minted.body.expiresAt) - Date.now()).toBeLessThanOrEqual(8 * 3_600_000);
 
     const org = (await call(plane.url, 'organizations.get', undefined, dev)).body;
     expect((await call(plane.url, 'organizations.get', undefined, { cookie })).body.id).toBe(org.id);
     expect((await call(plane.url, 'organizations.get', undefined, { cookie, organization: org.id })).status).toBe(200);
     expect((await call(plane.url, 'organizations.get', undefined, { cookie, organization: 'other-org' })).status).toBe(403);
 
-    // Environment-scoped operations need x-svc-environment with a cookie.
-    const noEnv = await call(plane.url, 'agents.list', {}, { cookie });
-    expect(noEnv.status).toBe(400);
-    expect(noEnv.body.error.details).toEqual({ field: 'x-svc-environment' });
+    // The cookie acts in its key's environment; naming another one is refused, not obeyed.
+    const noHeader = await call(plane.url, 'agents.list', {}, { cookie });
+    expect(noHeader.body.map((a: { slug: string }) => a.slug)).toContain('only-dev');
     const inDev = await call(plane.url, 'agents.list', {}, { cookie, organization: 'local', environment: 'dev' });
     expect(inDev.body.map((a: { slug: string }) => a.slug)).toContain('only-dev');
     const inProd = await call(plane.url, 'agents.list', {}, { cookie, organization: 'local', environment: 'prod' });
-    expect(inProd.body.map((a: { slug: string }) => a.slug)).not.toContain('only-dev');
-    expect((await call(plane.url, 'agents.list', {}, { cookie, environment: 'nowhere' })).status).toBe(404);
-    // A cookie has control too.
-    expect((await call(plane.url, 'secrets.create', { name: 'FROM_COOKIE', value: 'v' }, { cookie, environment: 'prod' })).status).toBe(200);
+    expect(inProd.status).toBe(403);
+    expect(inProd.body.error.message).toContain('bound to environment dev');
+    // It has its key's control scope too.
+    expect((await call(plane.url, 'secrets.create', { name: 'FROM_COOKIE', value: 'v' }, { cookie, environment: 'dev' })).status).toBe(200);
     expect((await call(plane.url, 'agents.list', {}, { cookie: 'agentform_session=forged' })).status).toBe(401);
   });
 

@@ -1,11 +1,11 @@
 // `agentform server` as a user runs it: the built CLI in a child process (run `npm run build`
 // first; `npm test` does).
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
-import { call, tempDir } from './helpers.js';
+import { call, post, tempDir } from './helpers.js';
 
 describe('agentform server', () => {
   const dirs: string[] = [];
@@ -102,6 +102,7 @@ describe('agentform server', () => {
     [['--host', '0.0.0.0'], /refusing to listen on 0\.0\.0\.0/],
     [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
     [['--environments', 'Bad_Slug'], /invalid slug/],
+    [['--durability', 'fast'], /--durability must be full or normal/],
   ])('refuses %j', async (args, message) => {
     const data = tempDir();
     dirs.push(data);
@@ -109,5 +110,29 @@ describe('agentform server', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses a data dir other users can read, saying how to fix it, with no stack trace', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    chmodSync(data, 0o755);
+    const result = await runCli(['server', '--port', '0', '--data', data]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`the data dir ${data} has mode 0755`);
+    expect(result.stderr).toContain(`chmod 700 ${data}`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('serves /dev/ only with --dev-endpoints', async () => {
+    for (const [args, status] of [[[], 404], [['--dev-endpoints'], 200]] as const) {
+      const data = tempDir();
+      dirs.push(data);
+      const server = await start(['--port', '0', '--data', data, ...args]);
+      const banner = await server.ready;
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
+      const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token as string;
+      expect((await post(url, '/dev/cookie', {}, token)).status, args.join(' ')).toBe(status);
+      expect(await server.stop('SIGTERM')).toBe(0);
+    }
   });
 });

@@ -17,7 +17,8 @@ export function tempDir(): string {
 
 export async function startServer(options: Partial<LocalControlPlaneOptions> = {}): Promise<LocalControlPlane & { dataDir: string; cleanup(): Promise<void> }> {
   const dataDir = options.dataDir ?? tempDir();
-  const plane = await startLocalControlPlane({ bakeMs: 50, hookRetry: { maxAttempts: 3, baseDelayMs: 5 }, ...options, dataDir });
+  // The dev endpoints (simulator, cookies, delivery list) are off by default; these tests use them.
+  const plane = await startLocalControlPlane({ bakeMs: 50, hookRetry: { maxAttempts: 3, baseDelayMs: 5 }, devEndpoints: true, ...options, dataDir });
   return {
     ...plane,
     dataDir,

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SIGNATURE_HEADER, verifySignature } from '../../src/server/hooks/signing.js';
+import { FieldCipher, serverKeySource } from '../../src/server/store/sealed.js';
 import { call, MINIMAL_DEFINITION, post, startServer, waitFor } from './helpers.js';
 
 interface Received {
@@ -61,13 +63,53 @@ describe('hook deliveries', () => {
     const payload = JSON.parse(hit!.body);
     expect(payload).toMatchObject({ deliveryId: delivered.id, agent: 'bot', event: { type: 'session.started', seq: 1, sessionId: sim.body.sessionId, agentVersion: 1 } });
     expect(hit!.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    // The API never returns the signing secret; the test reads it from the store to verify.
+    // The API never returns a generated signing secret; the test unseals it from the store to verify.
     const db = new Database(join(plane.dataDir, 'control-plane.db'), { readonly: true });
-    const { signing_secret: secret } = db.prepare("SELECT signing_secret FROM connections WHERE name = 'signed'").get() as { signing_secret: string };
+    const { signing_secret: sealed } = db.prepare("SELECT signing_secret FROM connections WHERE name = 'signed'").get() as { signing_secret: string };
     db.close();
+    expect(sealed).toMatch(/^enc:v1:/);
+    const secret = new FieldCipher(serverKeySource(plane.dataDir).existing()!).open('connections.signing_secret', sealed);
     expect(secret).toMatch(/^whsec_/);
     expect(verifySignature(hit!.body, hit!.signature!, secret)).toBe(true);
     expect(verifySignature(hit!.body.replace('bot', 'bob'), hit!.signature!, secret)).toBe(false);
+  });
+
+  it('a receiver verifies a delivery with the auth.secret it chose, as docs/local-control-plane.md shows', async () => {
+    const target = await receiver(200);
+    servers.push(target.server);
+    const chosen = 'whsec_receiver-chosen-secret-0123456789';
+    const created = await call(plane.url, 'connections.create', { name: 'chosen', auth: { type: 'svc-signed', secret: chosen }, hooksUrl: target.url, hookEvents: ['order.paid'] }, token);
+    expect(created.body.auth).toEqual({ type: 'svc-signed' }); // write-only
+    const sim = await post(plane.url, '/dev/sessions/simulate', { agent: 'bot', events: ['order.paid'] }, token);
+    await waitFor(async () => (await deliveries()).find((d) => d.id === sim.body.deliveries[0] && d.status === 'delivered'));
+    const hit = target.received.at(-1)!;
+
+    // What a receiver does, with nothing but node:crypto and the secret it chose (the docs' example).
+    const verify = (rawBody: string, header: string, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean => {
+      const fields = new Map(header.split(',').map((part) => part.split('=', 2) as [string, string]));
+      const t = Number(fields.get('t'));
+      const v1 = fields.get('v1') ?? '';
+      if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > 300) return false;
+      const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
+      const given = Buffer.from(v1, 'hex');
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    };
+    expect(verify(hit.body, hit.signature!, chosen)).toBe(true);
+    expect(verify(hit.body, hit.signature!, 'whsec_some-other-secret-0123')).toBe(false);
+    expect(verify(hit.body.replace('order.paid', 'order.void'), hit.signature!, chosen)).toBe(false);
+    expect(verify(hit.body, hit.signature!, chosen, Math.floor(Date.now() / 1000) + 3_600)).toBe(false); // replayed an hour later
+
+    // A secret too short to be a key is refused; an update can rotate it.
+    const short = await call(plane.url, 'connections.create', { name: 'weak', auth: { type: 'svc-signed', secret: 'short' }, hooksUrl: target.url }, token);
+    expect(short.status).toBe(400);
+    expect(short.body.error.details).toEqual({ field: 'auth.secret' });
+    const rotated = 'whsec_rotated-secret-abcdefghijklmnop';
+    expect((await call(plane.url, 'connections.update', { id: created.body.id, auth: { type: 'svc-signed', secret: rotated } }, token)).status).toBe(200);
+    const again = await post(plane.url, '/dev/sessions/simulate', { agent: 'bot', events: ['order.paid'] }, token);
+    await waitFor(async () => (await deliveries()).find((d) => d.id === again.body.deliveries[0] && d.status === 'delivered'));
+    const next = target.received.at(-1)!;
+    expect(verify(next.body, next.signature!, rotated)).toBe(true);
+    expect(verify(next.body, next.signature!, chosen)).toBe(false);
   });
 
   it('a connection with another auth type sends unsigned deliveries', async () => {

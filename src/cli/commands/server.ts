@@ -17,6 +17,8 @@ interface ServerOptions {
   seed?: string;
   allowRemoteOutbound?: boolean;
   profile?: string;
+  devEndpoints?: boolean;
+  durability: string;
 }
 
 function integerOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
@@ -50,6 +52,8 @@ export function register(program: Command): void {
     .option('--seed <n>', 'fault injection: PRNG seed, for reproducible faults')
     .option('--profile <name>', 'how the server fills what the API description leaves open: default or pessimistic (default: $AGENTFORM_SERVER_PROFILE, else default)')
     .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
+    .option('--durability <mode>', 'full: every acknowledged write survives a power loss (fsync per commit); normal: faster, a power loss may lose the last writes', 'full')
+    .option('--dev-endpoints', 'serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook delivery list)')
     .action(async (options: ServerOptions) => {
       const [{ resolve }, { isLoopbackHost }, { startLocalControlPlane }, { credentialsPath }, { parseServerProfileName, serverProfileFromEnv }] = await Promise.all([
         import('node:path'),
@@ -71,10 +75,22 @@ export function register(program: Command): void {
         throttleRate: rateOption('throttle-rate', options.throttleRate),
         seed: integerOption('seed', options.seed, 0, 2 ** 32 - 1),
       };
+      if (options.durability !== 'full' && options.durability !== 'normal') throw new UserError(`--durability must be full or normal, not ${JSON.stringify(options.durability)}`);
+      const durability: 'full' | 'normal' = options.durability;
       const dataDir = resolve(options.data);
       let plane;
       try {
-        plane = await startLocalControlPlane({ dataDir, host: options.host, port, environments, faults, profile, allowRemoteOutbound: options.allowRemoteOutbound === true });
+        plane = await startLocalControlPlane({
+          dataDir,
+          host: options.host,
+          port,
+          environments,
+          faults,
+          profile,
+          allowRemoteOutbound: options.allowRemoteOutbound === true,
+          devEndpoints: options.devEndpoints === true,
+          durability,
+        });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code === 'EADDRINUSE') throw new UserError(`port ${port} is already in use`, 'pass another --port, or --port 0 for any free one');
@@ -97,6 +113,7 @@ export function register(program: Command): void {
       if (faults.latencyMs || faults.failRate || faults.lostResponseRate || faults.throttleRate) {
         out.write(`fault injection: latency ${faults.latencyMs ?? 0} ms, fail rate ${faults.failRate ?? 0}, throttle rate ${faults.throttleRate ?? 0}, lost responses ${faults.lostResponseRate ?? 0}, seed ${faults.seed ?? 1}\n`);
       }
+      if (options.devEndpoints) out.write('dev endpoints on: /dev/cookie, /dev/sessions/simulate, /dev/hooks/deliveries\n');
       out.write('press Ctrl-C to stop\n');
       const signal = await stopped;
       await plane.close();

@@ -9,7 +9,7 @@ import { fillDefaults } from '../defaults.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
 import { notFound } from '../service-error.js';
-import { canonicalJson, newId, nowIso, parseJson, sha256Hex } from '../util.js';
+import { canonicalJson, newId, nowIso, parseJson, sha256Hex, yieldToEventLoop } from '../util.js';
 import type { GroupHandlers } from './types.js';
 
 interface VersionRow {
@@ -24,6 +24,7 @@ interface VersionRow {
   created_at: string;
 }
 
+const LIST_SLICE = 100;
 const VERSION_COLUMNS = 'v.agent_id, a.slug, v.version, v.definition, v.definition_hash, v.spec_hash, v.image_error, v.promoted_from, v.created_at';
 
 /** Why an image build step cannot work (the simulated builder rejects empty steps and `FAIL...`). */
@@ -111,14 +112,25 @@ export const agents: GroupHandlers<'agents'> = {
     if (!row) throw notFound(body.version === undefined ? `agent ${body.slug}` : `agent ${body.slug} version ${body.version}`);
     return toVersion(row, ctx.services.bakeMs);
   },
-  'agents.list': (ctx) => {
-    const rows = ctx.db
+  'agents.list': async (ctx) => {
+    // Reading and parsing 1,000 definitions (~1 MB) takes tens of milliseconds: done in slices,
+    // yielding between them, so small requests arriving meanwhile are answered in between. Which
+    // versions to list is read first, in one small query; version rows never change, so reading
+    // them later gives that same snapshot (less any agent deleted meanwhile, which is left out).
+    const latest = ctx.db
       .prepare(
-        `SELECT ${VERSION_COLUMNS} FROM agent_versions v JOIN agents a ON a.id = v.agent_id
-         WHERE a.environment_id = ? AND v.version = (SELECT MAX(version) FROM agent_versions WHERE agent_id = a.id) ORDER BY a.slug`,
+        `SELECT a.id AS agent_id, MAX(v.version) AS version FROM agents a JOIN agent_versions v ON v.agent_id = a.id
+         WHERE a.environment_id = ? GROUP BY a.id ORDER BY a.slug`,
       )
-      .all(environmentOf(ctx)) as VersionRow[];
-    return rows.map((row) => toVersion(row, ctx.services.bakeMs));
+      .all(environmentOf(ctx)) as Array<{ agent_id: string; version: number }>;
+    const read = ctx.db.prepare(`SELECT ${VERSION_COLUMNS} FROM agent_versions v JOIN agents a ON a.id = v.agent_id WHERE v.agent_id = ? AND v.version = ?`);
+    const versions: AgentVersionWithSlug[] = [];
+    for (let i = 0; i < latest.length; i++) {
+      if (i > 0 && i % LIST_SLICE === 0) await yieldToEventLoop();
+      const row = read.get(latest[i]!.agent_id, latest[i]!.version) as VersionRow | undefined;
+      if (row) versions.push(toVersion(row, ctx.services.bakeMs));
+    }
+    return versions;
   },
   'agents.delete': (ctx, body) =>
     writeTx(ctx.db, () => {

@@ -1,11 +1,12 @@
-// apiKeys.*: keys of the caller's environment. The token is returned once, by create.
+// apiKeys.*: keys of the caller's environment. The token is returned once, by create. A
+// credential creates only keys with a subset of its own scopes and identity scopes.
 import type { ApiKey } from '../../model/api.js';
 import { environmentOf } from '../context.js';
-import { insertApiKey } from '../auth.js';
+import { assertMayGrant, insertApiKey } from '../auth.js';
 import { fillDefaults } from '../defaults.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
-import { notFound } from '../service-error.js';
+import { invalid, notFound } from '../service-error.js';
 import { nowIso, parseJson } from '../util.js';
 import { environmentSlugOf } from './environments.js';
 import type { GroupHandlers } from './types.js';
@@ -57,11 +58,16 @@ export const apiKeys: GroupHandlers<'apiKeys'> = {
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
       const key = fillDefaults(body.key, ctx.profile.defaults.apiKey);
+      const scopes = [...new Set(key.scopes)];
+      assertMayGrant(ctx.tenancy, scopes, key.identityScopes ?? []);
+      if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
+        throw invalid('key.expiresAt', `is already past (${key.expiresAt}): a key must expire in the future`);
+      }
       const { id, token } = insertApiKey(ctx.db, {
         environmentId,
         environmentSlug: environmentSlugOf(ctx.db, environmentId),
         name: key.name,
-        scopes: [...new Set(key.scopes)],
+        scopes,
         identityScopes: key.identityScopes,
         spend: key.spend,
         expiresAt: key.expiresAt,

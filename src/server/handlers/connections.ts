@@ -1,6 +1,8 @@
 // connections.* (grants in grants.ts). Names are unique per environment. A connection whose auth
-// type is `svc-signed` gets a signing secret for its hook deliveries, generated here and never
-// returned. Write-only auth fields (tokens, secrets) are stored but never echoed.
+// type is `svc-signed` signs its hook deliveries with `auth.secret` when the caller gives one (so
+// the receiver can verify them; docs/local-control-plane.md), else with one generated here.
+// Write-only auth fields (tokens, secrets) are never echoed; auth and the signing secret are
+// stored sealed.
 import type { Connection, ConnectionAuth } from '../../model/api.js';
 import type { ConnectionInput } from '../../api/operations.js';
 import { environmentOf } from '../context.js';
@@ -8,7 +10,8 @@ import { fillDefaults } from '../defaults.js';
 import { generateSigningSecret } from '../hooks/signing.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
-import { alreadyExists, notFound, ServiceError } from '../service-error.js';
+import { cipherOf } from '../store/sealed.js';
+import { alreadyExists, invalid, notFound, ServiceError } from '../service-error.js';
 import { newId, nowIso, parseJson } from '../util.js';
 import type { Rpc } from '../../api/operations.js';
 import type { Handlers } from './types.js';
@@ -32,19 +35,26 @@ export interface ConnectionRow {
 
 const WRITE_ONLY_AUTH_FIELDS = new Set(['token', 'secret', 'clientSecret', 'password', 'accessToken', 'refreshToken', 'value', 'apiKey']);
 const SIGNED_AUTH_TYPE = 'svc-signed';
+/** Shortest `auth.secret` accepted for signing: an HMAC key must not be guessable. */
+export const MIN_SIGNING_SECRET_CHARS = 16;
 
 function publicAuth(auth: ConnectionAuth): ConnectionAuth {
   return Object.fromEntries(Object.entries(auth).filter(([key]) => !WRITE_ONLY_AUTH_FIELDS.has(key))) as ConnectionAuth;
 }
 
-export function toConnection(row: ConnectionRow): Connection {
+/** The stored (sealed) auth of a connection row. */
+export function authOf(db: Db, row: ConnectionRow): ConnectionAuth {
+  return parseJson(cipherOf(db).open('connections.auth', row.auth), { type: 'none' });
+}
+
+export function toConnection(db: Db, row: ConnectionRow): Connection {
   const connection: Connection = {
     id: row.id,
     name: row.name,
     transport: row.transport,
     channel: row.channel,
     hooksUrl: row.hooks_url,
-    auth: publicAuth(parseJson(row.auth, { type: 'none' })),
+    auth: publicAuth(authOf(db, row)),
     hookEvents: parseJson(row.hook_events, []),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -68,10 +78,20 @@ function assertNameFree(db: Db, environmentId: string, name: string, exceptId?: 
   if (row && row.id !== exceptId) throw alreadyExists(`connection ${name}`);
 }
 
-function signingSecretFor(auth: ConnectionAuth, existing: string | null): string | null {
+/** The sealed signing secret a connection with `auth` gets: the one supplied, else the one it had, else a new one. */
+function signingSecretFor(db: Db, auth: ConnectionAuth, existing: string | null): string | null {
   if (auth.type !== SIGNED_AUTH_TYPE) return null;
-  return existing ?? generateSigningSecret();
+  const supplied = auth.secret;
+  if (supplied !== undefined) {
+    if (typeof supplied !== 'string' || supplied.length < MIN_SIGNING_SECRET_CHARS) {
+      throw invalid('auth.secret', `must be a string of at least ${MIN_SIGNING_SECRET_CHARS} characters (the key that signs hook deliveries)`);
+    }
+    return cipherOf(db).seal('connections.signing_secret', supplied);
+  }
+  return existing ?? cipherOf(db).seal('connections.signing_secret', generateSigningSecret());
 }
+
+const sealAuth = (db: Db, auth: ConnectionAuth): string => cipherOf(db).seal('connections.auth', JSON.stringify(auth));
 
 export const connections: Handlers<ConnectionRpc> = {
   'connections.create': (ctx, body) =>
@@ -86,16 +106,29 @@ export const connections: Handlers<ConnectionRpc> = {
           `INSERT INTO connections (id, environment_id, name, url, transport, channel, hooks_url, auth, hook_events, signing_secret, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, environmentId, filled.name, filled.url ?? null, filled.transport, filled.channel, filled.hooksUrl ?? null, JSON.stringify(filled.auth), JSON.stringify(filled.hookEvents), signingSecretFor(filled.auth, null), now, now);
-      return toConnection(connectionRow(ctx.db, environmentId, id));
+        .run(
+          id,
+          environmentId,
+          filled.name,
+          filled.url ?? null,
+          filled.transport,
+          filled.channel,
+          filled.hooksUrl ?? null,
+          sealAuth(ctx.db, filled.auth),
+          JSON.stringify(filled.hookEvents),
+          signingSecretFor(ctx.db, filled.auth, null),
+          now,
+          now,
+        );
+      return toConnection(ctx.db, connectionRow(ctx.db, environmentId, id));
     }),
-  'connections.list': (ctx) => connectionsOf(ctx.db, environmentOf(ctx)).map(toConnection),
+  'connections.list': (ctx) => connectionsOf(ctx.db, environmentOf(ctx)).map((row) => toConnection(ctx.db, row)),
   'connections.update': (ctx, body) =>
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
       const row = connectionRow(ctx.db, environmentId, body.id);
       if (body.name !== undefined) assertNameFree(ctx.db, environmentId, body.name, row.id);
-      const auth = body.auth ?? parseJson<ConnectionAuth>(row.auth, { type: 'none' });
+      const auth = body.auth ?? authOf(ctx.db, row);
       const defaults = ctx.profile.defaults.connection as { transport?: string; channel?: string; hookEvents?: string[] };
       ctx.db
         .prepare(
@@ -109,13 +142,13 @@ export const connections: Handlers<ConnectionRpc> = {
           body.transport === null ? (defaults.transport ?? row.transport) : (body.transport ?? row.transport),
           body.channel === null ? (defaults.channel ?? row.channel) : (body.channel ?? row.channel),
           body.hooksUrl === undefined ? row.hooks_url : body.hooksUrl,
-          JSON.stringify(auth),
+          sealAuth(ctx.db, auth),
           body.hookEvents === undefined ? row.hook_events : JSON.stringify(body.hookEvents ?? defaults.hookEvents ?? []),
-          signingSecretFor(auth, row.signing_secret),
+          signingSecretFor(ctx.db, auth, row.signing_secret),
           nowIso(),
           row.id,
         );
-      return toConnection(connectionRow(ctx.db, environmentId, row.id));
+      return toConnection(ctx.db, connectionRow(ctx.db, environmentId, row.id));
     }),
   'connections.delete': (ctx, body) =>
     writeTx(ctx.db, () => {

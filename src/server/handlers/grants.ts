@@ -1,11 +1,12 @@
 // connections.grants.*: per-identity credentials of a connection. Access and refresh tokens are
-// stored but never returned. Import reports one outcome per submitted grant:
+// stored sealed and never returned. Import reports one outcome per submitted grant:
 // created | skipped (exists, mode skip_existing) | updated (exists, mode overwrite) | failed.
 import type { ConnectionGrant, GrantImportResult } from '../../model/api.js';
 import type { RequestOf, Rpc } from '../../api/operations.js';
 import { environmentOf } from '../context.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
+import { cipherOf } from '../store/sealed.js';
 import { notFound } from '../service-error.js';
 import { newId, nowIso } from '../util.js';
 import { connectionRow } from './connections.js';
@@ -62,10 +63,13 @@ function importOne(db: Db, environmentId: string, connectionId: string, mode: st
     .get(connectionId, identity.scope, identity.id) as { id: string } | undefined;
   const now = nowIso();
   if (existing && mode === 'skip_existing') return { identity, outcome: 'skipped', grantId: existing.id, error: null };
+  const cipher = cipherOf(db);
+  const accessToken = cipher.seal('grants.access_token', item.accessToken);
+  const refreshToken = cipher.sealNullable('grants.refresh_token', item.refreshToken);
   if (existing) {
     db.prepare("UPDATE grants SET access_token = ?, refresh_token = ?, expires_at = ?, status = 'active', error = NULL, updated_at = ? WHERE id = ?").run(
-      item.accessToken,
-      item.refreshToken ?? null,
+      accessToken,
+      refreshToken,
       item.expiresAt ?? null,
       now,
       existing.id,
@@ -76,7 +80,7 @@ function importOne(db: Db, environmentId: string, connectionId: string, mode: st
   db.prepare(
     `INSERT INTO grants (id, environment_id, connection_id, identity_scope, identity_id, access_token, refresh_token, status, expires_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?)`,
-  ).run(id, environmentId, connectionId, identity.scope, identity.id, item.accessToken, item.refreshToken ?? null, item.expiresAt ?? null, now, now);
+  ).run(id, environmentId, connectionId, identity.scope, identity.id, accessToken, refreshToken, item.expiresAt ?? null, now, now);
   return { identity, outcome: 'created', grantId: id, error: null };
 }
 

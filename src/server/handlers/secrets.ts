@@ -1,8 +1,9 @@
-// secrets.*: named values; the value is write-only and never returned.
+// secrets.*: named values; the value is write-only (stored sealed) and never returned.
 import type { SecretMetadata } from '../../model/api.js';
 import { environmentOf } from '../context.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
+import { cipherOf } from '../store/sealed.js';
 import { alreadyExists, notFound } from '../service-error.js';
 import { newId, nowIso } from '../util.js';
 import type { GroupHandlers } from './types.js';
@@ -29,7 +30,7 @@ export const secrets: GroupHandlers<'secrets'> = {
       if (ctx.db.prepare('SELECT 1 FROM secrets WHERE environment_id = ? AND name = ?').get(environmentId, body.name)) throw alreadyExists(`secret ${body.name}`);
       const id = newId('sec');
       const now = nowIso();
-      ctx.db.prepare('INSERT INTO secrets (id, environment_id, name, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, environmentId, body.name, body.value, now, now);
+      ctx.db.prepare('INSERT INTO secrets (id, environment_id, name, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, environmentId, body.name, cipherOf(ctx.db).seal('secrets.value', body.value), now, now);
       return toMetadata(secretRow(ctx.db, environmentId, id));
     }),
   'secrets.list': (ctx) =>
@@ -38,7 +39,7 @@ export const secrets: GroupHandlers<'secrets'> = {
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
       const row = secretRow(ctx.db, environmentId, body.id);
-      ctx.db.prepare('UPDATE secrets SET value = ?, updated_at = ? WHERE id = ?').run(body.value, nowIso(), row.id);
+      ctx.db.prepare('UPDATE secrets SET value = ?, updated_at = ? WHERE id = ?').run(cipherOf(ctx.db).seal('secrets.value', body.value), nowIso(), row.id);
       return toMetadata(secretRow(ctx.db, environmentId, row.id));
     }),
   'secrets.delete': (ctx, body) =>

@@ -4,6 +4,7 @@
 import type { HookDelivery } from '../../model/api.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
+import { cipherOf } from '../store/sealed.js';
 import { newId, nowIso, parseJson } from '../util.js';
 
 export interface DeliveryRow {
@@ -85,7 +86,8 @@ export function claimDue(db: Db, limit: number): ClaimedDelivery[] {
     return rows.map((row) => {
       claim.run(now.toISOString(), row.id);
       const connection = target.get(row.connection_id) as { hooks_url: string | null; signing_secret: string | null } | undefined;
-      return { row, url: connection?.hooks_url ?? null, signingSecret: connection?.signing_secret ?? null };
+      const signingSecret = connection?.signing_secret ? cipherOf(db).open('connections.signing_secret', connection.signing_secret) : null;
+      return { row, url: connection?.hooks_url ?? null, signingSecret };
     });
   });
 }

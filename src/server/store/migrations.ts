@@ -1,9 +1,33 @@
 // Versioned schema of the local control plane's SQLite file. Append a migration; never edit one
 // that has shipped: a data dir created by an older build is upgraded step by step on open.
+import type Database from 'better-sqlite3';
+import { SEALED_COLUMNS, type FieldCipher, type SealedField } from './sealed.js';
+
+export interface MigrationContext {
+  /** The server key's cipher (resolved, or made, on first use). */
+  cipher(): FieldCipher;
+  /** Tells the opener that plain-text values were sealed, so their old copies must be wiped. */
+  sealed(): void;
+}
+
 export interface Migration {
   version: number;
   description: string;
   sql: string;
+  /** A data step after `sql`, in the same transaction. */
+  run?: (db: Database.Database, context: MigrationContext) => void;
+}
+
+/** Seals every plain-text value of the sealed columns (rows written before migration 2). */
+function sealPlainValues(db: Database.Database, context: MigrationContext): void {
+  for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
+    for (const column of columns) {
+      const rows = db.prepare(`SELECT rowid AS r, ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL AND ${column} != ''`).all() as Array<{ r: number; v: string }>;
+      const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
+      for (const row of rows) update.run(context.cipher().seal(`${table}.${column}` as SealedField, row.v), row.r);
+      if (rows.length > 0) context.sealed();
+    }
+  }
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -69,5 +93,17 @@ CREATE TABLE hook_deliveries (
   payload TEXT NOT NULL);
 CREATE INDEX hook_deliveries_due ON hook_deliveries (status, next_attempt_at);
 `,
+  },
+  {
+    version: 2,
+    description: 'secrets sealed at rest; session cookies bound to the key that minted them',
+    // Cookies of version 1 had no parent key, scope or lifetime: they are dropped, not upgraded.
+    sql: `
+CREATE TABLE server_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+DROP TABLE session_cookies;
+CREATE TABLE session_cookies (
+  cookie_hash TEXT PRIMARY KEY, key_id TEXT NOT NULL REFERENCES api_keys(id), expires_at TEXT NOT NULL, created_at TEXT NOT NULL);
+`,
+    run: sealPlainValues,
   },
 ];

@@ -63,7 +63,7 @@ function expectNoSecrets(result: CliResult): void {
 
 beforeAll(async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'agentform-ops-'));
-  plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], hookRetry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+  plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], hookRetry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, devEndpoints: true });
   token = plane.tokens.dev as string;
   env = { AGENTFORM_URL: plane.url, AGENTFORM_TOKEN: token };
   client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token } });

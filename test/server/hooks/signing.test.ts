@@ -131,3 +131,27 @@ describe('generateSigningSecret', () => {
     expect(verifySignature(BODY, signPayload(BODY, secret, T), secret, { nowSeconds: T })).toBe(true);
   });
 });
+
+describe('the worked example of docs/local-control-plane.md', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { createHmac } = await import('node:crypto');
+  const doc = readFileSync(new URL('../../../docs/local-control-plane.md', import.meta.url), 'utf8');
+  const secret = /"secret": "(whsec_[^"]+)"/.exec(doc)![1]!;
+  const body = '{"deliveryId":"hkd_1","event":{"type":"session.completed"}}';
+
+  it('states the signature signPayload makes', () => {
+    const header = signPayload(body, secret, 1_767_225_600);
+    expect(doc).toContain(`t=1767225600,v1=<hex>`);
+    expect(doc).toContain(`\`${header.slice(header.indexOf('v1=') + 3)}\``);
+  });
+
+  it("its receiver code accepts a fresh signature and refuses a tampered or stale one", () => {
+    const code = /```js\n([\s\S]*?)```/.exec(doc)![1]!.replace(/^import .*$/m, '');
+    const verify = new Function('createHmac', 'timingSafeEqual', `${code}; return verify;`)(createHmac, timingSafeEqual) as (b: string, h: string, s: string) => boolean;
+    const now = Math.floor(Date.now() / 1000);
+    expect(verify(body, signPayload(body, secret, now), secret)).toBe(true);
+    expect(verify(body.replace('hkd_1', 'hkd_2'), signPayload(body, secret, now), secret)).toBe(false);
+    expect(verify(body, signPayload(body, secret, now - 3_600), secret)).toBe(false);
+    expect(verify(body, signPayload(body, 'whsec_another-secret-000', now), secret)).toBe(false);
+  });
+});

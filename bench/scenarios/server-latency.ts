@@ -1,0 +1,124 @@
+// The local control plane under a burst of large lists: how long a small request waits while
+// other clients read 1,000 agents (~1.2 MB) at once. The server runs in a child process
+// (`agentform server`), so the benchmark's own client work (reading the large answers) does not
+// share its event loop; the large answers are drained without parsing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { operationPath, type Rpc } from '../../src/api/operations.js';
+import { round, type Figure, type Scenario } from '../figures.js';
+import { CLI } from '../lib/run-cli.js';
+
+const AGENTS = 1_000;
+const LIST_CLIENTS = 4;
+const SMALL_REQUESTS = 300;
+
+interface Server {
+  url: string;
+  token: string;
+  child: ChildProcess;
+}
+
+async function startServerProcess(dataDir: string): Promise<Server> {
+  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--data', dataDir, '--environments', 'bench', '--print-keys'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`agentform server exited ${code}: ${out}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening on (\S+)/.exec(out)?.[1];
+      const token = /bench: (svc_\S+)/.exec(out)?.[1];
+      if (url && token && out.includes('press Ctrl-C')) resolve({ url, token, child });
+    });
+  });
+}
+
+const dispatcher = new Agent({ connections: 32 });
+
+async function call(server: Server, rpc: Rpc, body: unknown, parse = true): Promise<unknown> {
+  const response = await request(`${server.url}${operationPath(rpc)}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    dispatcher,
+  });
+  if (response.statusCode >= 300) throw new Error(`${rpc}: HTTP ${response.statusCode} ${await response.body.text()}`);
+  if (!parse) {
+    await response.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+    return undefined;
+  }
+  return response.body.json();
+}
+
+function definition(i: number): object {
+  return {
+    name: `Agent ${i}`,
+    description: `Benchmark agent number ${i}.`,
+    model: { provider: 'anthropic', model: 'claude-sonnet' },
+    system: `You are benchmark agent ${i}. ${'Answer briefly and cite the relevant policy. '.repeat(8)}`,
+    tools: [{ type: 'builtin', name: 'current_time' }],
+    policies: {},
+    limits: {},
+  };
+}
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+
+/** Latencies (ms) of SMALL_REQUESTS sequential agents.get calls, while `during` runs. */
+async function smallRequestLatencies(server: Server): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let i = 0; i < SMALL_REQUESTS; i++) {
+    const started = performance.now();
+    await call(server, 'agents.get', { slug: `agent-${i % AGENTS}` });
+    latencies.push(performance.now() - started);
+  }
+  return latencies.sort((a, b) => a - b);
+}
+
+export const listBurst: Scenario = {
+  name: 'local control plane: small request during a list burst',
+  async run(): Promise<Figure[]> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-burst-'));
+    const server = await startServerProcess(join(dataDir, 'data'));
+    try {
+      for (let start = 0; start < AGENTS; start += 16) {
+        await Promise.all(Array.from({ length: Math.min(16, AGENTS - start) }, (_, k) => call(server, 'agents.upsert', { slug: `agent-${start + k}`, definition: definition(start + k) })));
+      }
+      const quiet = await smallRequestLatencies(server);
+      let stop = false;
+      let lists = 0;
+      const listStarted = performance.now();
+      const burst = Promise.all(
+        Array.from({ length: LIST_CLIENTS }, async () => {
+          while (!stop) {
+            await call(server, 'agents.list', {}, false);
+            lists += 1;
+          }
+        }),
+      );
+      const busy = await smallRequestLatencies(server);
+      stop = true;
+      await burst;
+      const listMs = (performance.now() - listStarted) / Math.max(1, lists / LIST_CLIENTS);
+      const scenario = `local control plane: agents.get while ${LIST_CLIENTS} clients list ${AGENTS} agents`;
+      const figure = (metric: string, value: number): Figure => ({ scenario, metric, value: round(value), unit: 'ms', budget: null, lowerBound: null });
+      return [
+        figure('p50, quiet', percentile(quiet, 50)),
+        figure('p99, quiet', percentile(quiet, 99)),
+        figure('p50, during the burst', percentile(busy, 50)),
+        figure('p99, during the burst', percentile(busy, 99)),
+        figure('max, during the burst', busy[busy.length - 1]!),
+        figure('one agents.list (per client, during the burst)', listMs),
+      ];
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+};

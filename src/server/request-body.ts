@@ -1,0 +1,97 @@
+// What a request body must be before any handler sees it: JSON sent as `application/json`, valid
+// UTF-8, nested at most MAX_JSON_DEPTH levels, no `__proto__` key (a plain object would take it as
+// its prototype, so the key would vanish from hashes and stored copies), no lone surrogate, and
+// names and descriptions within FIELD_LIMITS. Each failure is a 4xx naming the problem.
+import type { IncomingHttpHeaders } from 'node:http';
+import { ServiceError } from './service-error.js';
+
+export const MAX_JSON_DEPTH = 64;
+/** Longest string, in characters, of every field with this key, wherever it appears. */
+export const FIELD_LIMITS: Readonly<Record<string, number>> = { name: 200, description: 4_000 };
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * `application/json` (any case, optional parameters; a charset must be utf-8). A browser can send
+ * a cross-site POST only as text/plain, form-urlencoded or multipart without asking first, so this
+ * also keeps other local pages from driving a cookie-authenticated session.
+ */
+export function isJsonContentType(headers: IncomingHttpHeaders): boolean {
+  const value = headers['content-type'];
+  if (typeof value !== 'string') return false;
+  const [type, ...params] = value.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  return params.every((param) => !param.startsWith('charset=') || /^charset="?utf-8"?$/.test(param));
+}
+
+/** Whether the request carries no body at all (no content-length above 0, not chunked). */
+export function hasNoBody(headers: IncomingHttpHeaders): boolean {
+  return headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
+}
+
+/** Deepest nesting of `[`/`{` outside strings, stopping as soon as it passes `limit`. */
+function nestingBeyond(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+const fieldPath = (parent: string, key: string | number): string =>
+  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+
+function refuse(field: string, message: string): ServiceError {
+  return new ServiceError('invalid_argument', `${field}: ${message}`, { field });
+}
+
+/** Walks the parsed body (its depth is already bounded) and refuses what FIELD_LIMITS and the rules above forbid. */
+function checkValues(root: unknown): void {
+  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) throw refuse(path || '(body)', 'holds an unpaired UTF-16 surrogate (not valid Unicode text)');
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => stack.push({ value: item, path: fieldPath(path, index) }));
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const at = fieldPath(path, key);
+        if (key === '__proto__') throw refuse(at, 'the key "__proto__" is not allowed');
+        if (LONE_SURROGATE.test(key)) throw refuse(at, 'the key holds an unpaired UTF-16 surrogate');
+        const limit = FIELD_LIMITS[key];
+        if (limit !== undefined && typeof item === 'string' && item.length > limit) throw refuse(at, `must be at most ${limit} characters (it has ${item.length})`);
+        stack.push({ value: item, path: at });
+      }
+    }
+  }
+}
+
+/** The request body as JSON; an empty body is `{}` (organizations.get has none). */
+export function parseRequestBody(raw: Buffer): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new ServiceError('invalid_argument', 'the request body is not valid UTF-8');
+  }
+  if (text.trim() === '') return {};
+  if (nestingBeyond(text, MAX_JSON_DEPTH)) throw new ServiceError('invalid_argument', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text) as unknown;
+  } catch {
+    throw new ServiceError('invalid_argument', 'the request body is not valid JSON');
+  }
+  checkValues(body);
+  return body;
+}
