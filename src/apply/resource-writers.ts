@@ -2,7 +2,8 @@
 // when each runs. Writers never print: they report through `context.info`.
 import type { AgentDefinition, ConnectionAuth, PromotedFrom } from '../model/api.js';
 import { MERGED_WRITE_FIELDS, type ConnectionInput, type RequestOf, type RpcCaller } from '../api/operations.js';
-import { mergeForWrite, restrictToShape, withoutNulls, type NullHandling } from '../engine/merge.js';
+import { mergeForWrite, restrictToShape, type NullHandling } from '../engine/merge.js';
+import { withoutNulls } from '../model/json.js';
 import { rulesFor } from '../engine/rules.js';
 import type {
   ActualResource,
@@ -32,8 +33,6 @@ export interface WriteContext {
 
 /** Returns a short note for the progress line (e.g. "version 4", "13 tools"). */
 export type Writer = (change: ResourceChange, context: WriteContext) => Promise<string | undefined>;
-
-export { withoutNulls };
 
 function desiredOf(change: ResourceChange, context: WriteContext): DesiredResource {
   const resource = context.desired.get(change.address);

@@ -15,13 +15,3 @@ export function mergeOverlay(base: JsonObject, overlay: JsonObject): JsonObject 
   return out;
 }
 
-/** The spec without nulls, for schema checks: a null (left to the server) satisfies any optional field. */
-export function withoutNulls(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (isPlainObject(value)) {
-    const out: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) if (item !== null) out[key] = withoutNulls(item);
-    return out;
-  }
-  return value;
-}

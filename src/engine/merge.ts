@@ -14,6 +14,7 @@
 // Pure.
 import type { JsonObject, JsonValue } from '../model/resources.js';
 import { joinPath, type DiffRules } from './diff.js';
+import { withoutNulls } from '../model/json.js';
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -21,16 +22,6 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 
 export type NullHandling = 'omit' | 'send';
 
-/** A value as configured, for whole values: nulls inside mean "not set" and are dropped. */
-export function withoutNulls(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (isObject(value)) {
-    const out: JsonObject = {};
-    for (const [key, inner] of Object.entries(value)) if (inner !== null) out[key] = withoutNulls(inner);
-    return out;
-  }
-  return value;
-}
 
 const OMIT = Symbol('omit');
 
