@@ -74,9 +74,9 @@ export interface SurfaceCheck {
 /** What `plan --check-tools` found, or why it did not look. */
 export type ToolSurfaceReport = { checked: true; connections: SurfaceCheck[] } | { checked: false; reason: string };
 
-/** Whether the report holds a surface that differs from the lock, or one that could not be read. */
+/** Whether the report holds a surface that differs from the lock. */
 export function surfaceDiffers(report: ToolSurfaceReport): boolean {
-  return report.checked && report.connections.some((check) => check.status === 'differs' || check.status === 'unreadable');
+  return report.checked && report.connections.some((check) => check.status === 'differs');
 }
 
 export function isEmptyDiff(diff: SurfaceDiff): boolean {
