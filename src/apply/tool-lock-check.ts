@@ -83,9 +83,10 @@ export interface ToolLockGateInput {
 
 export interface ToolLockGate {
   /**
-   * After the apply: the connections this plan created are read now (they could not be before) and
-   * locked; the lock is written when anything was recorded. Throws when a created connection's
-   * surface differs from an existing lock entry (without --update-lock).
+   * After the apply: the connections this plan created or rewrote are read now (before the write
+   * they did not exist, or pointed elsewhere) and locked or compared; the lock is written when
+   * anything was recorded. Throws when such a surface differs from its lock entry (without
+   * --update-lock): the apply has happened, the lock keeps the reviewed entry.
    */
   finish(): Promise<void>;
 }
@@ -99,6 +100,8 @@ export interface ToolLockGate {
 export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGate> {
   const environment = input.desired.target.name;
   const { existing, created } = connectionsOfChangedAgents(input.plan, input.desired);
+  const rewrites = new Set(input.plan.changes.filter((change) => change.kind === 'connection' && (change.action === 'update' || change.action === 'replace')).map((change) => change.name));
+  const readAfter = [...created, ...existing.filter((name) => rewrites.has(name))];
   const ids = connectionIds(input.actual);
   const record = new Map<string, LockedConnection>();
   const checks = await checkSurfaces(input.client, input.lock, environment, existing, ids, { readUnlocked: true });
@@ -127,16 +130,19 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
   }
   return {
     finish: async () => {
-      const fresh = await idsAfterApply(input.client, created);
-      const after = await checkSurfaces(input.client, input.lock, environment, created, fresh, { readUnlocked: true }).catch((error: unknown) => {
-        input.say(`warning: the connections this apply created were not locked: ${reason(error)}`);
-        return [];
-      });
+      // Compared with the lock as this run left it (entries recorded before the write included).
+      const current = record.size > 0 ? withSurfaces(input.lock ?? { version: 1, environments: {} }, environment, record) : input.lock;
+      const after = await idsAfterApply(input.client, readAfter)
+        .then((fresh) => checkSurfaces(input.client, current, environment, readAfter, fresh, { readUnlocked: true }))
+        .catch((error: unknown) => {
+          input.say(`warning: the connections this apply created or changed were not checked against the lock: ${reason(error)}`);
+          return [];
+        });
       const late: string[] = [];
       for (const check of after) {
         if (check.status === 'unlocked' && check.live) {
           record.set(check.connection, check.live);
-          input.say(`Locking connection ${check.connection} (created by this apply): ${describeSurface(check.live)}`);
+          input.say(`Locking connection ${check.connection} (${created.includes(check.connection) ? 'created' : 'changed'} by this apply): ${describeSurface(check.live)}`);
         } else if (check.status === 'differs' && check.live) {
           if (input.updateLock) record.set(check.connection, check.live);
           else late.push(input.renderDiff(check.connection, check.diff as SurfaceDiff));
@@ -146,7 +152,7 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
       }
       if (record.size > 0) await input.save(withSurfaces(input.lock ?? { version: 1, environments: {} }, environment, record));
       if (late.length > 0) {
-        throw new UserError(`the connection${late.length === 1 ? '' : 's'} this apply created serve${late.length === 1 ? 's' : ''} other tools than agentform.lock.yaml records (the lock was not changed for ${late.length === 1 ? 'it' : 'them'}):\n${late.join('\n')}`, ACCEPT_HINT);
+        throw new UserError(`the connection${late.length === 1 ? '' : 's'} this apply created or changed serve${late.length === 1 ? 's' : ''} other tools than agentform.lock.yaml records (the lock was not changed for ${late.length === 1 ? 'it' : 'them'}):\n${late.join('\n')}`, ACCEPT_HINT);
       }
     },
   };

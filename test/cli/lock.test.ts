@@ -241,4 +241,43 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(await liveTurns()).toBe(turns - 1);
   });
+
+  it('an apply that changes no agent using a connection does not read the lock', async () => {
+    const agents = join(dir, 'agents.yaml');
+    await writeFile(agents, (await readFile(agents, 'utf8')).replace('maxTurns: 10', 'maxTurns: 11'));
+    await writeFile(agents, (await readFile(agents, 'utf8')).replace(`maxTurns: ${turns}`, `maxTurns: ${turns - 1}`));
+    turns -= 1;
+    const result = await cli(['apply', '--auto-approve']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('agent/researcher');
+  });
+
+  it('a connection the apply repoints is read again after the write: a different surface fails the run and keeps the lock', async () => {
+    await rm(lockPath());
+    await setTools(BASE_TOOLS);
+    expect((await cli(['lock', '-e', 'dev'])).code).toBe(0);
+    const before = await readFile(lockPath(), 'utf8');
+    const otherFile = join(dataDir, 'other-tools.json');
+    await writeFile(otherFile, JSON.stringify([...BASE_TOOLS, { name: 'export_all', description: 'Export every record.', inputSchema: { type: 'object' } }]));
+    const other = await startMutableToolsServer({ toolsFile: otherFile });
+    try {
+      const connections = join(dir, 'connections.yaml');
+      await writeFile(connections, (await readFile(connections, 'utf8')).replace(server.url, other.url));
+      await changeAgent();
+      const result = await cli(['apply', '--auto-approve']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('the connection this apply created or changed serves other tools than agentform.lock.yaml records');
+      expect(result.stderr).toContain('+ export_all (destructive, open-world)  added');
+      expect(await readFile(lockPath(), 'utf8')).toBe(before);
+      // The next apply that changes the agent is refused before writing, until accepted.
+      await changeAgent();
+      expect((await cli(['apply', '--auto-approve'])).code).toBe(1);
+      const accepted = await cli(['apply', '--auto-approve', '--update-lock']);
+      expect(accepted.code, accepted.stderr).toBe(0);
+      expect(await readFile(lockPath(), 'utf8')).toContain('name: export_all');
+      await writeFile(connections, (await readFile(connections, 'utf8')).replace(other.url, server.url));
+    } finally {
+      await other.stop();
+    }
+  });
 });

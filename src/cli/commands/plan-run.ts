@@ -10,9 +10,11 @@ import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
 import { openSession, planSession } from '../plan-pipeline.js';
 import type { PlanCommandOptions } from './plan.js';
+import { UserError } from '../../errors.js';
 import { planExitCode, planToolSurfaceReport, toolSurfaceText } from './lock/gate.js';
 
 export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<void> {
+  if (options.allEnvs && options.checkTools) throw new UserError('--check-tools checks one environment: pass -e instead of --all-envs');
   if (options.allEnvs) {
     const { runPlanAllEnvironments } = await import('./plan-all-envs.js');
     await runPlanAllEnvironments(dir, options, globals);

@@ -3,7 +3,7 @@
 import { checkSurfaces, connectionIds, isScopeError, toolLockGate, type ToolLockGate } from '../../../apply/tool-lock-check.js';
 import { readToolLock, writeToolLock } from '../../../config/tool-lock-file.js';
 import type { RpcCaller } from '../../../api/operations.js';
-import { surfaceDiffers, type ToolSurfaceReport } from '../../../engine/tool-surface.js';
+import { connectionsOfChangedAgents, surfaceDiffers, type ToolSurfaceReport } from '../../../engine/tool-surface.js';
 import type { ActualState, DesiredState, Plan } from '../../../model/resources.js';
 import { paletteFor } from '../../../render/palette.js';
 import { renderSurfaceDiff, renderToolSurfaceReport } from '../../../render/tool-surface.js';
@@ -19,6 +19,10 @@ interface RunFacts {
 /** apply: check the connections changed agents use against agentform.lock.yaml (throws to refuse). */
 export async function applyToolLockGate(client: RpcCaller, run: RunFacts, plan: Plan, updateLock: boolean): Promise<ToolLockGate> {
   const projectDir = run.desired.projectDir;
+  // No changed agent uses a connection: the lock is not read (a broken lock file must not block an
+  // apply it has nothing to do with).
+  const used = connectionsOfChangedAgents(plan, run.desired);
+  if (used.existing.length === 0 && used.created.length === 0) return { finish: async () => undefined };
   return toolLockGate({
     client,
     plan,
