@@ -15,9 +15,12 @@ export interface ProjectFile {
   content: string;
 }
 
-/** The schema files of the package, to be written under `dir` (relative, `/`-separated). */
+/**
+ * The schema files of the package, to be written under `dir` (relative, `/`-separated). Not the
+ * lock's: agentform.lock.yaml is written by agentform, never edited, so an editor needs no schema for it.
+ */
 export function schemaFiles(dir: string = PROJECT_SCHEMAS_DIR): ProjectFile[] {
-  return (Object.keys(SCHEMA_FILES) as SchemaName[]).map((name) => ({
+  return (Object.keys(SCHEMA_FILES) as SchemaName[]).filter((name) => name !== 'lock').map((name) => ({
     path: posix.join(dir, SCHEMA_FILES[name]),
     content: schemaText(name),
   }));

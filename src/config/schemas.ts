@@ -23,6 +23,7 @@ export const SCHEMA_FILES = {
   Connection: 'connection.schema.json',
   Secret: 'secret.schema.json',
   ApiKey: 'apikey.schema.json',
+  lock: 'agentform.lock.schema.json',
 } as const;
 export type SchemaName = keyof typeof SCHEMA_FILES;
 export const SCHEMA_NAMES = Object.keys(SCHEMA_FILES) as SchemaName[];
@@ -39,6 +40,7 @@ export const SCHEMA_ALIASES: Record<string, SchemaName> = {
   connection: 'Connection',
   secret: 'Secret',
   apikey: 'ApiKey',
+  lock: 'lock',
 };
 
 let schemasDirectory: string | undefined;

@@ -1,11 +1,15 @@
 // The machine-readable plan: the Plan value itself plus where it was computed. The shape is
 // documented in schemas/plan.schema.json and docs/plan-format.md; formatVersion changes on any
 // incompatible change. Write-only values never appear (the plan never holds them).
+import type { ToolSurfaceReport } from '../engine/tool-surface.js';
 import type { Plan } from '../model/resources.js';
+import { toolSurfaceJson } from './tool-surface.js';
 
 export interface JsonRenderOptions {
   /** Where the plan was computed: a URL or "the local control plane (...)". */
   target?: string;
+  /** `plan --check-tools`: the tool surfaces compared with agentform.lock.yaml. */
+  toolSurface?: ToolSurfaceReport;
 }
 
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
@@ -17,6 +21,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     order: plan.order,
     changes: plan.changes,
     warnings: plan.warnings,
+    ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),
   };
 }
 

@@ -17,6 +17,7 @@ import { useColor } from '../output.js';
 import { confirmOrRefuse } from '../prompt.js';
 import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
 import type { ApplyCommandOptions } from './apply.js';
+import { applyToolLockGate } from './lock/gate.js';
 
 async function readSavedPlan(path: string): Promise<SavedPlan> {
   let text: string;
@@ -95,6 +96,9 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
       throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`);
     }
 
+    // The tool servers the changed agents use must still serve what agentform.lock.yaml records.
+    const toolLock = await applyToolLockGate(session.client, run, plan, options.updateLock === true);
+
     if (!saved) await confirmOrRefuse(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `, options.autoApprove, 'apply');
 
     // On a terminal, a status line under the log shows what is in flight; it is cleared before
@@ -160,6 +164,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     }
     if (options.json) out(JSON.stringify({ type: 'summary', ...result }));
     else out(renderApplySummary(result, { color }));
+    if (!stopping) await toolLock.finish();
     if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
     if (result.failed.length > 0) {
       const notStarted = result.notStarted.length > 0 ? `, ${result.notStarted.length} not started` : '';

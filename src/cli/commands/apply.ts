@@ -14,6 +14,7 @@ export interface ApplyCommandOptions {
   allowMassDelete?: boolean;
   target?: string[];
   maxRequestBytes?: string;
+  updateLock?: boolean;
 }
 
 export function register(program: Command): void {
@@ -31,6 +32,7 @@ export function register(program: Command): void {
     .option('--allow-mass-delete', 'confirm an apply that deletes a whole kind or a large share of the environment')
     .option('--target <kind/name...>', 'limit the apply to these resources and what they depend on')
     .option('--max-request-bytes <n>', 'refuse before any write when a change would send a larger request (default: maxRequestBytes of the environment, else 1048576)')
+    .option('--update-lock', 'accept tool surfaces that differ from agentform.lock.yaml and rewrite the lock')
     .action(async (dirOrPlanArgument: string | undefined, options: ApplyCommandOptions, command: Command) => {
       const dirOrPlan = projectDirFrom(dirOrPlanArgument, options.dir);
       const { runApply } = await import('./apply-run.js');

@@ -10,8 +10,11 @@ import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
 import { openSession, planSession } from '../plan-pipeline.js';
 import type { PlanCommandOptions } from './plan.js';
+import { UserError } from '../../errors.js';
+import { planExitCode, planToolSurfaceReport, toolSurfaceText } from './lock/gate.js';
 
 export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<void> {
+  if (options.allEnvs && options.checkTools) throw new UserError('--check-tools checks one environment: pass -e instead of --all-envs');
   if (options.allEnvs) {
     const { runPlanAllEnvironments } = await import('./plan-all-envs.js');
     await runPlanAllEnvironments(dir, options, globals);
@@ -32,12 +35,13 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
   try {
     const run = await planSession(session, { dir, ...(options.target ? { targets: options.target as ResourceAddress[] } : {}), ...(options.prune ? { prune: true } : {}), ...(options.allowMassDelete ? { allowMassDelete: true } : {}) });
     if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
+    const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
     if (options.json) {
-      process.stdout.write(`${renderPlanJson(run.plan, { target: session.targetLabel })}\n`);
+      process.stdout.write(`${renderPlanJson(run.plan, { target: session.targetLabel, ...(toolSurface ? { toolSurface } : {}) })}\n`);
     } else if (options.markdown) {
-      process.stdout.write(`${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}\n`);
+      process.stdout.write(`${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}${toolSurfaceText(toolSurface, 'markdown')}\n`);
     } else {
-      process.stdout.write(`${renderPlanText(run.plan, { color: useColor(globals) })}\n`);
+      process.stdout.write(`${renderPlanText(run.plan, { color: useColor(globals) })}${toolSurfaceText(toolSurface, useColor(globals))}\n`);
     }
     if (process.env.GITHUB_STEP_SUMMARY) {
       await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}\n`);
@@ -46,8 +50,8 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
       await writeFileAtomic(resolve(options.out), `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`, { mode: 0o600 });
       process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);
     }
-    const { add, change, replace, destroy } = run.plan.summary;
-    if (options.detailedExitcode && add + change + replace + destroy > 0) process.exitCode = 2;
+    const exitCode = planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
+    if (exitCode !== 0) process.exitCode = exitCode;
   } finally {
     await session.close();
   }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UserError } from '../../errors.js';
 
-const KINDS = ['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey'];
+const KINDS = ['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey', 'lock'];
 
 export function register(program: Command): void {
   program
