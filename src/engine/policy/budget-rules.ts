@@ -1,0 +1,56 @@
+// Rules about bounds: turns and tokens per session, spend caps, keys that never expire.
+import { addressOf, type DesiredResource } from '../../model/resources.js';
+import type { BuiltinRule, RawFinding } from './types.js';
+import { arrayAt, objectAt, valueAt } from './spec-access.js';
+
+export const limitsMissing: BuiltinRule = {
+  id: 'limits-missing',
+  rationale: 'Without limits.maxTurns and limits.maxInputTokensPerSession a looping session runs (and bills) until something else stops it.',
+  severity: { other: 'warning', production: 'error' },
+  check: (context) =>
+    context.byKind('agent').flatMap((agent): RawFinding[] => {
+      const missing = (['maxTurns', 'maxInputTokensPerSession'] as const).filter((field) => typeof valueAt(agent.spec, ['limits', field]) !== 'number');
+      if (missing.length === 0) return [];
+      return [{ address: addressOf('agent', agent.name), path: ['limits'], message: `no ${missing.map((field) => `limits.${field}`).join(' or ')}: a session is unbounded` }];
+    }),
+};
+
+function hasCaps(spec: DesiredResource['spec']): boolean {
+  const spend = objectAt(spec, ['spend']);
+  return spend !== undefined && Object.values(spend).some((value) => typeof value === 'number');
+}
+
+export const environmentSpendCapsMissing: BuiltinRule = {
+  id: 'environment-spend-caps-missing',
+  rationale: 'Spend caps on the environment bound what a runaway agent or a leaked key can cost.',
+  severity: { other: 'warning', production: 'error' },
+  check: (context) => {
+    const environment = context.byKind('environment')[0];
+    if (environment && hasCaps(environment.spec)) return [];
+    const name = environment?.name ?? context.environment;
+    return [{ address: addressOf('environment', name), path: ['spend'], message: `environment ${context.environment} has no spend caps (settings.spend: dailyUsd, tokensPerMonth, agentMinutesPerMonth)` }];
+  },
+};
+
+export const keySpendCapsMissing: BuiltinRule = {
+  id: 'key-spend-caps-missing',
+  rationale: 'A key with no spend caps can use the whole environment budget if it leaks.',
+  severity: { other: 'warning', production: 'error' },
+  check: (context) =>
+    context.byKind('apiKey').flatMap((key): RawFinding[] =>
+      hasCaps(key.spec) ? [] : [{ address: addressOf('apiKey', key.name), path: ['spend'], message: `API key ${key.name} has no spend caps` }],
+    ),
+};
+
+export const controlKeyWithoutExpiry: BuiltinRule = {
+  id: 'control-key-without-expiry',
+  rationale: 'A control key can change every agent; one that never expires stays dangerous long after it is forgotten.',
+  severity: { other: 'warning', production: 'error' },
+  check: (context) =>
+    context.byKind('apiKey').flatMap((key): RawFinding[] => {
+      if (!arrayAt(key.spec, ['scopes']).includes('control')) return [];
+      const expiresAt = valueAt(key.spec, ['expiresAt']);
+      if (typeof expiresAt === 'string' && expiresAt !== '') return [];
+      return [{ address: addressOf('apiKey', key.name), path: ['scopes'], message: `API key ${key.name} has the control scope and no expiresAt` }];
+    }),
+};
