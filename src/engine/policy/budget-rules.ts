@@ -27,7 +27,7 @@ export const environmentSpendCapsMissing: BuiltinRule = {
   check: (context) => {
     const environment = context.byKind('environment')[0];
     if (environment && hasCaps(environment.spec)) return [];
-    const name = environment?.name ?? context.environment;
+    const name = environment?.name ?? context.environmentSlug ?? context.environment;
     return [{ address: addressOf('environment', name), path: ['spend'], message: `environment ${context.environment} has no spend caps (settings.spend: dailyUsd, tokensPerMonth, agentMinutesPerMonth)` }];
   },
 };

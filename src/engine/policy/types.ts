@@ -15,6 +15,8 @@ export interface DefaultSeverity {
 export interface PolicyInput {
   /** agentform's name for the environment (the key under `environments:`). */
   environment: string;
+  /** Its slug on the server (the name of the `environment` resource); defaults to `environment`. */
+  environmentSlug?: string;
   /** The environment's `settings.kind` (e.g. `production`), when set. */
   environmentKind?: string;
   resources: readonly DesiredResource[];
