@@ -12,35 +12,10 @@
 //   decision. With neither a byTool entry, a default nor a hook, the server's default is not shown
 //   by the API: assume the worst, that the call runs without a decision.
 import type { JsonObject, JsonValue } from '../model/resources.js';
+import type { AgentCapabilities, Capability, ToolDecision, ToolEffect } from '../model/safety.js';
 import { MCP_ANNOTATION_DEFAULTS, type ToolAnnotations, type LockedConnection } from '../model/tool-lock.js';
 
-/** How a call to the tool is decided. */
-export type ToolDecision = 'allowed' | 'hook' | 'denied';
-/** What the tool may do, from its annotations; `unknown` when nothing says (treated as destructive by rules). */
-export type ToolEffect = 'read-only' | 'write' | 'destructive' | 'unknown';
-export type ToolSource = 'builtin' | 'sandbox' | 'connection';
-
-export interface Capability {
-  /** `builtin.current_time`, `sandbox.exec`, `sandbox.*`, `github.delete_repo`, `github.*` (surface unknown). */
-  tool: string;
-  source: ToolSource;
-  decision: ToolDecision;
-  effect: ToolEffect;
-  /** The subagent chain it is reached through (`['researcher']`); empty for the agent's own tools. */
-  via: string[];
-  /** Why the entry is approximate, e.g. "no lock entry for connection github: its tools are unknown". */
-  note?: string;
-}
-
-export interface AgentCapabilities {
-  agent: string;
-  /** Sorted by via chain, then tool name. */
-  capabilities: Capability[];
-  /** Connections the agent (or a subagent) names whose tools the lock does not list. */
-  unknownConnections: string[];
-  /** Subagents named but not found (not declared, or not on the server). */
-  missingSubagents: string[];
-}
+export type { AgentCapabilities, Capability, ToolDecision, ToolEffect, ToolSource } from '../model/safety.js';
 
 /** An agent by its name (the slug) and its spec, as desired or as the server reports it. */
 export interface AgentSpec {

@@ -1,27 +1,9 @@
 // Capability changes per agent, before (what the server runs) vs after (what the configuration
 // wants): a tool newly reachable, no longer reachable, or reachable under another decision or
 // effect. Pure; renderers are in src/render/safety.ts.
-import type { AgentCapabilities, Capability, ToolDecision, ToolEffect } from './capabilities.js';
+import type { AgentCapabilities, AgentCapabilityDiff, Capability, CapabilityChange } from '../model/safety.js';
 
-export interface CapabilityChange {
-  /** `+` newly reachable, `-` no longer reachable, `~` decision or effect changed. */
-  change: 'added' | 'removed' | 'changed';
-  tool: string;
-  via: string[];
-  before?: { decision: ToolDecision; effect: ToolEffect };
-  after?: { decision: ToolDecision; effect: ToolEffect };
-  note?: string;
-}
-
-export interface AgentCapabilityDiff {
-  agent: string;
-  /** `created`: the agent is new; `deleted`: it goes away; `changed`: it exists on both sides. */
-  status: 'created' | 'deleted' | 'changed';
-  changes: CapabilityChange[];
-  /** The capabilities after the change (before, for a deleted agent): for the review table. */
-  capabilities: Capability[];
-  unknownConnections: string[];
-}
+export type { AgentCapabilityDiff, CapabilityChange } from '../model/safety.js';
 
 const keyOf = (capability: Pick<Capability, 'tool' | 'via'>) => `${capability.via.join('>')}|${capability.tool}`;
 

@@ -23,7 +23,7 @@ export function fenced(content: string, language = ''): string {
 }
 
 /** Inline code that survives backticks in the text. */
-function code(text: string): string {
+export function code(text: string): string {
   const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
   const ticks = '`'.repeat(longest + 1);
   return longest > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;

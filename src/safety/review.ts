@@ -4,28 +4,16 @@
 import { relative, resolve } from 'node:path';
 import { locateSpecValue, type Project } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
-import { type AgentCapabilityDiff, diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
-import { evaluatePolicy, type Finding } from '../engine/policy/index.js';
+import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
+import type { AgentCapabilityDiff } from '../model/safety.js';
+import { evaluatePolicy } from '../engine/policy/index.js';
+import type { Finding, SafetyReview } from '../model/safety.js';
 import type { SourceLocation } from '../errors.js';
 import type { ActualState, DesiredState, JsonObject, ResourceKind } from '../model/resources.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { policySettingsFor } from './settings.js';
 
-export interface LocatedFinding extends Finding {
-  /** Relative to the working directory. */
-  location?: SourceLocation;
-}
-
-export interface SafetyReview {
-  environment: string;
-  environmentKind?: string;
-  findings: LocatedFinding[];
-  /** Agents whose capabilities change (plan only: it knows what the server runs). */
-  capabilityChanges?: AgentCapabilityDiff[];
-  /** What the review could not see, e.g. a connection with no lock entry. */
-  notes: string[];
-  counts: { errors: number; warnings: number; suppressed: number };
-}
+export type { SafetyReview } from '../model/safety.js';
 
 export interface ReviewInputs {
   project: Project;
@@ -76,7 +64,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !inputs.actual);
   if (promoted.length > 0) notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
   const resources = desired.resources.filter((resource) => !promoted.includes(resource));
-  const findings = evaluatePolicy({ environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), resources, ...(surfaces ? { surfaces } : {}), thresholds }, settings).map((finding): LocatedFinding => {
+  const findings = evaluatePolicy({ environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), resources, ...(surfaces ? { surfaces } : {}), thresholds }, settings).map((finding): Finding => {
     const location = locationOf(project, environment, finding, cwd);
     return location ? { ...finding, location } : finding;
   });

@@ -8,7 +8,8 @@ import { controlKeyWithoutExpiry, environmentSpendCapsMissing, keySpendCapsMissi
 import { type CompiledCustomRule, evaluateCustomRule } from './custom.js';
 import { sandboxToolsTooWide, sandboxUnrestrictedEgress } from './sandbox-rules.js';
 import { decisionExpiryAllows, defaultAllowWithoutHook, destructiveToolWithoutDecision, hookFailsOpen } from './tool-rules.js';
-import type { BuiltinRule, DefaultSeverity, Finding, PolicyInput, RawFinding, RuleContext, Severity } from './types.js';
+import type { Finding } from '../../model/safety.js';
+import type { BuiltinRule, DefaultSeverity, PolicyInput, RawFinding, RuleContext, Severity } from './types.js';
 
 export type { BuiltinRule, Finding, PolicyInput, PolicyThresholds, Severity } from './types.js';
 export { DEFAULT_THRESHOLDS } from './types.js';

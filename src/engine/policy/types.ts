@@ -3,7 +3,8 @@ import type { DesiredResource, ResourceAddress, ResourceKind } from '../../model
 import type { AgentCapabilities, LockedSurfaces } from '../capabilities.js';
 
 export type Severity = 'error' | 'warning' | 'off';
-export type PathSegment = string | number;
+export type { PathSegment } from '../../model/safety.js';
+import type { PathSegment } from '../../model/safety.js';
 
 /** A rule's default severity: stricter for environments of kind `production`. */
 export interface DefaultSeverity {
@@ -56,11 +57,4 @@ export interface BuiltinRule {
   check(context: RuleContext): RawFinding[];
 }
 
-export interface Finding extends RawFinding {
-  rule: string;
-  severity: 'error' | 'warning';
-  /** A custom rule from agentform.yaml, not a built-in one. */
-  custom?: boolean;
-  /** Suppressed on the resource: shown, never counted. */
-  suppressed?: { reason: string };
-}
+export type { Finding } from '../../model/safety.js';
