@@ -2,10 +2,14 @@
 // documented in schemas/plan.schema.json and docs/plan-format.md; formatVersion changes on any
 // incompatible change. Write-only values never appear (the plan never holds them).
 import type { Plan } from '../model/resources.js';
+import type { SafetyReview } from '../model/safety.js';
+import { safetyToJson } from './safety.js';
 
 export interface JsonRenderOptions {
   /** Where the plan was computed: a URL or "the local control plane (...)". */
   target?: string;
+  /** Policy findings and capability changes (plan's `safety` key). */
+  safety?: SafetyReview;
 }
 
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
@@ -17,6 +21,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     order: plan.order,
     changes: plan.changes,
     warnings: plan.warnings,
+    ...(options.safety ? { safety: safetyToJson(options.safety) } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
 //   support: + github.delete_repo (destructive) now runs without a decision
 import type { AgentCapabilityDiff, Capability, CapabilityChange, Finding, SafetyReview, ToolDecision } from '../model/safety.js';
 import { escapeData, escapeProperty } from '../util/workflow-commands.js';
-import { code } from './markdown.js';
+import { code } from './values.js';
 import { PLAIN, type Palette } from './palette.js';
 
 const DECISION: Record<ToolDecision, string> = { allowed: 'runs without a decision', hook: 'decided by a hook', denied: 'denied' };

@@ -17,6 +17,7 @@ import { useColor } from '../output.js';
 import { confirmOrRefuse } from '../prompt.js';
 import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
 import type { ApplyCommandOptions } from './apply.js';
+import { refuseOnBlockingFindings, reviewPlan } from '../../safety/index.js';
 
 async function readSavedPlan(path: string): Promise<SavedPlan> {
   let text: string;
@@ -78,6 +79,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
         throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again');
       }
     }
+    refuseOnBlockingFindings(await reviewPlan(run));
     const plan = saved ? saved.plan : run.plan;
     await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
     if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
