@@ -43,9 +43,8 @@ function findingWhere(finding: Finding): string {
 }
 
 export function findingLine(finding: Finding): string {
-  const path = finding.path.length > 0 ? ` ${pathText(finding.path)}` : '';
   const suppressed = finding.suppressed ? ` (suppressed: ${finding.suppressed.reason})` : '';
-  return `${findingWhere(finding)}${finding.suppressed ? 'suppressed' : finding.severity} [${finding.rule}] ${finding.address}${path}: ${finding.message}${suppressed}`;
+  return `${findingWhere(finding)}${finding.suppressed ? 'suppressed' : finding.severity} [${finding.rule}] ${finding.address}: ${finding.message}${suppressed}`;
 }
 
 export function countsLine(review: SafetyReview): string {
@@ -66,7 +65,7 @@ export function renderFindingsText(review: SafetyReview, palette: Palette = PLAI
 }
 
 export function renderCapabilityChangesText(changes: readonly AgentCapabilityDiff[], palette: Palette = PLAIN): string[] {
-  if (changes.length === 0) return ['Capabilities: no agent can do anything new.'];
+  if (changes.length === 0) return ['Capabilities: unchanged.'];
   const lines = ['Capability changes (what each agent can do, before → after):'];
   for (const diff of changes) {
     if (diff.changes.length === 0) lines.push(`  ${diff.agent}: ${diff.status === 'created' ? 'new agent with no tools' : 'removed (had no tools)'}`);
