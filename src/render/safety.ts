@@ -7,6 +7,7 @@ import { code } from './values.js';
 import { PLAIN, type Palette } from './palette.js';
 
 const DECISION: Record<ToolDecision, string> = { allowed: 'runs without a decision', hook: 'decided by a hook', denied: 'denied' };
+const MARK: Record<CapabilityChange['change'], string> = { added: '➕', removed: '➖', changed: '✏️' };
 const DECISION_SHORT: Record<ToolDecision, string> = { allowed: 'no decision', hook: 'hook', denied: 'denied' };
 
 function pathText(path: Finding['path']): string {
@@ -101,10 +102,13 @@ export function renderSafetyMarkdown(review: SafetyReview): string {
     out.push('#### Capability changes', '');
     for (const diff of review.capabilityChanges) {
       out.push(`**${code(diff.agent)}** (${diff.status === 'changed' ? 'changed' : diff.status === 'created' ? 'new agent' : 'removed'})`, '');
-      for (const change of diff.changes) out.push(`- ${widens(change) ? '⚠️ ' : ''}${cell(capabilityChangeText(change))}`);
+      for (const change of diff.changes) {
+        const text = capabilityChangeText(change).slice(2);
+        out.push(`- ${MARK[change.change]} ${widens(change) ? '⚠️ ' : ''}${cell(text)}`);
+      }
       if (diff.changes.length > 0) out.push('');
       if (diff.status !== 'deleted' && diff.capabilities.length > 0) {
-        out.push(`<details><summary>${cell(diff.agent)} can call (${diff.capabilities.length})</summary>`, '', '| Tool | Effect | Decision |', '|---|---|---|', ...diff.capabilities.map(capabilityRow), '', '</details>', '');
+        out.push('| Tool | Effect | Decision |', '|---|---|---|', ...diff.capabilities.map(capabilityRow), '');
       }
     }
   }
