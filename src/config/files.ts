@@ -1,10 +1,13 @@
-// Which files make up a project: every *.yaml / *.yml below the root except the root file, skipping
-// `.agentform/`, `node_modules/` and dot-directories; narrowed by the root's include/exclude globs.
+// Which files make up a project: every *.yaml / *.yml below the root except the root file and the
+// lock file, skipping `.agentform/`, `node_modules/` and dot-directories; narrowed by the root's
+// include/exclude globs.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const ROOT_FILE = 'agentform.yaml';
 export const ROOT_FILE_ALTERNATIVE = 'agentform.yml';
+/** The tool-surface lock (written by `agentform lock`): next to the root file, never a resource file. */
+export const LOCK_FILE = 'agentform.lock.yaml';
 const DEFAULT_INCLUDE = ['**/*.yaml', '**/*.yml'];
 
 /** A glob (`**`, `*`, `?`) as a regular expression over `/`-separated relative paths. */
@@ -43,6 +46,6 @@ export async function resourceFiles(dir: string, rootFile: string, include?: rea
   const includes = (include && include.length > 0 ? include : DEFAULT_INCLUDE).map(globToRegExp);
   const excludes = (exclude ?? []).map(globToRegExp);
   return all.filter(
-    (path) => path !== rootFile && includes.some((pattern) => pattern.test(path)) && !excludes.some((pattern) => pattern.test(path)),
+    (path) => path !== rootFile && path !== LOCK_FILE && includes.some((pattern) => pattern.test(path)) && !excludes.some((pattern) => pattern.test(path)),
   );
 }

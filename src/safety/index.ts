@@ -3,18 +3,18 @@
 import type { Project } from '../config/index.js';
 import { blockingFindings } from '../engine/policy/index.js';
 import { UserError } from '../errors.js';
-import type { ActualState, DesiredState } from '../model/resources.js';
-import type { SafetyReview } from '../model/safety.js';
+import type { ActualState, DesiredState, JsonObject, Plan } from '../model/resources.js';
+import type { AgentCapabilityDiff, SafetyReview } from '../model/safety.js';
 import { findingLine } from '../render/safety.js';
 import { readToolLock } from './lock-file.js';
-import { reviewEnvironment } from './review.js';
+import { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
 
 export { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
 export { readToolLock } from './lock-file.js';
 
 /** The review of a plan run: findings on what the configuration wants, capabilities before → after. */
-export async function reviewPlan(run: { project: Project; desired: DesiredState; actual: ActualState }): Promise<SafetyReview> {
-  return reviewEnvironment({ project: run.project, desired: run.desired, actual: run.actual, lock: await readToolLock(run.project.dir) });
+export async function reviewPlan(run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan }): Promise<SafetyReview> {
+  return reviewEnvironment({ project: run.project, desired: run.desired, actual: run.actual, plan: run.plan, lock: await readToolLock(run.project.dir) });
 }
 
 /** Throws (exit 1, nothing written) while an error-severity finding is not suppressed. */
@@ -30,4 +30,16 @@ export function refuseOnBlockingFindings(review: SafetyReview): void {
 /** GitHub annotations for the findings when running in GitHub Actions. */
 export function wantsAnnotations(env: NodeJS.ProcessEnv): boolean {
   return env.GITHUB_ACTIONS === 'true' || env.AGENTFORM_GITHUB_ANNOTATIONS === '1';
+}
+
+/**
+ * promote: one agent's capability changes between the target's latest version and the definition
+ * promoted into it; its subagents as the target's configuration declares them, tools from the
+ * target environment's lock.
+ */
+export async function promotionCapabilityChanges(inputs: { projectDir: string; desired: DesiredState; slug: string; before: JsonObject | undefined; after: JsonObject }): Promise<AgentCapabilityDiff[]> {
+  const lock = await readToolLock(inputs.projectDir);
+  const others = inputs.desired.resources.filter((resource) => resource.kind === 'agent').map((resource) => ({ name: resource.name, spec: resource.spec }));
+  const diff = agentCapabilityChange(inputs.slug, inputs.before, inputs.after, others, surfacesFor(lock, inputs.desired.target.name));
+  return diff ? [diff] : [];
 }

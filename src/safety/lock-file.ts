@@ -4,10 +4,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { LOCK_FILE } from '../config/files.js';
 import { UserError } from '../errors.js';
 import { MCP_ANNOTATION_DEFAULTS, type LockedConnection, type LockedTool, type ToolAnnotations, type ToolSurfaceLock } from '../model/tool-lock.js';
 
-export const LOCK_FILE = 'agentform.lock.yaml';
+export { LOCK_FILE };
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

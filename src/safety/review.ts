@@ -9,7 +9,8 @@ import type { AgentCapabilityDiff } from '../model/safety.js';
 import { evaluatePolicy } from '../engine/policy/index.js';
 import type { Finding, SafetyReview } from '../model/safety.js';
 import type { SourceLocation } from '../errors.js';
-import type { ActualState, DesiredState, JsonObject, ResourceKind } from '../model/resources.js';
+import type { ActualState, DesiredState, JsonObject, Plan, ResourceKind } from '../model/resources.js';
+import { effectiveState } from '../engine/effective-state.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { policySettingsFor } from './settings.js';
 
@@ -18,8 +19,9 @@ export type { SafetyReview } from '../model/safety.js';
 export interface ReviewInputs {
   project: Project;
   desired: DesiredState;
-  /** The live state: adds the capability diff (before = actual, after = desired). */
+  /** The live state and the plan: the review is of what apply leaves, and adds the capability diff. */
   actual?: ActualState;
+  plan?: Pick<Plan, 'changes'>;
   lock?: ToolSurfaceLock;
   cwd?: string;
 }
@@ -63,13 +65,19 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // Offline, a promoted agent's definition is the source environment's version: unknown here.
   const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !inputs.actual);
   if (promoted.length > 0) notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
-  const resources = desired.resources.filter((resource) => !promoted.includes(resource));
+  const configured = desired.resources.filter((resource) => !promoted.includes(resource));
+  // With the live state, what apply leaves: configured fields merged over the remote values.
+  const after = inputs.actual ? effectiveState(configured, inputs.actual, inputs.plan ?? { changes: [] }) : configured;
+  // Policy findings are about the configuration (they are located and suppressed there); resources
+  // only the server has are left to the capability review.
+  const declared = new Set(configured.map((resource) => `${resource.kind}/${resource.name}`));
+  const resources = after.filter((resource) => declared.has(`${resource.kind}/${resource.name}`));
   const findings = evaluatePolicy({ environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), resources, ...(surfaces ? { surfaces } : {}), thresholds }, settings).map((finding): Finding => {
     const location = locationOf(project, environment, finding, cwd);
     return location ? { ...finding, location } : finding;
   });
-  const after = computeCapabilities(agentsOf(resources), surfaces);
-  const unknown = [...new Set([...after.values()].flatMap((agent) => agent.unknownConnections))].sort();
+  const capabilitiesAfter = computeCapabilities(agentsOf(after), surfaces);
+  const unknown = [...new Set([...capabilitiesAfter.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {
     const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';
     notes.push(`tools of connection${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} unknown (${why}): treated as destructive; run agentform lock -e ${environment}`);
@@ -77,7 +85,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const review: SafetyReview = { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes, counts: countsOf(findings) };
   if (inputs.actual) {
     const before = computeCapabilities(agentsOf(inputs.actual.resources), surfaces);
-    review.capabilityChanges = diffCapabilities(before, after);
+    review.capabilityChanges = diffCapabilities(before, capabilitiesAfter);
   }
   return review;
 }
