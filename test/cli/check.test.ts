@@ -153,3 +153,20 @@ describe('plan and apply with the safety review (local control plane)', () => {
     expect(plan.summary.change).toBe(1); // still to do
   });
 });
+
+describe('promote shows the capability diff between the source version and the target', () => {
+  it('a staging version that lets delete_repo run unchecked, promoted to prod', async () => {
+    const dir = await copyFixture();
+    const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
+    await writeFile(join(dir, 'agentform.yaml'), root.replace('defaultEnvironment: prod', '  staging:\n    url: local\ndefaultEnvironment: prod'));
+    const agents = await readFile(join(dir, 'agents.yaml'), 'utf8');
+    await writeFile(join(dir, 'agents.yaml'), `${agents}overlays:\n  staging:\n    policies:\n      toolCalls:\n        byTool:\n          delete_repo: allow\n`);
+    for (const environment of ['prod', 'staging']) {
+      const applied = await runCli(['apply', dir, '-e', environment, '--auto-approve']);
+      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    }
+    const promote = await runCli(['promote', 'support', '--from', 'staging', '--to', 'prod', '-C', dir, '--auto-approve']);
+    expect(promote.code, promote.stdout + promote.stderr).toBe(0);
+    expect(promote.stdout).toContain('support: ~ github.delete_repo (destructive) now runs without a decision (was decided by a hook)');
+  }, 60_000);
+});
