@@ -31,12 +31,15 @@ export const subagentDepthRule: BuiltinRule = {
       const address = addressOf('agent', agent.name);
       const { depth, cycle } = subagentDepth(agent.name, agents);
       const declaredDepth = valueAt(agent.spec, ['subagentPolicy', 'maxDepth']);
+      const fanOut = subagentNames(agent.spec as JsonObject).length;
+      const selfDelegation = valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === true;
+      // The declared bounds matter only to an agent that delegates at all.
+      if (fanOut === 0 && !selfDelegation) return [];
       if (depth > maxDepth) findings.push({ address, path: ['subagents'], message: `its subagent chain is ${depth} deep (at most ${maxDepth})` });
       if (typeof declaredDepth === 'number' && declaredDepth > maxDepth) findings.push({ address, path: ['subagentPolicy', 'maxDepth'], message: `subagentPolicy.maxDepth is ${declaredDepth} (at most ${maxDepth})` });
-      if ((cycle || valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === true) && typeof declaredDepth !== 'number') {
+      if ((cycle || selfDelegation) && typeof declaredDepth !== 'number') {
         findings.push({ address, path: ['subagentPolicy'], message: `${cycle ? 'its subagents delegate back in a cycle' : 'subagentPolicy.selfDelegation is true'} and subagentPolicy.maxDepth is not set: the tree is unbounded` });
       }
-      const fanOut = subagentNames(agent.spec as JsonObject).length;
       if (fanOut > maxFanOut) findings.push({ address, path: ['subagents'], message: `it has ${fanOut} subagents (at most ${maxFanOut})` });
       const concurrent = valueAt(agent.spec, ['subagentPolicy', 'maxConcurrent']);
       if (typeof concurrent === 'number' && concurrent > maxFanOut) findings.push({ address, path: ['subagentPolicy', 'maxConcurrent'], message: `subagentPolicy.maxConcurrent is ${concurrent} (at most ${maxFanOut})` });

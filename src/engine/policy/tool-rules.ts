@@ -1,8 +1,8 @@
 // Rules about who decides a tool call: destructive tools without a decision, a default of allow
 // with no hook, hooks that fail open, decisions that expire into anything but deny.
-import { addressOf } from '../../model/resources.js';
+import { addressOf, type JsonObject } from '../../model/resources.js';
 import type { BuiltinRule, RawFinding } from './types.js';
-import { objectAt, valueAt } from './spec-access.js';
+import { isObject, objectAt, valueAt } from './spec-access.js';
 
 export const destructiveToolWithoutDecision: BuiltinRule = {
   id: 'destructive-tool-without-decision',
@@ -40,11 +40,21 @@ export const hookFailsOpen: BuiltinRule = {
   check: (context) =>
     context.byKind('agent').flatMap((agent): RawFinding[] => {
       const toolCalls = objectAt(agent.spec, ['policies', 'toolCalls']) ?? {};
+      // Without a hook there is nothing to fail: the other rules judge the decisions then.
+      if (valueAt(agent.spec, ['policies', 'toolCalls', 'hook', 'connection']) === undefined) return [];
       return (['onError', 'onTimeout'] as const)
         .filter((field) => toolCalls[field] === 'allow')
         .map((field) => ({ address: addressOf('agent', agent.name), path: ['policies', 'toolCalls', field], message: `policies.toolCalls.${field} is allow: the hook fails open` }));
     }),
 };
+
+/** A call may wait for a decision: a hook decides, or a decision other than allow/deny (e.g. ask) is configured. */
+function mayWaitForDecision(spec: JsonObject): boolean {
+  const toolCalls = objectAt(spec, ['policies', 'toolCalls']) ?? {};
+  if (valueAt(spec, ['policies', 'toolCalls', 'hook', 'connection']) !== undefined) return true;
+  const byTool = isObject(toolCalls.byTool) ? Object.values(toolCalls.byTool) : [];
+  return [toolCalls.default, ...byTool].some((decision) => typeof decision === 'string' && decision !== 'allow' && decision !== 'deny');
+}
 
 export const decisionExpiryAllows: BuiltinRule = {
   id: 'decision-expiry-not-deny',
@@ -53,7 +63,7 @@ export const decisionExpiryAllows: BuiltinRule = {
   check: (context) =>
     context.byKind('agent').flatMap((agent): RawFinding[] => {
       const onExpire = valueAt(agent.spec, ['policies', 'decisions', 'onExpire']);
-      if (onExpire === undefined || onExpire === null || onExpire === 'deny') return [];
+      if (onExpire === undefined || onExpire === null || onExpire === 'deny' || !mayWaitForDecision(agent.spec)) return [];
       return [{ address: addressOf('agent', agent.name), path: ['policies', 'decisions', 'onExpire'], message: `policies.decisions.onExpire is ${JSON.stringify(onExpire)}: an unanswered decision should expire into deny` }];
     }),
 };

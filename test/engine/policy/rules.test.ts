@@ -115,3 +115,24 @@ describe('built-in policy rules', () => {
     expect(evaluatePolicy(environmentWith([agent(), key({ scopes: ['read'], spend: { dailyUsd: 1 } })], { kind: 'production' }))).toEqual([]);
   });
 });
+
+describe('rules judge only what can happen', () => {
+  const only = (rule: string, spec: Record<string, unknown>) =>
+    evaluatePolicy(environmentWith([desired('agent', 'a', spec as DesiredResource['spec'])], { kind: 'production' })).filter((finding) => finding.rule === rule);
+
+  it.each([
+    ['hook-fails-open: no hook, nothing fails open', 'hook-fails-open', goodAgent({ policies: { toolCalls: { default: 'deny', onError: 'allow', onTimeout: 'allow' } } })],
+    ['decision-expiry-not-deny: no call ever waits for a decision', 'decision-expiry-not-deny', goodAgent({ policies: { toolCalls: { default: 'deny' }, decisions: { onExpire: 'allow' } } })],
+    ['subagent-depth: bounds of an agent that delegates to no one', 'subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, maxConcurrent: 9, selfDelegation: false } })],
+  ])('%s', (_, rule, spec) => {
+    expect(only(rule, spec)).toEqual([]);
+  });
+
+  it('an ask decision can wait: decisions.onExpire allow is flagged without a hook', () => {
+    expect(only('decision-expiry-not-deny', goodAgent({ policies: { toolCalls: { default: 'ask' }, decisions: { onExpire: 'allow' } } }))).toHaveLength(1);
+  });
+
+  it('self-delegation with a maxDepth above the threshold is flagged', () => {
+    expect(only('subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, selfDelegation: true } })).map((finding) => finding.path)).toEqual([['subagentPolicy', 'maxDepth']]);
+  });
+});
