@@ -1,19 +1,16 @@
 // Rules about bounds: turns and tokens per session, spend caps, keys that never expire.
 import { addressOf, type DesiredResource } from '../../model/resources.js';
-import type { BuiltinRule, RawFinding } from './types.js';
+import { type BuiltinRule, resourceRule, STRICT_IN_PRODUCTION } from './types.js';
 import { arrayAt, objectAt, valueAt } from './spec-access.js';
 
-export const limitsMissing: BuiltinRule = {
+export const limitsMissing = resourceRule('agent', {
   id: 'limits-missing',
   rationale: 'Without limits.maxTurns and limits.maxInputTokensPerSession a looping session runs (and bills) until something else stops it.',
-  severity: { other: 'warning', production: 'error' },
-  check: (context) =>
-    context.byKind('agent').flatMap((agent): RawFinding[] => {
-      const missing = (['maxTurns', 'maxInputTokensPerSession'] as const).filter((field) => typeof valueAt(agent.spec, ['limits', field]) !== 'number');
-      if (missing.length === 0) return [];
-      return [{ address: addressOf('agent', agent.name), path: ['limits'], message: `no ${missing.map((field) => `limits.${field}`).join(' or ')}: a session is unbounded` }];
-    }),
-};
+  check: (agent) => {
+    const missing = (['maxTurns', 'maxInputTokensPerSession'] as const).filter((field) => typeof valueAt(agent.spec, ['limits', field]) !== 'number');
+    return missing.length === 0 ? [] : [{ path: ['limits'], message: `no ${missing.map((field) => `limits.${field}`).join(' or ')}: a session is unbounded` }];
+  },
+});
 
 function hasCaps(spec: DesiredResource['spec']): boolean {
   const spend = objectAt(spec, ['spend']);
@@ -23,7 +20,7 @@ function hasCaps(spec: DesiredResource['spec']): boolean {
 export const environmentSpendCapsMissing: BuiltinRule = {
   id: 'environment-spend-caps-missing',
   rationale: 'Spend caps on the environment bound what a runaway agent or a leaked key can cost.',
-  severity: { other: 'warning', production: 'error' },
+  severity: STRICT_IN_PRODUCTION,
   check: (context) => {
     const environment = context.byKind('environment')[0];
     if (environment && hasCaps(environment.spec)) return [];
@@ -32,25 +29,18 @@ export const environmentSpendCapsMissing: BuiltinRule = {
   },
 };
 
-export const keySpendCapsMissing: BuiltinRule = {
+export const keySpendCapsMissing = resourceRule('apiKey', {
   id: 'key-spend-caps-missing',
   rationale: 'A key with no spend caps can use the whole environment budget if it leaks.',
-  severity: { other: 'warning', production: 'error' },
-  check: (context) =>
-    context.byKind('apiKey').flatMap((key): RawFinding[] =>
-      hasCaps(key.spec) ? [] : [{ address: addressOf('apiKey', key.name), path: ['spend'], message: `API key ${key.name} has no spend caps` }],
-    ),
-};
+  check: (key) => (hasCaps(key.spec) ? [] : [{ path: ['spend'], message: `API key ${key.name} has no spend caps` }]),
+});
 
-export const controlKeyWithoutExpiry: BuiltinRule = {
+export const controlKeyWithoutExpiry = resourceRule('apiKey', {
   id: 'control-key-without-expiry',
   rationale: 'A control key can change every agent; one that never expires stays dangerous long after it is forgotten.',
-  severity: { other: 'warning', production: 'error' },
-  check: (context) =>
-    context.byKind('apiKey').flatMap((key): RawFinding[] => {
-      if (!arrayAt(key.spec, ['scopes']).includes('control')) return [];
-      const expiresAt = valueAt(key.spec, ['expiresAt']);
-      if (typeof expiresAt === 'string' && expiresAt !== '') return [];
-      return [{ address: addressOf('apiKey', key.name), path: ['scopes'], message: `API key ${key.name} has the control scope and no expiresAt` }];
-    }),
-};
+  check: (key) => {
+    const expiresAt = valueAt(key.spec, ['expiresAt']);
+    if (!arrayAt(key.spec, ['scopes']).includes('control') || (typeof expiresAt === 'string' && expiresAt !== '')) return [];
+    return [{ path: ['scopes'], message: `API key ${key.name} has the control scope and no expiresAt` }];
+  },
+});

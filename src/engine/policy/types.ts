@@ -58,3 +58,19 @@ export interface BuiltinRule {
 }
 
 export type { Finding } from '../../model/safety.js';
+
+/** Every built-in rule's default: a warning, and an error in environments of kind production. */
+export const STRICT_IN_PRODUCTION: DefaultSeverity = { other: 'warning', production: 'error' };
+
+/** A finding of a rule that looks at one resource at a time: the address is added for it. */
+export type ResourceFinding = Omit<RawFinding, 'address'>;
+
+/** A built-in rule (default severity STRICT_IN_PRODUCTION) checking each resource of one kind on its own. */
+export function resourceRule(kind: ResourceKind, rule: { id: string; rationale: string; check(resource: DesiredResource, context: RuleContext): ResourceFinding[] }): BuiltinRule {
+  return {
+    id: rule.id,
+    rationale: rule.rationale,
+    severity: STRICT_IN_PRODUCTION,
+    check: (context) => context.byKind(kind).flatMap((resource) => rule.check(resource, context).map((finding) => ({ address: `${kind}/${resource.name}` as const, ...finding }))),
+  };
+}
