@@ -25,7 +25,9 @@ export function diffAgentCapabilities(agent: string, before: AgentCapabilities |
   }
   if (changes.length === 0 && before && after) return undefined;
   if (!before && !after) return undefined;
-  changes.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  // The agent's own tools first, then each subagent's, as in its capability list.
+  const order = (change: CapabilityChange) => `${change.via.join('\u0000')}\u0001${change.tool}`;
+  changes.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
   const shown = after ?? before;
   return {
     agent,

@@ -103,4 +103,13 @@ describe('diffCapabilities', () => {
       { change: 'changed', tool: 'github.delete_repo', via: [], before: { decision: 'hook', effect: 'destructive' }, after: { decision: 'allowed', effect: 'destructive' } },
     ]);
   });
+
+  it("lists a new agent's own tools before its subagents' tools", () => {
+    const after = computeCapabilities(
+      [agent('support', { tools: [{ type: 'builtin', name: 'current_time' }], subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }] }), agent('researcher', { tools: [{ type: 'builtin', name: 'web' }] })],
+      surfaces,
+    );
+    const diff = diffCapabilities(new Map(), after).find((item) => item.agent === 'support');
+    expect(diff?.changes.map((change) => [...change.via, change.tool].join('>'))).toEqual(['builtin.current_time', 'researcher>builtin.web']);
+  });
 });

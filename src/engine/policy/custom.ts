@@ -1,11 +1,15 @@
 // Custom rules from agentform.yaml: a JSON Schema each resource of the named kinds must satisfy.
 // Compiled with ajv (pure computation; a schema that does not compile is reported, not thrown).
-import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { addressOf, type DesiredResource, type JsonObject, type ResourceKind } from '../../model/resources.js';
 import type { PathSegment, RawFinding } from './types.js';
 
-type AjvClass = typeof Ajv2020Module.default;
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
+type AjvModule = typeof import('ajv/dist/2020.js');
+/** ajv is loaded only when a project has custom rules: loading its compiler costs ~30 ms at start. */
+function ajvClass(): AjvModule['Ajv2020'] {
+  return (createRequire(import.meta.url)('ajv/dist/2020.js') as AjvModule).Ajv2020;
+}
 
 export interface CustomRule {
   id: string;
@@ -20,7 +24,9 @@ export interface CompiledCustomRule extends CustomRule {
 
 /** Compiles every rule; a rule whose schema does not compile comes back as an error message. */
 export function compileCustomRules(rules: readonly CustomRule[]): { compiled: CompiledCustomRule[]; errors: Array<{ index: number; message: string }> } {
+  if (rules.length === 0) return { compiled: [], errors: [] };
   // One instance per call: custom schemas never share ids with one another or the project's.
+  const Ajv2020 = ajvClass();
   const ajv = new Ajv2020({ allErrors: false, strict: false, validateSchema: true });
   const compiled: CompiledCustomRule[] = [];
   const errors: Array<{ index: number; message: string }> = [];
