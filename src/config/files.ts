@@ -1,5 +1,6 @@
-// Which files make up a project: every *.yaml / *.yml below the root except the root file, skipping
-// `.agentform/`, `node_modules/` and dot-directories; narrowed by the root's include/exclude globs.
+// Which files make up a project: every *.yaml / *.yml below the root except the root file and the
+// lock file, skipping `.agentform/`, `node_modules/` and dot-directories; narrowed by the root's
+// include/exclude globs.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 

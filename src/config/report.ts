@@ -1,5 +1,6 @@
 // Problems as text (file:line:col: message), JSON, and GitHub Actions annotations.
 import { relative, resolve } from 'node:path';
+import { escapeData, escapeProperty } from '../util/workflow-commands.js';
 import type { Problem } from './problems.js';
 
 export interface RenderOptions {
@@ -13,14 +14,6 @@ export interface RenderOptions {
 function fileFor(problem: Problem, options: RenderOptions): string | undefined {
   if (!problem.location) return undefined;
   return relative(options.cwd ?? process.cwd(), resolve(options.projectDir, problem.location.file)) || problem.location.file;
-}
-
-/** Workflow-command escaping (GitHub: %, CR, LF in data; also : and , in properties). */
-function escapeData(text: string): string {
-  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-function escapeProperty(text: string): string {
-  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
 }
 
 export function problemLine(problem: Problem, options: RenderOptions): string {

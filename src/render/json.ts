@@ -4,12 +4,16 @@
 import type { ToolSurfaceReport } from '../engine/tool-surface.js';
 import type { Plan } from '../model/resources.js';
 import { toolSurfaceJson } from './tool-surface.js';
+import type { SafetyReview } from '../model/safety.js';
+import { safetyToJson } from './safety.js';
 
 export interface JsonRenderOptions {
   /** Where the plan was computed: a URL or "the local control plane (...)". */
   target?: string;
   /** `plan --check-tools`: the tool surfaces compared with agentform.lock.yaml. */
   toolSurface?: ToolSurfaceReport;
+  /** Policy findings and capability changes (plan's `safety` key). */
+  safety?: SafetyReview;
 }
 
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
@@ -22,6 +26,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     changes: plan.changes,
     warnings: plan.warnings,
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),
+    ...(options.safety ? { safety: safetyToJson(options.safety) } : {}),
   };
 }
 

@@ -2,15 +2,19 @@
 // line per changed resource, the field changes in <details> sections (prompt changes as ```diff
 // blocks), and optionally a Mermaid graph of what changes.
 import type { Plan, ResourceChange } from '../model/resources.js';
+import type { SafetyReview } from '../model/safety.js';
+import { renderSafetyMarkdown } from './safety.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { fieldLines, isWriting, keptLines, summaryLine } from './text.js';
-import { clipLines } from './values.js';
+import { clipLines, code } from './values.js';
 
 export interface MarkdownRenderOptions {
   target?: string;
   /** Add a Mermaid graph of the changing resources. */
   graph?: boolean;
+  /** Capability changes and policy findings, before the summary line. */
+  safety?: SafetyReview;
 }
 
 const ICON: Record<string, string> = { create: '➕', update: '✏️', replace: '♻️', delete: '🗑️' };
@@ -20,13 +24,6 @@ export function fenced(content: string, language = ''): string {
   const longest = Math.max(2, ...(content.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(longest + 1);
   return `${fence}${language}\n${content}\n${fence}`;
-}
-
-/** Inline code that survives backticks in the text. */
-function code(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const ticks = '`'.repeat(longest + 1);
-  return longest > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
 }
 
 function escapeHtml(text: string): string {
@@ -75,6 +72,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   for (const warning of plan.warnings) out.push(`> ⚠️ ${escapeHtml(warning)}`);
   if (plan.warnings.length > 0) out.push('');
   if (options.graph && writing.length > 0) out.push(fenced(renderMermaid(graphNodesOf(plan, { onlyChanges: true })), 'mermaid'), '');
+  if (options.safety) out.push(renderSafetyMarkdown(options.safety), '');
   out.push(`**${summaryLine(plan)}**`);
   return out.join('\n');
 }

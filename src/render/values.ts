@@ -25,3 +25,10 @@ export function clipLines(lines: readonly string[], max = SHOWN_LINES): string[]
   if (lines.length > max) shown.push(`… (${lines.length - max} more lines; plan --json shows the whole value)`);
   return shown;
 }
+
+/** Inline code that survives backticks in the text. */
+export function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const ticks = '`'.repeat(longest + 1);
+  return longest > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
+}

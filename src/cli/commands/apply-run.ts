@@ -18,6 +18,7 @@ import { confirmOrRefuse } from '../prompt.js';
 import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
 import type { ApplyCommandOptions } from './apply.js';
 import { applyToolLockGate } from './lock/gate.js';
+import { refuseOnBlockingFindings, reviewPlan } from '../../safety/index.js';
 
 async function readSavedPlan(path: string): Promise<SavedPlan> {
   let text: string;
@@ -79,6 +80,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
         throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again');
       }
     }
+    refuseOnBlockingFindings(await reviewPlan(run));
     const plan = saved ? saved.plan : run.plan;
     await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
     if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);

@@ -25,5 +25,6 @@ import { register as history } from './history.js';
 import { register as rollback } from './rollback.js';
 import { register as init } from './init.js';
 import { register as lock } from './lock/index.js';
+import { register as check } from './check/index.js';
 
-export const COMMANDS: Array<(program: Command) => void> = [init, plan, apply, graph, validate, schema, whoami, hooks, sessions, usage, sandboxes, connections, providers, keys, secrets, org, env, server, exportCommand, diffEnvs, promote, history, rollback, lock];
+export const COMMANDS: Array<(program: Command) => void> = [init, plan, apply, graph, validate, check, schema, whoami, hooks, sessions, usage, sandboxes, connections, providers, keys, secrets, org, env, server, exportCommand, diffEnvs, promote, history, rollback, lock];

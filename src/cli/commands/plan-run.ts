@@ -5,9 +5,12 @@ import type { ResourceAddress } from '../../model/resources.js';
 import { renderPlanJson } from '../../render/json.js';
 import { renderPlanMarkdown } from '../../render/markdown.js';
 import { renderPlanText } from '../../render/text.js';
+import { renderFindingAnnotations, renderSafetyText } from '../../render/safety.js';
+import { reviewPlan, wantsAnnotations } from '../../safety/index.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../output.js';
+import { paletteFor } from '../../render/palette.js';
 import { openSession, planSession } from '../plan-pipeline.js';
 import type { PlanCommandOptions } from './plan.js';
 import { UserError } from '../../errors.js';
@@ -34,17 +37,19 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
   );
   try {
     const run = await planSession(session, { dir, ...(options.target ? { targets: options.target as ResourceAddress[] } : {}), ...(options.prune ? { prune: true } : {}), ...(options.allowMassDelete ? { allowMassDelete: true } : {}) });
+    const safety = await reviewPlan(run);
     if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
     const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
     if (options.json) {
-      process.stdout.write(`${renderPlanJson(run.plan, { target: session.targetLabel, ...(toolSurface ? { toolSurface } : {}) })}\n`);
+      process.stdout.write(`${renderPlanJson(run.plan, { target: session.targetLabel, safety, ...(toolSurface ? { toolSurface } : {}) })}\n`);
     } else if (options.markdown) {
-      process.stdout.write(`${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}${toolSurfaceText(toolSurface, 'markdown')}\n`);
+      process.stdout.write(`${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true, safety })}${toolSurfaceText(toolSurface, 'markdown')}\n`);
     } else {
-      process.stdout.write(`${renderPlanText(run.plan, { color: useColor(globals) })}${toolSurfaceText(toolSurface, useColor(globals))}\n`);
+      process.stdout.write(`${renderPlanText(run.plan, { color: useColor(globals) })}\n\n${renderSafetyText(safety, paletteFor(useColor(globals)))}${toolSurfaceText(toolSurface, useColor(globals))}\n`);
     }
+    if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
     if (process.env.GITHUB_STEP_SUMMARY) {
-      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}\n`);
+      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true, safety })}\n`);
     }
     if (options.out) {
       await writeFileAtomic(resolve(options.out), `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`, { mode: 0o600 });

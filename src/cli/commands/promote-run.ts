@@ -9,6 +9,9 @@ import type { AgentDefinition, AgentVersionWithSlug, PromotedFrom } from '../../
 import type { JsonObject, Plan } from '../../model/resources.js';
 import { formatValue } from '../../render/values.js';
 import { renderPlanText } from '../../render/text.js';
+import { paletteFor } from '../../render/palette.js';
+import { renderCapabilityChangesText } from '../../render/safety.js';
+import { promotionCapabilityChanges } from '../../safety/index.js';
 import { agentPlan, hasChanges } from '../../promotion/agent-plan.js';
 import { keptPathsFor } from '../../promotion/kept-fields.js';
 import { type KeptField, mergePromoted, withoutNullFields } from '../../promotion/merge.js';
@@ -109,6 +112,8 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     const ordered = [...steps.values()];
     for (const step of ordered) {
       process.stdout.write(`${renderPlanText(step.plan, { color })}\n`);
+      const capabilities = await promotionCapabilityChanges({ projectDir: project.dir, desired, slug: step.slug, before: step.latest?.definition as unknown as JsonObject | undefined, after: step.definition });
+      process.stdout.write(`${renderCapabilityChangesText(capabilities, paletteFor(color)).join('\n')}\n`);
       for (const field of step.kept) {
         const sourceSide = field.sourceValue === undefined ? 'not set' : formatValue(field.sourceValue);
         process.stdout.write(`Kept ${to}'s ${field.path} = ${formatValue(field.value)} (set by its overlay; ${from} v${step.from.version} has ${sourceSide})\n`);

@@ -1,0 +1,24 @@
+import { resolve } from 'node:path';
+import { desiredStateFor, loadProject } from '../../../config/index.js';
+import { renderFindingAnnotations, renderFindingsText, safetyToJson } from '../../../render/safety.js';
+import { paletteFor } from '../../../render/palette.js';
+import { readToolLock, reviewEnvironment, wantsAnnotations } from '../../../safety/index.js';
+import type { GlobalOptions } from '../../global-options.js';
+import { useColor } from '../../output.js';
+import { pickEnvironment } from '../../plan-pipeline.js';
+import type { CheckCommandOptions } from './index.js';
+
+export async function runCheck(dir: string, options: CheckCommandOptions, globals: GlobalOptions): Promise<void> {
+  const project = await loadProject(resolve(dir));
+  const environment = pickEnvironment(project, options.env);
+  const desired = desiredStateFor(project, environment, process.env);
+  const review = reviewEnvironment({ project, desired, lock: await readToolLock(project.dir) });
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(safetyToJson(review), null, 2)}\n`);
+  } else {
+    const lines = renderFindingsText(review, paletteFor(useColor(globals)));
+    if (wantsAnnotations(process.env)) lines.push(...renderFindingAnnotations(review));
+    process.stdout.write(`${lines.join('\n')}\n`);
+  }
+  if (review.counts.errors > 0) process.exitCode = 1;
+}

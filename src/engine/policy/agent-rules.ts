@@ -1,0 +1,56 @@
+// Rules about an agent's wider reach: identities behind grants, subagent trees, fallback models.
+import type { JsonObject } from '../../model/resources.js';
+import { subagentDepth, subagentNames } from '../capabilities.js';
+import { type ResourceFinding, resourceRule } from './types.js';
+import { arrayAt, isObject, valueAt } from './spec-access.js';
+
+export const identityNotRequiredWithGrants = resourceRule('agent', {
+  id: 'identity-not-required-with-grants',
+  rationale: 'With per-identity grants on its connections, an agent that does not require an identity may act with no one to answer for it.',
+  check: (agent, context) => {
+    if (valueAt(agent.spec, ['identity', 'required']) === true) return [];
+    const withGrants = new Set(context.byKind('grant').flatMap((grant) => (typeof grant.spec.connection === 'string' ? [grant.spec.connection] : [])));
+    const connections = arrayAt(agent.spec, ['tools']).flatMap((tool) => (isObject(tool) && tool.type === 'connection' && typeof tool.name === 'string' && withGrants.has(tool.name) ? [tool.name] : []));
+    if (connections.length === 0) return [];
+    const one = connections.length === 1;
+    return [{ path: ['identity'], message: `identity.required is not true, but connection${one ? '' : 's'} ${connections.join(', ')} hold${one ? 's' : ''} per-identity grants` }];
+  },
+});
+
+export const subagentDepthRule = resourceRule('agent', {
+  id: 'subagent-depth',
+  rationale: 'Deep or wide subagent trees multiply cost and make it hard to see who did what.',
+  check: (agent, context) => {
+    const fanOut = subagentNames(agent.spec).length;
+    const selfDelegation = valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === true;
+    // The declared bounds matter only to an agent that delegates at all.
+    if (fanOut === 0 && !selfDelegation) return [];
+    const { subagentDepth: maxDepth, subagentFanOut: maxFanOut } = context.thresholds;
+    const agents = new Map<string, JsonObject>(context.byKind('agent').map((other) => [other.name, other.spec]));
+    const { depth, cycle } = subagentDepth(agent.name, agents);
+    const declaredDepth = valueAt(agent.spec, ['subagentPolicy', 'maxDepth']);
+    const concurrent = valueAt(agent.spec, ['subagentPolicy', 'maxConcurrent']);
+    const findings: ResourceFinding[] = [];
+    if (depth > maxDepth) findings.push({ path: ['subagents'], message: `its subagent chain is ${depth} deep (at most ${maxDepth})` });
+    if (typeof declaredDepth === 'number' && declaredDepth > maxDepth) findings.push({ path: ['subagentPolicy', 'maxDepth'], message: `subagentPolicy.maxDepth is ${declaredDepth} (at most ${maxDepth})` });
+    if ((cycle || selfDelegation) && typeof declaredDepth !== 'number') {
+      findings.push({ path: ['subagentPolicy'], message: `${cycle ? 'its subagents delegate back in a cycle' : 'subagentPolicy.selfDelegation is true'} and subagentPolicy.maxDepth is not set: the tree is unbounded` });
+    }
+    if (fanOut > maxFanOut) findings.push({ path: ['subagents'], message: `it has ${fanOut} subagents (at most ${maxFanOut})` });
+    if (typeof concurrent === 'number' && concurrent > maxFanOut) findings.push({ path: ['subagentPolicy', 'maxConcurrent'], message: `subagentPolicy.maxConcurrent is ${concurrent} (at most ${maxFanOut})` });
+    return findings;
+  },
+});
+
+export const fallbackProviderWithoutSecret = resourceRule('agent', {
+  id: 'fallback-provider-without-secret',
+  rationale: 'A fallback to a provider with no secret fails exactly when the primary model is down.',
+  check: (agent, context) =>
+    arrayAt(agent.spec, ['model', 'fallback', 'models']).flatMap((model, index): ResourceFinding[] => {
+      if (!isObject(model) || typeof model.provider !== 'string') return [];
+      const provider = context.byKind('provider').find((candidate) => candidate.name === model.provider);
+      if (provider && provider.writeOnly.secret !== undefined) return [];
+      const why = provider ? 'declares no secret' : 'is not declared in this environment';
+      return [{ path: ['model', 'fallback', 'models', index, 'provider'], message: `fallback model ${model.provider}/${String(model.model)}: provider ${model.provider} ${why}` }];
+    }),
+});

@@ -1,0 +1,76 @@
+// The vocabulary of policy checks: rules, their severities per environment kind, findings.
+import type { DesiredResource, ResourceAddress, ResourceKind } from '../../model/resources.js';
+import type { AgentCapabilities, LockedSurfaces } from '../capabilities.js';
+
+export type Severity = 'error' | 'warning' | 'off';
+export type { PathSegment } from '../../model/safety.js';
+import type { PathSegment } from '../../model/safety.js';
+
+/** A rule's default severity: stricter for environments of kind `production`. */
+export interface DefaultSeverity {
+  other: Severity;
+  production: Severity;
+}
+
+/** What a rule sees: one environment's desired resources, its lock, and the agents' capabilities. */
+export interface PolicyInput {
+  /** agentform's name for the environment (the key under `environments:`). */
+  environment: string;
+  /** Its slug on the server (the name of the `environment` resource); defaults to `environment`. */
+  environmentSlug?: string;
+  /** The environment's `settings.kind` (e.g. `production`), when set. */
+  environmentKind?: string;
+  resources: readonly DesiredResource[];
+  /** The locked tool surfaces of this environment's connections; undefined: no lock entry at all. */
+  surfaces?: LockedSurfaces;
+  thresholds: PolicyThresholds;
+}
+
+export interface PolicyThresholds {
+  /** The deepest subagent chain allowed before `subagent-depth` fires. */
+  subagentDepth: number;
+  /** The most subagents (or concurrent children) one agent may have before it fires. */
+  subagentFanOut: number;
+}
+
+export const DEFAULT_THRESHOLDS: PolicyThresholds = { subagentDepth: 3, subagentFanOut: 5 };
+
+/** Data a rule computes once and shares: capabilities and the resources by kind. */
+export interface RuleContext extends PolicyInput {
+  capabilities: ReadonlyMap<string, AgentCapabilities>;
+  byKind(kind: ResourceKind): DesiredResource[];
+}
+
+/** A finding before its severity is resolved. */
+export interface RawFinding {
+  address: ResourceAddress;
+  /** Path inside the resource's spec (for locating it in the file). */
+  path: PathSegment[];
+  message: string;
+}
+
+export interface BuiltinRule {
+  id: string;
+  /** One line: why it matters. */
+  rationale: string;
+  severity: DefaultSeverity;
+  check(context: RuleContext): RawFinding[];
+}
+
+export type { Finding } from '../../model/safety.js';
+
+/** Every built-in rule's default: a warning, and an error in environments of kind production. */
+export const STRICT_IN_PRODUCTION: DefaultSeverity = { other: 'warning', production: 'error' };
+
+/** A finding of a rule that looks at one resource at a time: the address is added for it. */
+export type ResourceFinding = Omit<RawFinding, 'address'>;
+
+/** A built-in rule (default severity STRICT_IN_PRODUCTION) checking each resource of one kind on its own. */
+export function resourceRule(kind: ResourceKind, rule: { id: string; rationale: string; check(resource: DesiredResource, context: RuleContext): ResourceFinding[] }): BuiltinRule {
+  return {
+    id: rule.id,
+    rationale: rule.rationale,
+    severity: STRICT_IN_PRODUCTION,
+    check: (context) => context.byKind(kind).flatMap((resource) => rule.check(resource, context).map((finding) => ({ address: `${kind}/${resource.name}` as const, ...finding }))),
+  };
+}

@@ -1,0 +1,162 @@
+// The safety review as text, Markdown, JSON and GitHub annotations: policy findings (located),
+// and the capability changes per agent, e.g.
+//   support: + github.delete_repo (destructive) now runs without a decision
+import type { AgentCapabilityDiff, Capability, CapabilityChange, Finding, SafetyReview, ToolDecision } from '../model/safety.js';
+import { escapeData, escapeProperty } from '../util/workflow-commands.js';
+import { code } from './values.js';
+import { PLAIN, type Palette } from './palette.js';
+
+const DECISION: Record<ToolDecision, string> = { allowed: 'runs without a decision', hook: 'decided by a hook', denied: 'denied' };
+const MARK: Record<CapabilityChange['change'], string> = { added: '➕', removed: '➖', changed: '✏️' };
+const DECISION_SHORT: Record<ToolDecision, string> = { allowed: 'no decision', hook: 'hook', denied: 'denied' };
+
+function pathText(path: Finding['path']): string {
+  return path.map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join('');
+}
+
+function toolLabel(change: Pick<CapabilityChange, 'tool' | 'via'>): string {
+  return [...change.via, change.tool].join(' › ');
+}
+
+/** `+ github.delete_repo (destructive) now runs without a decision`, without the agent. */
+export function capabilityChangeText(change: CapabilityChange): string {
+  const label = toolLabel(change);
+  if (change.change === 'added' && change.after) {
+    const verb = change.after.decision === 'allowed' ? 'now runs without a decision' : change.after.decision === 'hook' ? 'now callable, decided by a hook' : 'now listed, denied';
+    return `+ ${label} (${change.after.effect}) ${verb}`;
+  }
+  if (change.change === 'removed' && change.before) return `- ${label} (${change.before.effect}) no longer callable`;
+  const before = change.before as NonNullable<CapabilityChange['before']>;
+  const after = change.after as NonNullable<CapabilityChange['after']>;
+  const parts: string[] = [];
+  if (before.decision !== after.decision) parts.push(after.decision === 'allowed' ? `now runs without a decision (was ${DECISION[before.decision]})` : `now ${DECISION[after.decision]} (was ${DECISION[before.decision]})`);
+  if (before.effect !== after.effect) parts.push(`now marked ${after.effect} (was ${before.effect})`);
+  return `~ ${label} (${after.effect}) ${parts.join(', ')}`;
+}
+
+/** Riskier when it adds or widens an unchecked call to a tool that may write or destroy. */
+function widens(change: CapabilityChange): boolean {
+  return change.after?.decision === 'allowed' && change.after.effect !== 'read-only' && change.before?.decision !== 'allowed';
+}
+
+function findingWhere(finding: Finding): string {
+  return finding.location ? `${finding.location.file}:${finding.location.line}:${finding.location.col}: ` : '';
+}
+
+export function findingLine(finding: Finding): string {
+  const suppressed = finding.suppressed ? ` (suppressed: ${finding.suppressed.reason})` : '';
+  return `${findingWhere(finding)}${finding.suppressed ? 'suppressed' : finding.severity} [${finding.rule}] ${finding.address}: ${finding.message}${suppressed}`;
+}
+
+export function countsLine(review: SafetyReview): string {
+  const { errors, warnings, suppressed } = review.counts;
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+  return `Policy: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}${suppressed > 0 ? `, ${suppressed} suppressed` : ''} (environment ${review.environment}${review.environmentKind ? `, kind ${review.environmentKind}` : ''}).`;
+}
+
+export function renderFindingsText(review: SafetyReview, palette: Palette = PLAIN): string[] {
+  const lines: string[] = [];
+  for (const finding of review.findings) {
+    const line = findingLine(finding);
+    lines.push(finding.suppressed ? palette.dim(line) : finding.severity === 'error' ? palette.remove(line) : palette.warn(line));
+  }
+  for (const note of review.notes) lines.push(palette.dim(`note: ${note}`));
+  lines.push(palette.bold(countsLine(review)));
+  return lines;
+}
+
+export function renderCapabilityChangesText(changes: readonly AgentCapabilityDiff[], palette: Palette = PLAIN): string[] {
+  if (changes.length === 0) return ['Capabilities: unchanged.'];
+  const lines = ['Capability changes (what each agent can do, before → after):'];
+  for (const diff of changes) {
+    if (diff.changes.length === 0) lines.push(`  ${diff.agent}: ${diff.status === 'created' ? 'new agent with no tools' : 'removed (had no tools)'}`);
+    for (const change of diff.changes) {
+      const text = `  ${diff.agent}: ${capabilityChangeText(change)}`;
+      lines.push(change.change === 'removed' ? palette.add(text) : widens(change) ? palette.remove(text) : palette.change(text));
+    }
+  }
+  return lines;
+}
+
+/** The review under a plan (text): capability changes, then findings. */
+export function renderSafetyText(review: SafetyReview, palette: Palette = PLAIN): string {
+  const lines: string[] = [];
+  if (review.capabilityChanges) lines.push(...renderCapabilityChangesText(review.capabilityChanges, palette), '');
+  lines.push(...renderFindingsText(review, palette));
+  return lines.join('\n');
+}
+
+function cell(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function capabilityRow(capability: Capability): string {
+  const decision = capability.decision === 'allowed' && capability.effect !== 'read-only' ? `⚠️ ${DECISION_SHORT.allowed}` : DECISION_SHORT[capability.decision];
+  return `| ${code(toolLabel(capability))} | ${capability.effect} | ${decision} |`;
+}
+
+/** Markdown for a pull-request comment: findings as a table, one compact capability table per changed agent. */
+export function renderSafetyMarkdown(review: SafetyReview): string {
+  const out: string[] = [];
+  if (review.capabilityChanges && review.capabilityChanges.length > 0) {
+    out.push('#### Capability changes', '');
+    for (const diff of review.capabilityChanges) {
+      out.push(`**${code(diff.agent)}** (${diff.status === 'changed' ? 'changed' : diff.status === 'created' ? 'new agent' : 'removed'})`, '');
+      for (const change of diff.changes) {
+        const text = capabilityChangeText(change).slice(2);
+        out.push(`- ${MARK[change.change]} ${widens(change) ? '⚠️ ' : ''}${cell(text)}`);
+      }
+      if (diff.changes.length > 0) out.push('');
+      if (diff.status !== 'deleted' && diff.capabilities.length > 0) {
+        out.push('| Tool | Effect | Decision |', '|---|---|---|', ...diff.capabilities.map(capabilityRow), '');
+      }
+    }
+  }
+  const shown = review.findings;
+  out.push('#### Policy findings', '');
+  if (shown.length > 0) {
+    out.push('| Severity | Rule | Resource | Where | Finding |', '|---|---|---|---|---|');
+    for (const finding of shown) {
+      const severity = finding.suppressed ? `suppressed (${finding.severity})` : finding.severity === 'error' ? '❌ error' : '⚠️ warning';
+      const where = finding.location ? code(`${finding.location.file}:${finding.location.line}`) : '';
+      const message = finding.suppressed ? `${finding.message} — suppressed: ${finding.suppressed.reason}` : finding.message;
+      out.push(`| ${severity} | ${code(finding.rule)} | ${code(finding.address)} | ${where} | ${cell(message)} |`);
+    }
+    out.push('');
+  }
+  for (const note of review.notes) out.push(`> ${cell(note)}`);
+  if (review.notes.length > 0) out.push('');
+  out.push(`**${cell(countsLine(review))}**`);
+  return out.join('\n');
+}
+
+/** The review for `--json` (plan's `safety` key, check's output). */
+export function safetyToJson(review: SafetyReview): Record<string, unknown> {
+  return {
+    environment: review.environment,
+    ...(review.environmentKind ? { environmentKind: review.environmentKind } : {}),
+    counts: review.counts,
+    findings: review.findings.map((finding) => ({
+      rule: finding.rule,
+      severity: finding.severity,
+      address: finding.address,
+      path: pathText(finding.path),
+      message: finding.message,
+      ...(finding.custom ? { custom: true } : {}),
+      ...(finding.suppressed ? { suppressed: finding.suppressed } : {}),
+      ...(finding.location ? { file: finding.location.file, line: finding.location.line, col: finding.location.col } : {}),
+    })),
+    ...(review.capabilityChanges ? { capabilityChanges: review.capabilityChanges } : {}),
+    notes: review.notes,
+  };
+}
+
+/** `::error file=agents/support.yaml,line=12,col=5::[limits-missing] agent/support: ...`, suppressed findings left out. */
+export function renderFindingAnnotations(review: SafetyReview): string[] {
+  return review.findings
+    .filter((finding) => !finding.suppressed)
+    .map((finding) => {
+      const properties = finding.location ? ` file=${escapeProperty(finding.location.file)},line=${finding.location.line},col=${finding.location.col}` : '';
+      return `::${finding.severity}${properties}::${escapeData(`[${finding.rule}] ${finding.address}: ${finding.message}`)}`;
+    });
+}

@@ -1,0 +1,45 @@
+// The safety review as the commands use it: check (offline), plan (with the capability diff),
+// apply (refuses while an error-severity finding stands) and promote (one agent's diff).
+import type { Project } from '../config/index.js';
+import { blockingFindings } from '../engine/policy/index.js';
+import { UserError } from '../errors.js';
+import type { ActualState, DesiredState, JsonObject, Plan } from '../model/resources.js';
+import type { AgentCapabilityDiff, SafetyReview } from '../model/safety.js';
+import { findingLine } from '../render/safety.js';
+import { readToolLock } from '../config/tool-lock-file.js';
+import { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
+
+export { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
+export { readToolLock } from '../config/tool-lock-file.js';
+
+/** The review of a plan run: findings on what the configuration wants, capabilities before → after. */
+export async function reviewPlan(run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan }): Promise<SafetyReview> {
+  return reviewEnvironment({ project: run.project, desired: run.desired, actual: run.actual, plan: run.plan, lock: await readToolLock(run.project.dir) });
+}
+
+/** Throws (exit 1, nothing written) while an error-severity finding is not suppressed. */
+export function refuseOnBlockingFindings(review: SafetyReview): void {
+  const blocking = blockingFindings(review.findings);
+  if (blocking.length === 0) return;
+  throw new UserError(
+    `refusing to apply: ${blocking.length} policy error${blocking.length === 1 ? '' : 's'} in environment ${review.environment} (nothing was changed):\n  ${blocking.map(findingLine).join('\n  ')}`,
+    'fix them, lower the rule\'s severity in agentform.yaml (policy.rules), or suppress it on the resource with a reason (docs/policy.md); agentform check lists them',
+  );
+}
+
+/** GitHub annotations for the findings when running in GitHub Actions. */
+export function wantsAnnotations(env: NodeJS.ProcessEnv): boolean {
+  return env.GITHUB_ACTIONS === 'true' || env.AGENTFORM_GITHUB_ANNOTATIONS === '1';
+}
+
+/**
+ * promote: one agent's capability changes between the target's latest version and the definition
+ * promoted into it; its subagents as the target's configuration declares them, tools from the
+ * target environment's lock.
+ */
+export async function promotionCapabilityChanges(inputs: { projectDir: string; desired: DesiredState; slug: string; before: JsonObject | undefined; after: JsonObject }): Promise<AgentCapabilityDiff[]> {
+  const lock = await readToolLock(inputs.projectDir);
+  const others = inputs.desired.resources.filter((resource) => resource.kind === 'agent').map((resource) => ({ name: resource.name, spec: resource.spec }));
+  const diff = agentCapabilityChange(inputs.slug, inputs.before, inputs.after, others, surfacesFor(lock, inputs.desired.target.name));
+  return diff ? [diff] : [];
+}

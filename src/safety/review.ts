@@ -1,0 +1,98 @@
+// The safety review of one environment: policy findings (located in the files) and, when the live
+// state is known, the capability changes per agent. Used by check (offline), plan, apply and
+// promote; the computation is the engine's, this module only gathers its inputs and locations.
+import { relative, resolve } from 'node:path';
+import { locateSpecValue, type Project } from '../config/index.js';
+import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
+import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
+import type { AgentCapabilityDiff } from '../model/safety.js';
+import { evaluatePolicy } from '../engine/policy/index.js';
+import type { Finding, SafetyReview } from '../model/safety.js';
+import type { SourceLocation } from '../errors.js';
+import type { ActualState, DesiredState, JsonObject, Plan, ResourceKind } from '../model/resources.js';
+import { effectiveState } from '../engine/effective-state.js';
+import type { ToolSurfaceLock } from '../model/tool-lock.js';
+import { policySettingsFor } from './settings.js';
+
+export type { SafetyReview } from '../model/safety.js';
+
+export interface ReviewInputs {
+  project: Project;
+  desired: DesiredState;
+  /** The live state and the plan: the review is of what apply leaves, and adds the capability diff. */
+  actual?: ActualState;
+  plan?: Pick<Plan, 'changes'>;
+  lock?: ToolSurfaceLock;
+  cwd?: string;
+}
+
+export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: string): LockedSurfaces | undefined {
+  return lock?.environments[environment];
+}
+
+function locationOf(project: Project, environment: string, finding: Finding, cwd: string): SourceLocation | undefined {
+  const [kind, ...rest] = finding.address.split('/');
+  const name = rest.join('/');
+  const location =
+    kind === 'environment'
+      ? project.root.locate(project.root.has(['environments', environment, 'settings']) ? ['environments', environment, 'settings', ...finding.path] : ['environments', environment], 'key')
+      : locateSpecValue(project, environment, { kind: kind as ResourceKind, name }, finding.path);
+  if (!location) return undefined;
+  return { ...location, file: relative(cwd, resolve(project.dir, location.file)) || location.file };
+}
+
+function agentsOf(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): AgentSpec[] {
+  return resources.filter((resource) => resource.kind === 'agent').map((resource) => ({ name: resource.name, spec: resource.spec }));
+}
+
+function countsOf(findings: readonly Finding[]): SafetyReview['counts'] {
+  return {
+    errors: findings.filter((finding) => finding.severity === 'error' && !finding.suppressed).length,
+    warnings: findings.filter((finding) => finding.severity === 'warning' && !finding.suppressed).length,
+    suppressed: findings.filter((finding) => finding.suppressed).length,
+  };
+}
+
+export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
+  const { project, desired } = inputs;
+  const cwd = inputs.cwd ?? process.cwd();
+  const environment = desired.target.name;
+  const environmentKind = project.environments[environment]?.settings?.kind;
+  const kind = typeof environmentKind === 'string' ? environmentKind : undefined;
+  const { settings, thresholds } = policySettingsFor(project, environment, cwd);
+  const surfaces = surfacesFor(inputs.lock, environment);
+  const notes: string[] = [];
+  // Offline, a promoted agent's definition is the source environment's version: unknown here.
+  const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !inputs.actual);
+  if (promoted.length > 0) notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
+  const configured = desired.resources.filter((resource) => !promoted.includes(resource));
+  // With the live state, what apply leaves: configured fields merged over the remote values.
+  const after = inputs.actual ? effectiveState(configured, inputs.actual, inputs.plan ?? { changes: [] }) : configured;
+  // Policy findings are about the configuration (they are located and suppressed there); resources
+  // only the server has are left to the capability review.
+  const declared = new Set(configured.map((resource) => `${resource.kind}/${resource.name}`));
+  const resources = after.filter((resource) => declared.has(`${resource.kind}/${resource.name}`));
+  const findings = evaluatePolicy({ environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), resources, ...(surfaces ? { surfaces } : {}), thresholds }, settings).map((finding): Finding => {
+    const location = locationOf(project, environment, finding, cwd);
+    return location ? { ...finding, location } : finding;
+  });
+  const capabilitiesAfter = computeCapabilities(agentsOf(after), surfaces);
+  const unknown = [...new Set([...capabilitiesAfter.values()].flatMap((agent) => agent.unknownConnections))].sort();
+  if (unknown.length > 0) {
+    const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';
+    notes.push(`tools of connection${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} unknown (${why}): treated as destructive; run agentform lock -e ${environment}`);
+  }
+  const review: SafetyReview = { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes, counts: countsOf(findings) };
+  if (inputs.actual) {
+    const before = computeCapabilities(agentsOf(inputs.actual.resources), surfaces);
+    review.capabilityChanges = diffCapabilities(before, capabilitiesAfter);
+  }
+  return review;
+}
+
+/** One agent's capability changes between two definitions (promote: the target's latest vs the source version). */
+export function agentCapabilityChange(agent: string, before: JsonObject | undefined, after: JsonObject, others: readonly AgentSpec[], surfaces: LockedSurfaces | undefined): AgentCapabilityDiff | undefined {
+  const capabilitiesOf = (spec: JsonObject): AgentCapabilities | undefined =>
+    computeCapabilities([{ name: agent, spec }, ...others.filter((other) => other.name !== agent)], surfaces).get(agent);
+  return diffAgentCapabilities(agent, before ? capabilitiesOf(before) : undefined, capabilitiesOf(after));
+}

@@ -1,0 +1,172 @@
+// agentform check, and the safety review in plan and apply, end to end: the real CLI against the
+// local control plane, on a production environment (test/fixtures/safety/project).
+import { readFileSync } from 'node:fs';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO, calledRpcs, copyExample, runCli } from '../helpers/cli.js';
+
+const FIXTURE = join(REPO, 'test', 'fixtures', 'safety', 'project');
+const planSchema = new Ajv2020({ allErrors: true, strict: true }).compile(JSON.parse(readFileSync(join(REPO, 'schemas', 'plan.schema.json'), 'utf8')));
+
+async function copyFixture(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'agentform-safety-'));
+  await cp(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+/** Lets delete_repo run without asking the hook. */
+async function allowDeleteRepo(dir: string): Promise<void> {
+  const text = await readFile(join(dir, 'agents.yaml'), 'utf8');
+  await writeFile(join(dir, 'agents.yaml'), text.replace('      default: allow\n', '      default: allow\n      byTool:\n        delete_repo: allow\n'));
+}
+
+/** The support agent without its hook: every tool call runs unchecked (offline; apply would keep the remote hook). */
+async function dropHook(dir: string): Promise<void> {
+  const text = await readFile(join(dir, 'agents.yaml'), 'utf8');
+  await writeFile(join(dir, 'agents.yaml'), text.replace('      hook:\n        connection: github\n', ''));
+}
+
+describe('agentform check (offline)', () => {
+  it('a clean production project: exit 0', async () => {
+    const result = await runCli(['check', await copyFixture()]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('Policy: 0 errors, 0 warnings (environment prod, kind production).');
+  });
+
+  it('the quickstart (a dev environment) passes with warnings only', async () => {
+    const result = await runCli(['check', await copyExample('quickstart')]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/agentform\.yaml:\d+:\d+: warning \[environment-spend-caps-missing\] environment\/dev/);
+  });
+
+  it('errors in production: located lines, exit 1, and --json with the same findings', async () => {
+    const dir = await copyFixture();
+    await dropHook(dir);
+    const result = await runCli(['check', dir, '-e', 'prod']);
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/agents\.yaml:\d+:\d+: error \[default-allow-without-hook\] agent\/support: /);
+    expect(result.stdout).toContain('[destructive-tool-without-decision] agent/support: github.delete_repo (destructive) runs without a decision');
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
+    const json = await runCli(['check', dir, '--json']);
+    expect(json.code).toBe(1);
+    const parsed = JSON.parse(json.stdout) as { counts: { errors: number }; findings: Array<{ rule: string; file: string; line: number }> };
+    expect(parsed.counts.errors).toBe(2);
+    expect(parsed.findings.map((finding) => finding.rule).sort()).toEqual(['default-allow-without-hook', 'destructive-tool-without-decision']);
+    expect(parsed.findings[0]?.file).toMatch(/agents\.yaml$/);
+  });
+
+  it('a suppression with its reason is listed and no longer fails; severity off hides a rule', async () => {
+    const dir = await copyFixture();
+    await dropHook(dir);
+    const agents = await readFile(join(dir, 'agents.yaml'), 'utf8');
+    await writeFile(join(dir, 'agents.yaml'), `${agents}suppress:\n  - rule: destructive-tool-without-decision\n    reason: delete_repo is fenced by the GitHub app's own permissions\n`);
+    const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
+    await writeFile(join(dir, 'agentform.yaml'), `${root}policy:\n  rules:\n    default-allow-without-hook: {prod: warning}\n`);
+    const result = await runCli(['check', dir]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain("suppressed [destructive-tool-without-decision] agent/support: github.delete_repo (destructive) runs without a decision: add a hook, or set policies.toolCalls.byTool to deny or ask (suppressed: delete_repo is fenced by the GitHub app's own permissions)");
+    expect(result.stdout).toMatch(/warning \[default-allow-without-hook\]/);
+    expect(result.stdout).toContain('Policy: 0 errors, 1 warning, 1 suppressed');
+  });
+
+  it('bad policy configuration: located errors, exit 1', async () => {
+    const dir = await copyFixture();
+    const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
+    await writeFile(join(dir, 'agentform.yaml'), `${root}policy:\n  rules:\n    limits-mising: error\n  custom:\n    - id: broken\n      message: m\n      severity: error\n      kinds: [agent]\n      schema: {type: nope}\n`);
+    const agents = await readFile(join(dir, 'agents.yaml'), 'utf8');
+    await writeFile(join(dir, 'agents.yaml'), `${agents}suppress:\n  - rule: limits-missing\n    reason: ""\n`);
+    const schemaProblem = await runCli(['check', dir]);
+    expect(schemaProblem.code).toBe(1);
+    expect(schemaProblem.stderr + schemaProblem.stdout).toMatch(/agents\.yaml:\d+:\d+: .*suppress\[0\]\.reason/);
+    await writeFile(join(dir, 'agents.yaml'), agents);
+    const result = await runCli(['check', dir]);
+    expect(result.code).toBe(1);
+    const output = result.stderr + result.stdout;
+    expect(output).toMatch(/agentform\.yaml:\d+:\d+: policy\.rules: unknown rule "limits-mising"; did you mean "limits-missing"\?/);
+    expect(output).toMatch(/agentform\.yaml:\d+:\d+: custom rule broken: its schema does not compile/);
+  });
+
+  it('runs a custom rule on the configuration', async () => {
+    const dir = await copyFixture();
+    const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
+    await writeFile(join(dir, 'agentform.yaml'), `${root}policy:\n  custom:\n    - id: connections-use-https\n      message: tool servers are reached over https\n      severity: {prod: error}\n      kinds: [connection]\n      schema: {properties: {url: {pattern: '^https://'}}}\n`);
+    const result = await runCli(['check', dir]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/platform\.yaml:\d+:\d+: error \[connections-use-https\] connection\/github: tool servers are reached over https \(url must match pattern/);
+  });
+});
+
+describe('plan and apply with the safety review (local control plane)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await copyFixture();
+    const applied = await runCli(['apply', dir, '--auto-approve']);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+  });
+
+  it('plan shows what the agent can newly do without a decision, and the findings', async () => {
+    await allowDeleteRepo(dir);
+    const result = await runCli(['plan', dir]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('support: ~ github.delete_repo (destructive) now runs without a decision (was decided by a hook)');
+    expect(result.stdout).not.toContain('github.search');
+    expect(result.stdout).toMatch(/agents\.yaml:\d+:\d+: error \[destructive-tool-without-decision\] agent\/support: github\.delete_repo/);
+    expect(result.stdout).toContain('Policy: 1 error, 0 warnings (environment prod, kind production).');
+  });
+
+  it('reviews what apply leaves: a hook removed from the YAML is kept from the server, so no finding', async () => {
+    const other = await copyFixture();
+    expect((await runCli(['apply', other, '--auto-approve'])).code).toBe(0);
+    await dropHook(other);
+    const result = await runCli(['plan', other]);
+    expect(result.stdout).toContain('Capabilities: unchanged.');
+    expect(result.stdout).toContain('Policy: 0 errors, 0 warnings');
+  });
+
+  it('plan --json carries the safety key, valid against schemas/plan.schema.json', async () => {
+    const result = await runCli(['plan', dir, '--json']);
+    const plan = JSON.parse(result.stdout);
+    expect(planSchema(plan), JSON.stringify(planSchema.errors)).toBe(true);
+    expect(plan.safety.counts.errors).toBe(1);
+    expect(plan.safety.capabilityChanges[0]).toMatchObject({ agent: 'support', status: 'changed' });
+    expect(plan.safety.capabilityChanges[0].changes).toContainEqual({ change: 'changed', tool: 'github.delete_repo', via: [], before: { decision: 'hook', effect: 'destructive' }, after: { decision: 'allowed', effect: 'destructive' } });
+  });
+
+  it('plan --markdown has the capability table and findings; GitHub annotations on request', async () => {
+    const result = await runCli(['plan', dir, '--markdown'], { env: { GITHUB_ACTIONS: 'true' } });
+    expect(result.stdout).toContain('#### Capability changes');
+    expect(result.stdout).toContain('| `github.delete_repo` | destructive | ⚠️ no decision |');
+    expect(result.stdout).toContain('#### Policy findings');
+    expect(result.stderr).toMatch(/^::error file=[^,]*agents\.yaml,line=\d+,col=\d+::\[destructive-tool-without-decision\] agent\/support: /m);
+  });
+
+  it('apply refuses while an error-severity finding stands, and writes nothing', async () => {
+    const result = await runCli(['apply', dir, '--auto-approve', '--debug']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('refusing to apply: 1 policy error in environment prod (nothing was changed)');
+    expect(result.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(calledRpcs(result.stderr).filter((rpc) => !/\.(list|get|models|events|pending)$/.test(rpc))).toEqual([]);
+    const plan = JSON.parse((await runCli(['plan', dir, '--json'])).stdout);
+    expect(plan.summary.change).toBe(1); // still to do
+  });
+});
+
+describe('promote shows the capability diff between the source version and the target', () => {
+  it('a staging version that lets delete_repo run unchecked, promoted to prod', async () => {
+    const dir = await copyFixture();
+    const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
+    await writeFile(join(dir, 'agentform.yaml'), root.replace('defaultEnvironment: prod', '  staging:\n    url: local\ndefaultEnvironment: prod'));
+    const agents = await readFile(join(dir, 'agents.yaml'), 'utf8');
+    await writeFile(join(dir, 'agents.yaml'), `${agents}overlays:\n  staging:\n    policies:\n      toolCalls:\n        byTool:\n          delete_repo: allow\n`);
+    for (const environment of ['prod', 'staging']) {
+      const applied = await runCli(['apply', dir, '-e', environment, '--auto-approve']);
+      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    }
+    const promote = await runCli(['promote', 'support', '--from', 'staging', '--to', 'prod', '-C', dir, '--auto-approve']);
+    expect(promote.code, promote.stdout + promote.stderr).toBe(0);
+    expect(promote.stdout).toContain('support: ~ github.delete_repo (destructive) now runs without a decision (was decided by a hook)');
+  }, 60_000);
+});

@@ -1,0 +1,138 @@
+// Every built-in rule: one configuration it accepts and one it flags, in an environment of kind
+// production (error by default) and in another one (warning by default).
+import { describe, expect, it } from 'vitest';
+import { BUILTIN_RULE_IDS, BUILTIN_RULES, evaluatePolicy } from '../../../src/engine/policy/index.js';
+import type { DesiredResource } from '../../../src/model/resources.js';
+import { desired } from '../builders.js';
+import { environmentWith, goodAgent } from './builders.js';
+
+interface RuleCase {
+  pass: DesiredResource[];
+  fail: DesiredResource[];
+  /** The spec path the finding points at. */
+  path: Array<string | number>;
+  /** Environment settings without spend caps (the environment rule). */
+  noSpend?: boolean;
+}
+
+const agent = (spec = goodAgent()) => desired('agent', 'support', spec);
+const key = (spec: Record<string, unknown>) => desired('apiKey', 'ci', spec as DesiredResource['spec']);
+const grant = desired('grant', 'github:user:alice', { connection: 'github', identity: { scope: 'user', id: 'alice' } });
+const chain = (length: number) =>
+  Array.from({ length }, (_, index) => desired('agent', `a${index}`, goodAgent(index + 1 < length ? { subagents: [{ kind: 'agent', name: 'next', agent: `a${index + 1}` }] } : {})));
+
+const CASES: Record<string, RuleCase> = {
+  'destructive-tool-without-decision': {
+    pass: [agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }] }))],
+    fail: [agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { default: 'deny', byTool: { delete_repo: 'allow' } } } }))],
+    path: ['policies', 'toolCalls'],
+  },
+  'default-allow-without-hook': {
+    pass: [agent()],
+    fail: [agent(goodAgent({ policies: { toolCalls: { default: 'allow' }, decisions: { onExpire: 'deny' } } }))],
+    path: ['policies', 'toolCalls', 'default'],
+  },
+  'hook-fails-open': {
+    pass: [agent()],
+    fail: [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onTimeout: 'allow' } } }))],
+    path: ['policies', 'toolCalls', 'onTimeout'],
+  },
+  'decision-expiry-not-deny': {
+    pass: [agent()],
+    fail: [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' } }, decisions: { onExpire: 'allow' } } }))],
+    path: ['policies', 'decisions', 'onExpire'],
+  },
+  'sandbox-unrestricted-egress': {
+    pass: [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' } } }))],
+    fail: [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' }, network: { egress: { mode: 'unrestricted' } } } }))],
+    path: ['sandbox', 'network', 'egress', 'mode'],
+  },
+  'sandbox-tools-too-wide': {
+    pass: [agent(goodAgent({ sandbox: { tools: { preset: 'full', deny: ['rm'] } } }))],
+    fail: [agent(goodAgent({ sandbox: { tools: { preset: 'full', deny: [] } } }))],
+    path: ['sandbox', 'tools', 'preset'],
+  },
+  'limits-missing': {
+    pass: [agent()],
+    fail: [agent(goodAgent({ limits: { maxTurns: 10 } }))],
+    path: ['limits'],
+  },
+  'environment-spend-caps-missing': {
+    pass: [],
+    fail: [],
+    noSpend: true,
+    path: ['spend'],
+  },
+  'key-spend-caps-missing': {
+    pass: [key({ scopes: ['read'], spend: { dailyUsd: 1 } })],
+    fail: [key({ scopes: ['read'] })],
+    path: ['spend'],
+  },
+  'control-key-without-expiry': {
+    pass: [key({ scopes: ['read', 'control'], spend: { dailyUsd: 1 }, expiresAt: '2027-01-01T00:00:00Z' })],
+    fail: [key({ scopes: ['read', 'control'], spend: { dailyUsd: 1 } })],
+    path: ['scopes'],
+  },
+  'identity-not-required-with-grants': {
+    pass: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: true } }))],
+    fail: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: false } }))],
+    path: ['identity'],
+  },
+  'subagent-depth': {
+    pass: chain(4),
+    fail: chain(5),
+    path: ['subagents'],
+  },
+  'fallback-provider-without-secret': {
+    pass: [agent(goodAgent({ model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'openai', model: 'gpt-4o-mini' }] } } }))],
+    fail: [
+      desired('provider', 'anthropic', { type: 'anthropic' }),
+      agent(goodAgent({ model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'openai', model: 'gpt-4o-mini' }, { provider: 'anthropic', model: 'claude' }] } } })),
+    ],
+    path: ['model', 'fallback', 'models', 1, 'provider'],
+  },
+};
+
+describe('built-in policy rules', () => {
+  it('the table covers every built-in rule, and every rule has a rationale', () => {
+    expect(Object.keys(CASES).sort()).toEqual([...BUILTIN_RULE_IDS].sort());
+    for (const rule of BUILTIN_RULES) expect(rule.rationale.length, rule.id).toBeGreaterThan(20);
+  });
+
+  const rows = Object.entries(CASES).flatMap(([rule, item]) =>
+    (['production', 'development'] as const).map((kind) => ({ rule, item, kind, severity: kind === 'production' ? 'error' : 'warning' })),
+  );
+
+  it.each(rows)('$rule in a $kind environment: the good case passes, the bad one is a $severity', ({ rule, item, kind, severity }) => {
+    const of = (resources: DesiredResource[], spend: boolean) => evaluatePolicy(environmentWith(resources, { kind, spend })).filter((finding) => finding.rule === rule);
+    expect(of(item.pass, true)).toEqual([]);
+    const found = of(item.fail, !item.noSpend);
+    expect(found.length, JSON.stringify(found)).toBeGreaterThan(0);
+    expect(found[0]).toMatchObject({ rule, severity, path: item.path });
+  });
+
+  it('a good environment has no finding at all', () => {
+    expect(evaluatePolicy(environmentWith([agent(), key({ scopes: ['read'], spend: { dailyUsd: 1 } })], { kind: 'production' }))).toEqual([]);
+  });
+});
+
+describe('rules judge only what can happen', () => {
+  const only = (rule: string, spec: Record<string, unknown>) =>
+    evaluatePolicy(environmentWith([desired('agent', 'a', spec as DesiredResource['spec'])], { kind: 'production' })).filter((finding) => finding.rule === rule);
+
+  it.each([
+    ['hook-fails-open: no hook, nothing fails open', 'hook-fails-open', goodAgent({ policies: { toolCalls: { default: 'deny', onError: 'allow', onTimeout: 'allow' } } })],
+    ['decision-expiry-not-deny: no call ever waits for a decision', 'decision-expiry-not-deny', goodAgent({ policies: { toolCalls: { default: 'deny' }, decisions: { onExpire: 'allow' } } })],
+    ['subagent-depth: bounds of an agent that delegates to no one', 'subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, maxConcurrent: 9, selfDelegation: false } })],
+  ])('%s', (_, rule, spec) => {
+    expect(only(rule, spec)).toEqual([]);
+  });
+
+  it('an ask decision can wait: decisions.onExpire allow is flagged without a hook', () => {
+    expect(only('decision-expiry-not-deny', goodAgent({ policies: { toolCalls: { default: 'ask' }, decisions: { onExpire: 'allow' } } }))).toHaveLength(1);
+  });
+
+  it('self-delegation with a maxDepth above the threshold is flagged', () => {
+    expect(only('subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, selfDelegation: true } })).map((finding) => finding.path)).toEqual([['subagentPolicy', 'maxDepth']]);
+  });
+});

@@ -1,0 +1,68 @@
+// Golden output of the safety review: text under a plan, and Markdown for a pull request.
+// The expected files are test/fixtures/safety/review.{txt,md}; UPDATE_GOLDEN=1 rewrites them.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { computeCapabilities } from '../../src/engine/capabilities.js';
+import { diffCapabilities } from '../../src/engine/capability-diff.js';
+import { evaluatePolicy } from '../../src/engine/policy/index.js';
+import type { JsonObject } from '../../src/model/resources.js';
+import type { SafetyReview } from '../../src/model/safety.js';
+import { capabilityChangeText, renderFindingAnnotations, renderSafetyMarkdown, renderSafetyText, safetyToJson } from '../../src/render/safety.js';
+import { desired } from '../engine/builders.js';
+import { environmentWith, GITHUB_SURFACE, goodAgent } from '../engine/policy/builders.js';
+
+const GOLDEN = new URL('../fixtures/safety/', import.meta.url);
+
+function golden(name: string, actual: string): void {
+  const file = new URL(name, GOLDEN);
+  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, actual);
+  expect(existsSync(file), `${name} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
+  expect(actual).toBe(readFileSync(file, 'utf8'));
+}
+
+function sampleReview(): SafetyReview {
+  const surfaces = { github: GITHUB_SURFACE };
+  const supportBefore: JsonObject = goodAgent({ tools: [{ type: 'connection', name: 'github' }], subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }] });
+  const supportAfter: JsonObject = goodAgent({
+    tools: [{ type: 'connection', name: 'github' }, { type: 'connection', name: 'jira' }],
+    policies: { toolCalls: { hook: { connection: 'gate' }, byTool: { delete_repo: 'allow' } } },
+    subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }],
+  });
+  const researcher = goodAgent({ tools: [{ type: 'builtin', name: 'current_time' }], limits: { maxTurns: 5 } });
+  const before = computeCapabilities([{ name: 'support', spec: supportBefore }, { name: 'researcher', spec: researcher }, { name: 'old', spec: goodAgent() }], surfaces);
+  const after = computeCapabilities([{ name: 'support', spec: supportAfter }, { name: 'researcher', spec: researcher }], surfaces);
+  const input = environmentWith([desired('agent', 'support', supportAfter), desired('agent', 'researcher', researcher)], { kind: 'production' });
+  const findings = evaluatePolicy({ ...input, surfaces }, { severities: {}, custom: [], suppressions: { 'agent/researcher': [{ rule: 'limits-missing', reason: 'bounded | by its caller' }] } }).map((finding, index) => ({
+    ...finding,
+    location: { file: `agents/${finding.address.split('/')[1]}.yaml`, line: 10 + index, col: 3 },
+  }));
+  return {
+    environment: 'production',
+    environmentKind: 'production',
+    findings,
+    capabilityChanges: diffCapabilities(before, after),
+    notes: ['tools of connection jira unknown (there is no agentform.lock.yaml): treated as destructive; run agentform lock -e production'],
+    counts: { errors: findings.filter((f) => f.severity === 'error' && !f.suppressed).length, warnings: 0, suppressed: findings.filter((f) => f.suppressed).length },
+  };
+}
+
+describe('safety review rendering', () => {
+  it('text (golden)', () => golden('review.txt', `${renderSafetyText(sampleReview())}\n`));
+  it('Markdown with a capability table per changed agent (golden)', () => golden('review.md', `${renderSafetyMarkdown(sampleReview())}\n`));
+
+  it('says a destructive tool now runs without a decision in the words of the issue', () => {
+    expect(capabilityChangeText({ change: 'added', tool: 'github.delete_repo', via: [], after: { decision: 'allowed', effect: 'destructive' } })).toBe('+ github.delete_repo (destructive) now runs without a decision');
+  });
+
+  it('GitHub annotations: located, escaped, suppressed findings left out', () => {
+    const lines = renderFindingAnnotations(sampleReview());
+    expect(lines.length).toBe(sampleReview().counts.errors);
+    expect(lines[0]).toMatch(/^::error file=agents\/support\.yaml,line=\d+,col=3::\[/);
+  });
+
+  it('JSON carries paths as text and suppression reasons', () => {
+    const json = safetyToJson(sampleReview()) as { findings: Array<{ path: string; suppressed?: { reason: string } }> };
+    expect(json.findings.some((finding) => finding.suppressed?.reason === 'bounded | by its caller')).toBe(true);
+    expect(json.findings.map((finding) => finding.path)).toContain('policies.toolCalls');
+  });
+});
