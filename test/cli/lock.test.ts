@@ -242,7 +242,10 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     expect(await liveTurns()).toBe(turns - 1);
   });
 
-  it('an apply that changes no agent using a connection does not read the lock', async () => {
+  it('an apply that changes no agent using a connection does not check tool surfaces', async () => {
+    // The lock (read by the safety review) records no tools for the connection `tools`, which serves some: only an
+    // apply that changes an agent using it would compare them and refuse.
+    await writeFile(lockPath(), toolLockText({ version: 1, environments: { dev: { tools: { tools: [] } } } }));
     const agents = join(dir, 'agents.yaml');
     await writeFile(agents, (await readFile(agents, 'utf8')).replace('maxTurns: 10', 'maxTurns: 11'));
     await writeFile(agents, (await readFile(agents, 'utf8')).replace(`maxTurns: ${turns}`, `maxTurns: ${turns - 1}`));
