@@ -58,6 +58,9 @@ const CASES: Array<[string, 'agent' | 'connection' | 'apiKey', string, Expected]
   ['named values', 'agent', '  policies:\n    toolCalls: {default: allow, byTool: {x: ask, y: deny}, onError: deny, onTimeout: allow}\n    decisions: {onExpire: deny}\n', 'clean'],
   ['caching.ttl is a duration, not an enumeration', 'agent', '  model: {provider: openai, model: gpt-4o, caching: {mode: auto, ttl: 1h}}\n', 'clean'],
   ['scopes: read, control', 'apiKey', '  scopes: [read, control]\n', 'clean'],
+  // A connection's tools (api-contract "Agent tools"): a known value, so no warning.
+  ['tools[].type: connection', 'agent', '  tools: [{type: connection, name: github}]\n', 'clean'],
+  ['tools[].type: conection', 'agent', '  tools: [{type: conection, name: github}]\n', { severity: 'error', path: 'spec.tools[0].type', message: '"conection" is not a known value; did you mean "connection"?', at: 'conection' }],
 ];
 
 describe('enumerations in validate', () => {
