@@ -12,6 +12,7 @@ import { createControlPlaneServer, type ServerTimeouts } from './http.js';
 import { createServerProfile, serverProfileFromEnv, type ServerProfileName } from './profiles.js';
 import { ensurePrivateDataDir } from './store/data-dir.js';
 import { openDatabase, type Durability } from './store/db.js';
+import { enableGroupCommit, flushGroup } from './store/group-commit.js';
 import { serverKeySource } from './store/sealed.js';
 
 export interface LocalControlPlane {
@@ -135,6 +136,8 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     db.close();
     throw error;
   }
+  // Bootstrap's writes are committed; from here on writes are grouped per event-loop turn.
+  enableGroupCommit(db);
   worker.start();
 
   let closing: Promise<void> | undefined;
@@ -149,6 +152,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
           server.closeAllConnections();
         });
         await worker.stop();
+        flushGroup(db);
         db.close();
       })()),
   };
