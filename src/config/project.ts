@@ -9,6 +9,7 @@ import type { ProblemList } from './problems.js';
 import { withoutNulls } from '../model/json.js';
 import { isWarningOnly, reportSchemaErrors } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
+import { openParseCache } from './parse-cache.js';
 import { didYouMean } from './suggest.js';
 import { type LocatedDocument, locatedDocuments, parseYamlFile, parseYamlText } from './yaml-source.js';
 
@@ -160,8 +161,13 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
   const sources = files.flatMap((file, index) => (texts[index] === undefined ? [] : [{ file, text: texts[index] as string }]));
   // One thread on purpose: a worker thread for part of the files was measured slower (each thread
   // pays the parser's cold start; 1,000 agents: 750 ms vs 680 ms for a plan) and used more memory.
+  const cache = sources.length > 0 ? openParseCache() : undefined;
   for (const { file: sourceFile, text } of sources) {
-    const parsed = parseYamlText(sourceFile, text);
+    let parsed = cache?.get(sourceFile, text);
+    if (!parsed) {
+      parsed = parseYamlText(sourceFile, text);
+      cache?.set(sourceFile, text, parsed);
+    }
     const { file } = parsed;
     for (const problem of parsed.problems) problems.add(problem);
     if (parsed.problems.some((problem) => problem.severity === 'error')) unreadFiles.push(file);
