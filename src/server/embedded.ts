@@ -13,6 +13,8 @@ import { createServerProfile, serverProfileFromEnv, type ServerProfileName } fro
 import { ensurePrivateDataDir } from './store/data-dir.js';
 import { openDatabase, type Durability } from './store/db.js';
 import { enableGroupCommit, flushGroup } from './store/group-commit.js';
+import { warmValidators } from './validate.js';
+import { RPC_NAMES } from '../api/operations.js';
 import { serverKeySource } from './store/sealed.js';
 
 export interface LocalControlPlane {
@@ -61,6 +63,11 @@ export interface LocalControlPlaneOptions {
   env?: NodeJS.ProcessEnv;
   /** Default `full` (store/db.ts Durability). */
   durability?: Durability;
+  /**
+   * Compile every request validator in the background once listening (`agentform server`), rather
+   * than on each operation's first request. Off by default: tests start many short-lived servers.
+   */
+  warmUp?: boolean;
 }
 
 export const DATABASE_FILE = 'control-plane.db';
@@ -139,6 +146,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
   // Bootstrap's writes are committed; from here on writes are grouped per event-loop turn.
   enableGroupCommit(db);
   worker.start();
+  const stopWarming = opts.warmUp ? warmValidators(RPC_NAMES) : undefined;
 
   let closing: Promise<void> | undefined;
   return {
@@ -151,6 +159,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        stopWarming?.();
         await worker.stop();
         flushGroup(db);
         db.close();
