@@ -70,7 +70,8 @@ describe('parse cache', () => {
         return result!.documents.map((document) => ({ name: document.name, spec: document.spec, at: document.source.locate(['spec', 'limits', 'maxTurns']) }));
       };
       const first = await read();
-      expect(readdirSync(join(dir, 'project-cache'))).toHaveLength(1);
+      // The root file and the resource file.
+      expect(readdirSync(join(dir, 'project-cache'))).toHaveLength(2);
       expect(await read()).toEqual(first);
     } finally {
       if (previous === undefined) delete process.env.AGENTFORM_PARSE_CACHE;
