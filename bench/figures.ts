@@ -7,6 +7,8 @@ export interface Figure {
   budget: number | null;
   /** What the network allows: round trips on the critical path × injected latency. */
   lowerBound: number | null;
+  /** The same figure for the peer (Kong's decK), measured in the same run (scenarios/peer-deck.ts). */
+  peer?: number;
 }
 
 export interface Scenario {

@@ -9,9 +9,11 @@ function table(figures: Figure[]): string {
   const rows = figures.map((figure) => {
     const ratio = figure.lowerBound ? (figure.value / figure.lowerBound).toFixed(2) : '';
     const verdict = figure.budget === null ? '' : figure.value <= figure.budget ? 'ok' : 'OVER';
-    return [figure.scenario, figure.metric, `${figure.value} ${figure.unit}`, figure.budget === null ? '' : `${figure.budget}`, figure.lowerBound === null ? '' : `${figure.lowerBound}`, ratio, verdict];
+    const peer = figure.peer === undefined ? '' : `${figure.peer}`;
+    const peerRatio = figure.peer ? (figure.value / figure.peer).toFixed(2) : '';
+    return [figure.scenario, figure.metric, `${figure.value} ${figure.unit}`, figure.budget === null ? '' : `${figure.budget}`, figure.lowerBound === null ? '' : `${figure.lowerBound}`, ratio, peer, peerRatio, verdict];
   });
-  const header = ['scenario', 'metric', 'value', 'budget', 'lower bound', 'ratio', ''];
+  const header = ['scenario', 'metric', 'value', 'budget', 'lower bound', 'ratio', 'decK', '÷ decK', ''];
   const widths = header.map((_, column) => Math.max(header[column]!.length, ...rows.map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');

@@ -15,6 +15,10 @@ export default function setup(): (() => void) | undefined {
   if (state[BUILT]) return undefined;
   state[BUILT] = true;
   const removeRunTemp = useRunTempDirectory();
+  // The parse cache (src/config/parse-cache.ts) stays on in tests, so it is exercised, but in the
+  // run's directory rather than the developer's cache; test workers and CLI children (test/helpers/cli.ts
+  // cliEnv) inherit it. A cache given from outside is used as it is.
+  process.env.AGENTFORM_PARSE_CACHE ??= join(process.env.TMPDIR!, 'parse-cache');
   const repo = fileURLToPath(new URL('..', import.meta.url));
   execFileSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')], { cwd: repo, stdio: 'inherit' });
   // The rest of `npm run build`: the precompiled schema validators, so the CLI under test is the one users get.

@@ -2,6 +2,7 @@ import type { Scenario } from '../figures.js';
 import { coldStart } from './cold-start.js';
 import { planAndApply, planLarge, upsertThroughput } from './plan-apply.js';
 import { listBurst } from './server-latency.js';
+import { peerDeck } from './peer-deck.js';
 import { validateLarge } from './validate.js';
 
-export const SCENARIOS: Scenario[] = [coldStart, validateLarge, planAndApply, planLarge, upsertThroughput, listBurst];
+export const SCENARIOS: Scenario[] = [coldStart, validateLarge, planAndApply, planLarge, upsertThroughput, listBurst, peerDeck];

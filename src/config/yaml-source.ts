@@ -1,7 +1,8 @@
 // YAML files parsed with source ranges, so every problem can point at the exact key or value.
 // Parsing produces plain data (values, an index from JSON path to source offsets, line starts and
 // problems); nothing after parsing needs the YAML syntax tree, which is dropped at once.
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document } from 'yaml';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, Problem, ProblemList } from './problems.js';
 
@@ -38,10 +39,17 @@ export interface ParsedFile {
   problems: Problem[];
 }
 
+// yaml (CommonJS, ~80 modules, ~50 ms to load) is loaded on the first parse: a run whose files all
+// come from the parse cache (parse-cache.ts) never loads it.
+type YamlModule = typeof import('yaml');
+let yamlModule: YamlModule | undefined;
+const yaml = (): YamlModule => (yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule);
+
 const SEPARATOR = '\u0001';
 const pathKey = (path: readonly PathSegment[]): string => path.join(SEPARATOR);
 
 function indexNodes(node: unknown, prefix: string, index: Record<string, NodeOffsets>): void {
+  const { isMap, isPair, isScalar, isSeq } = yaml();
   if (isMap(node)) {
     for (const pair of node.items) {
       if (!isPair(pair) || !isScalar(pair.key)) continue;
@@ -109,6 +117,7 @@ export function parseYamlText(file: string, text: string): ParsedFile {
     problems.push({ severity: 'error', message: 'not a YAML file: it contains binary data (NUL bytes)', location: at(1, 1) });
     return { file, documents: [], problems };
   }
+  const { LineCounter, parseAllDocuments } = yaml();
   const counter = new LineCounter();
   let documents: Document.Parsed[];
   try {

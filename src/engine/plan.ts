@@ -181,7 +181,9 @@ function changeFor(
     return withReason({ ...base, action: 'create', fields }, reasons);
   }
   base.id = remote.id;
-  base.remoteFingerprint = remote.fingerprint;
+  // Read through: a no-op change never needs it (apply compares it only before a write), and
+  // remote.fingerprint is computed on first read (state/normalize.ts).
+  Object.defineProperty(base, 'remoteFingerprint', { enumerable: true, configurable: true, get: () => remote.fingerprint });
 
   const fields = diffSpec(resource.spec, remote.spec, rulesFor(resource.kind));
   for (const immutable of immutableFieldsOf(resource.kind)) {

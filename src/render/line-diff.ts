@@ -1,7 +1,13 @@
 // Multi-line strings (system prompts, compaction prompts) are shown as a unified line diff: only
 // the hunks, no file headers.
-import { structuredPatch } from 'diff';
+import { createRequire } from 'node:module';
 import type { JsonValue } from '../model/resources.js';
+
+// diff (19 modules) is loaded on the first line diff: most plans show none (a no-change plan of
+// 20 agents loaded it for nothing). Its CommonJS build, so that rendering stays synchronous.
+type DiffModule = typeof import('diff');
+let diffModule: DiffModule | undefined;
+const diffLibrary = (): DiffModule => (diffModule ??= createRequire(import.meta.url)('diff') as DiffModule);
 
 export function isMultiline(value: JsonValue | undefined): value is string {
   return typeof value === 'string' && value.includes('\n');
@@ -14,7 +20,7 @@ const MAX_EDIT_LENGTH = 1_000;
 
 /** `@@ -a,b +c,d @@` headers and ` `/`-`/`+` lines, for two versions of a text. */
 export function unifiedHunks(before: string, after: string, context = 3): string[] {
-  const patch = structuredPatch('before', 'after', before, after, undefined, undefined, { context, maxEditLength: MAX_EDIT_LENGTH });
+  const patch = diffLibrary().structuredPatch('before', 'after', before, after, undefined, undefined, { context, maxEditLength: MAX_EDIT_LENGTH });
   if (!patch) return [`(more than ${MAX_EDIT_LENGTH} lines changed: too many for a line diff; plan --json shows the whole value)`];
   const lines: string[] = [];
   for (const hunk of patch.hunks) {

@@ -12,6 +12,9 @@ import { createControlPlaneServer, type ServerTimeouts } from './http.js';
 import { createServerProfile, serverProfileFromEnv, type ServerProfileName } from './profiles.js';
 import { ensurePrivateDataDir } from './store/data-dir.js';
 import { openDatabase, type Durability } from './store/db.js';
+import { enableGroupCommit, flushGroup } from './store/group-commit.js';
+import { warmValidators } from './validate.js';
+import { RPC_NAMES } from '../api/operations.js';
 import { serverKeySource } from './store/sealed.js';
 
 export interface LocalControlPlane {
@@ -60,6 +63,11 @@ export interface LocalControlPlaneOptions {
   env?: NodeJS.ProcessEnv;
   /** Default `full` (store/db.ts Durability). */
   durability?: Durability;
+  /**
+   * Compile every request validator in the background once listening (`agentform server`), rather
+   * than on each operation's first request. Off by default: tests start many short-lived servers.
+   */
+  warmUp?: boolean;
 }
 
 export const DATABASE_FILE = 'control-plane.db';
@@ -135,7 +143,10 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     db.close();
     throw error;
   }
+  // Bootstrap's writes are committed; from here on writes are grouped per event-loop turn.
+  enableGroupCommit(db);
   worker.start();
+  const stopWarming = opts.warmUp ? warmValidators(RPC_NAMES) : undefined;
 
   let closing: Promise<void> | undefined;
   return {
@@ -148,7 +159,9 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        stopWarming?.();
         await worker.stop();
+        flushGroup(db);
         db.close();
       })()),
   };

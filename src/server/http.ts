@@ -15,6 +15,7 @@ import { toDelivery, type DeliveryRow } from './hooks/queue.js';
 import { parseSimulateRequest, simulateSession } from './simulator.js';
 import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
+import { committed } from './store/group-commit.js';
 import { hasNoBody, isJsonContentType, parseRequestBody } from './request-body.js';
 import { ServiceError } from './service-error.js';
 import { yieldToEventLoop } from './util.js';
@@ -148,6 +149,8 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     validateRequest(rpc, body);
     const ctx: HandlerContext = { db, tenancy, services, profile };
     const result = await (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never);
+    // No answer before what it reports (or read) is on disk (group commit, store/group-commit.ts).
+    await committed(db);
     if (fault.loseResponse) {
       // The operation took effect; the caller never hears so (a lost response).
       req.socket.destroy();
@@ -167,16 +170,21 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
       case '/dev/cookie': {
         requireScope(tenancy, 'control', 'minting a session cookie');
         const { value, expiresAt } = mintSessionCookie(db, tenancy);
+        await committed(db);
         const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
         sendJson(res, 200, { cookie: `${SESSION_COOKIE}=${value}`, expiresAt }, { 'set-cookie': `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}` });
         return;
       }
-      case '/dev/sessions/simulate':
-        sendJson(res, 200, simulateSession(ctx, parseSimulateRequest(body)));
+      case '/dev/sessions/simulate': {
+        const simulated = simulateSession(ctx, parseSimulateRequest(body));
+        await committed(db);
+        sendJson(res, 200, simulated);
         return;
+      }
       case '/dev/hooks/deliveries': {
         requireScope(tenancy, 'read', 'listing hook deliveries');
         const rows = db.prepare('SELECT * FROM hook_deliveries WHERE environment_id = ? ORDER BY created_at, event_seq, id').all(environmentOf(ctx)) as DeliveryRow[];
+        await committed(db);
         sendJson(res, 200, rows.map(toDelivery));
         return;
       }
@@ -202,7 +210,10 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
       if (!rpc || !isRpc(rpc)) throw new ServiceError('unimplemented', `no operation at ${path}`, { path });
       return runOperation(req, res, rpc);
     };
-    handle().catch((error: unknown) => {
+    handle().catch(async (error: unknown) => {
+      // A failed request rolled back its own writes, but it may have read others' that are still
+      // being committed: answer after that commit too (its own failure, if any, is not this one's).
+      await committed(db).catch(() => undefined);
       if (res.headersSent || res.destroyed) return;
       // An answer given before the body arrived (401, 415, 413): close rather than read the rest.
       const unread: Record<string, string> = req.complete ? {} : { connection: 'close' };

@@ -38,6 +38,34 @@ function validatorFor(rpc: Rpc): ValidateFunction {
   return validate;
 }
 
+/**
+ * Compiles the validators of `rpcs` ahead of their first request, one per turn of the event loop
+ * so that requests arriving meanwhile are not held up. Compiling on first use put ~175 ms of ajv
+ * work on the first plan against a fresh `agentform server` (8 reads), and as much again on the
+ * first writes. Returns a function that stops it (for close).
+ */
+export function warmValidators(rpcs: readonly Rpc[]): () => void {
+  let next = 0;
+  let timer: NodeJS.Immediate | undefined;
+  const step = () => {
+    const rpc = rpcs[next++];
+    if (rpc === undefined) return;
+    try {
+      validatorFor(rpc);
+    } catch {
+      // A schema that cannot be compiled fails its own requests, as before.
+    }
+    timer = setImmediate(step);
+    timer.unref();
+  };
+  timer = setImmediate(step);
+  timer.unref();
+  return () => {
+    if (timer) clearImmediate(timer);
+    next = rpcs.length;
+  };
+}
+
 /** `/definition/model/provider` → `definition.model.provider`; a missing property is named too. */
 export function fieldOf(error: ErrorObject): string {
   const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));

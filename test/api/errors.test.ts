@@ -1,5 +1,9 @@
 // How failures reach the caller: ApiError fields, odd bodies, missing operations, unreachable servers,
 // and the refusal of plain http:// to other hosts.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import { ApiError, UserError } from '../../src/errors.js';
@@ -115,8 +119,7 @@ describe('an unreachable server', () => {
   });
 
   it('a server that does not answer in time is a timeout per request, naming the limit', async () => {
-    // The limit is the client's own (undici's timers tick at ~0.5 s, too coarse for 100 ms), so two
-    // attempts end in well under a second while the server would stall for five.
+    // The limit is the client's own timer over the whole exchange, so two attempts end in well under a second while the server would stall for five.
     server.on('/v1/sandboxes/list', { status: 200, body: [], delayMs: 5_000 });
     const { client, attempts } = testClient(server.url, { timeoutMs: 100, retry: { maxAttempts: 2 } });
     const started = Date.now();
@@ -126,6 +129,58 @@ describe('an unreachable server', () => {
     expect(attempts).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(1_000);
     await client.close();
+  });
+
+  it('an answer cut off in the middle of its body is a connection reset (uncertain, so retried)', async () => {
+    // Announces 1,000 bytes, sends 10, then closes the socket.
+    const raw = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      response.write('[{"id":"a"');
+      setTimeout(() => response.socket?.destroy(), 10);
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const { client, attempts } = testClient(`http://127.0.0.1:${(raw.address() as AddressInfo).port}`, { retry: { maxAttempts: 2 } });
+    try {
+      const error = (await rejectionOf(client.sandboxesList({}))) as ApiError;
+      expect(error).toMatchObject({ status: 0, code: 'connection_reset' });
+      expect(attempts).toHaveLength(2);
+    } finally {
+      await client.close();
+      await new Promise((resolve) => raw.close(resolve));
+    }
+  });
+
+  it('cancel() ends a request in flight at once, and nothing is sent after it', async () => {
+    server.on('/v1/sandboxes/list', { status: 200, body: [], delayMs: 5_000 });
+    const { client } = testClient(server.url);
+    const started = Date.now();
+    const pending = rejectionOf(client.sandboxesList({}));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await client.cancel();
+    expect(((await pending) as ApiError).status).toBe(0);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(((await rejectionOf(client.sandboxesList({}))) as ApiError).code).toBe('cancelled');
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('closing the client', () => {
+  it('leaves nothing that keeps a process alive: a CLI run ends right after its last answer', async () => {
+    // Run in a child process: the time from close() to the process's exit must be short (undici's
+    // timers used to hold it ~100 ms).
+    server.on('/v1/sandboxes/list', { status: 200, body: [] });
+    const script = `
+      const { ControlApiClient } = await import(${JSON.stringify(new URL('../../dist/src/api/client.js', import.meta.url).href)});
+      const client = new ControlApiClient({ baseUrl: ${JSON.stringify(server.url)}, credential: { kind: 'key', token: 'svc_dev_x' } });
+      await client.sandboxesList({});
+      await client.sandboxesList({});
+      await client.close();
+      const closedAt = performance.now();
+      process.on('exit', () => process.stdout.write(String(Math.round(performance.now() - closedAt))));`;
+    // Asynchronously: the recording server answers from this process's event loop.
+    const child = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(child.stderr).toBe('');
+    expect(Number(child.stdout)).toBeLessThan(30);
   });
 });
 

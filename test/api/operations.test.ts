@@ -119,9 +119,9 @@ describe('base URL and responses', () => {
     }
   });
 
-  // undici's pool may alternate between two sockets while one finishes its response; what matters
-  // is that 30 calls do not open 30 connections.
-  it('reuses connections (undici keep-alive pool): 30 sequential calls over at most two sockets', async () => {
+  // The agent may alternate between two sockets while one finishes its response; what matters is
+  // that 30 calls do not open 30 connections.
+  it('reuses connections (keep-alive agent): 30 sequential calls over at most two sockets', async () => {
     const local = await startRecordingServer();
     const keepAlive = new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: TOKEN } });
     try {

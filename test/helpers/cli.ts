@@ -24,10 +24,12 @@ export const TEST_SERVER_PROFILE: ServerProfileName = serverProfileFromEnv();
 
 /**
  * A clean environment for a CLI child: nothing from the developer's shell leaks into what is
- * tested, except the server profile of this run (for the planes `url: local` starts).
+ * tested, except the server profile of this run (for the planes `url: local` starts) and the
+ * run's own parse cache directory (test/global-setup.ts).
  */
 export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', [SERVER_PROFILE_ENV]: TEST_SERVER_PROFILE, ...extra };
+  const parseCache = process.env.AGENTFORM_PARSE_CACHE ? { AGENTFORM_PARSE_CACHE: process.env.AGENTFORM_PARSE_CACHE } : {};
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', [SERVER_PROFILE_ENV]: TEST_SERVER_PROFILE, ...parseCache, ...extra };
 }
 
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {

@@ -79,3 +79,22 @@ describe('normalize', () => {
     expect(remoteFingerprint('k', { a: 1 }, { observedAt: '1', updatedAt: 'u' })).toBe(remoteFingerprint('k', { a: 1 }, { observedAt: '2', updatedAt: 'u' }));
   });
 });
+
+describe('the fingerprint, computed on first read', () => {
+  const raw = { agentId: 'ag_1', slug: 'support', version: 3, definition: { model: { provider: 'p', model: 'm' }, system: 'hi' }, createdAt: '2026-01-01T00:00:00Z' };
+
+  it('is the fingerprint of what the tool understands, stable across reads, and part of the JSON form', () => {
+    const resource = normalizeAgent(raw as never);
+    const expected = remoteFingerprint('ag_1', raw.definition as never, raw);
+    expect(resource.fingerprint).toBe(expected);
+    expect(resource.fingerprint).toBe(expected);
+    expect(JSON.parse(JSON.stringify(resource)).fingerprint).toBe(expected);
+    expect({ ...resource }.fingerprint).toBe(expected);
+  });
+
+  it('follows the spec it was given, so two differing remote objects never share one', () => {
+    const a = normalizeAgent(raw as never);
+    const b = normalizeAgent({ ...raw, definition: { ...raw.definition, system: 'changed' } } as never);
+    expect(a.fingerprint).not.toBe(b.fingerprint);
+  });
+});

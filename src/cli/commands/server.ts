@@ -90,6 +90,7 @@ export function register(program: Command): void {
           allowRemoteOutbound: options.allowRemoteOutbound === true,
           devEndpoints: options.devEndpoints === true,
           durability,
+          warmUp: true,
         });
       } catch (error) {
         const code = (error as { code?: unknown }).code;

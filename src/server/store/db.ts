@@ -5,6 +5,7 @@
 // key (sealed.ts), resolved while the migrations hold the write lock.
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { inGroup } from './group-commit.js';
 import { MIGRATIONS, type MigrationContext } from './migrations.js';
 import { attachCipher, FieldCipher, ServerSetupError, type ServerKeySource } from './sealed.js';
 
@@ -130,7 +131,11 @@ function migrate(db: Db, keys: ServerKeySource): { cipher: FieldCipher; sealedNo
     .immediate();
 }
 
-/** Runs `fn` in a write transaction that takes the lock up front (no upgrade deadlocks). */
+/**
+ * Runs `fn` in a write transaction that takes the lock up front (no upgrade deadlocks); in a
+ * running server, inside the turn's group commit (group-commit.ts).
+ */
 export function writeTx<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  const grouped = inGroup(db, fn);
+  return grouped ? grouped.value : db.transaction(fn).immediate();
 }
