@@ -1,11 +1,4 @@
-// Small output helpers shared by commands. Colour only on a terminal, never with NO_COLOR or --no-color.
-import type { GlobalOptions } from './global-options.js';
-
-export function useColor(globals: Pick<GlobalOptions, 'color'>, stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (globals.color === false) return false;
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  return stream.isTTY === true;
-}
+// Small output helpers shared by commands.
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -1,10 +1,11 @@
 // Where the stages meet for plan and apply: load the project, pick the environment, connect, read
 // the live state, compute the plan. Each stage is a layer of its own; this file only sequences them.
-import { join } from 'node:path';
-import type { ControlApiClient, Credential } from '../api/client.js';
-import { parseApiKey } from '../api/credentials.js';
+import type { ControlApiClient } from '../api/client.js';
 import type { Rpc } from '../api/operations.js';
-import { desiredStateFor, environmentTargetFor, loadProject, type Project, type ProjectRoot, targetFromRoot } from '../config/index.js';
+import { desiredStateFor, environmentTargetFor, loadProject, pickEnvironment, type Project, type ProjectRoot, targetFromRoot } from '../config/index.js';
+import { LocalPlanes } from '../connect/local-planes.js';
+import { openConnection } from '../connect/open.js';
+import { resolveTarget } from '../connect/resolve.js';
 import { reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { computePlan } from '../engine/plan.js';
 import { ApiError, UserError } from '../errors.js';
@@ -12,8 +13,6 @@ import type { AgentVersionWithSlug } from '../model/api.js';
 import { resolvePromotions, type ResolvedPromotions, type SourceReader } from '../promotion/resolve.js';
 import type { ActualResource, ActualState, DesiredState, EnvironmentTarget, Plan, ResourceAddress } from '../model/resources.js';
 import { readActualState } from '../state/read.js';
-import { clientFor } from './context.js';
-import { missingCredentialError, resolveTarget } from './environment-target.js';
 import { readTokenFiles, type TokenFileSnapshot } from './token-files.js';
 import type { GlobalOptions } from './global-options.js';
 
@@ -47,19 +46,6 @@ export interface PlanRun extends Session {
   tokenFiles: Map<string, TokenFileSnapshot>;
   /** The scopes of the API key this run uses, when its record could be read; undefined: unknown. */
   credentialScopes?: string[];
-}
-
-export function pickEnvironment(project: Pick<ProjectRoot, 'environments' | 'defaultEnvironment'>, requested: string | undefined): string {
-  const names = Object.keys(project.environments);
-  if (requested) {
-    if (!project.environments[requested]) {
-      throw new UserError(`unknown environment ${requested}`, `the project declares: ${names.join(', ') || '(none)'}`);
-    }
-    return requested;
-  }
-  if (project.defaultEnvironment) return project.defaultEnvironment;
-  if (names.length === 1) return names[0] as string;
-  throw new UserError('which environment? pass -e/--env', `the project declares: ${names.join(', ')}`);
 }
 
 export interface OpenOptions {
@@ -117,7 +103,7 @@ function startEarlyRead(root: ProjectRoot, requested: string | undefined, global
     return undefined;
   }
   const slug = target.slug;
-  const connection = openConnection(root, target, globals, env);
+  const connection = openTargetConnection(root, target, globals, env);
   const actual = connection.then((opened) => readActualState(opened.client, slug));
   // Awaited later, or discarded: never an unhandled rejection meanwhile.
   connection.catch(() => undefined);
@@ -141,12 +127,6 @@ function sameTarget(a: EnvironmentTarget, b: EnvironmentTarget): boolean {
   return a.name === b.name && a.slug === b.slug && a.url === b.url && a.credential?.source === b.credential?.source && a.credential?.value === b.credential?.value;
 }
 
-/** An environment's URL as agentform.yaml gives it, with `${env:}`/`${var:}` filled in. */
-export function environmentUrl(project: Project, environment: string, env: NodeJS.ProcessEnv): string {
-  const url = project.environments[environment]?.url ?? '';
-  return url.includes('${') ? environmentTargetFor(project, environment, env).url : url;
-}
-
 /**
  * A session to one environment without its desired state (history, rollback, promotion sources):
  * its own URL and credential from agentform.yaml or AGENTFORM_URL_<ENV>/AGENTFORM_TOKEN_<ENV>. Needs
@@ -160,129 +140,23 @@ export async function openEnvironmentSession(project: Project, environment: stri
   return connect(project, { projectDir: project.dir, target, resources: [] }, selected ? globals : otherGlobals, env);
 }
 
-interface LocalPlane {
-  url: string;
-  tokens: Record<string, string>;
-  close(): Promise<void>;
-}
-
-/**
- * One local control plane per data directory and process: a promotion reads another local
- * environment while the target's session is open, and two servers must not share one store.
- */
-const localPlanes = new Map<string, { plane: Promise<LocalPlane>; users: number }>();
-
-async function acquireLocalPlane(
-  dataDir: string,
-  environments: Array<{ slug: string; kind?: string }>,
-  env: NodeJS.ProcessEnv,
-): Promise<{ plane: LocalPlane; release: () => Promise<void> }> {
-  let entry = localPlanes.get(dataDir);
-  if (!entry) {
-    const plane = Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]).then(([{ startLocalControlPlane, LOCAL_URL_DURABILITY }, { serverProfileFromEnv }]) =>
-      startLocalControlPlane({ dataDir, environments, profile: serverProfileFromEnv(env), durability: LOCAL_URL_DURABILITY }),
-    );
-    entry = { plane, users: 0 };
-    localPlanes.set(dataDir, entry);
-    plane.catch(() => localPlanes.delete(dataDir));
-  }
-  entry.users += 1;
-  const shared = entry;
-  const plane = await shared.plane;
-  let released = false;
-  return {
-    plane,
-    release: async () => {
-      if (released) return;
-      released = true;
-      shared.users -= 1;
-      if (shared.users === 0) {
-        localPlanes.delete(dataDir);
-        await plane.close();
-      }
-    },
-  };
-}
+/** One local control plane per data directory (a promotion reads another local environment while the target's session is open). */
+const planes = new LocalPlanes();
 
 /** Connects to the environment of `desired.target`; the key/environment guard runs before any request. */
 export async function connect(project: Project, desired: DesiredState, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Session> {
-  return { ...(await openConnection({ dir: desired.projectDir, environments: project.environments }, desired.target, globals, env)), project, desired };
+  return { ...(await openTargetConnection({ dir: desired.projectDir, environments: project.environments }, desired.target, globals, env)), project, desired };
 }
 
 type Connection = Omit<Session, 'project' | 'desired'>;
 
-async function openConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>, target: EnvironmentTarget, globals: GlobalOptions, env: NodeJS.ProcessEnv): Promise<Connection> {
-  const environment = target.name;
-  const resolved = resolveTarget(target, globals, env);
+async function openTargetConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>, target: EnvironmentTarget, globals: GlobalOptions, env: NodeJS.ProcessEnv): Promise<Connection> {
   const requests: Session['requests'] = [];
-  let closeLocal: (() => Promise<void>) | undefined;
-  let baseUrl = resolved.url;
-  let token = resolved.token;
-  let targetLabel = resolved.url;
-  const isLocal = resolved.url === 'local';
-  if (isLocal) {
-    // Every local environment of the project, each with the kind it declares: a new local
-    // environment is created with it (an environment's kind cannot change later).
-    const localEnvironments = new Map<string, { slug: string; kind?: string }>();
-    for (const other of [target, ...Object.values(project.environments)]) {
-      if (other.url !== 'local' && other !== target) continue;
-      const kind = project.environments[other.name]?.settings?.kind;
-      localEnvironments.set(other.slug, { slug: other.slug, ...(typeof kind === 'string' ? { kind } : {}) });
-    }
-    const dataDir = join(project.dir, '.agentform', 'local');
-    const local = await acquireLocalPlane(dataDir, [...localEnvironments.values()], env);
-    closeLocal = local.release;
-    baseUrl = local.plane.url;
-    token = local.plane.tokens[target.slug];
-    if (!token) {
-      await local.release();
-      throw new UserError(`the local control plane has no environment ${target.slug}`, `set url: local for ${environment} in agentform.yaml`);
-    }
-    targetLabel = 'the local control plane (.agentform/local)';
-  }
-  if (!token && !env.AGENTFORM_COOKIE) {
-    await closeLocal?.();
-    throw missingCredentialError(target, env);
-  }
-  let credential: Credential;
-  if (token) {
-    const keyEnvironment = parseApiKey(token).environment;
-    if (keyEnvironment !== target.slug) {
-      await closeLocal?.();
-      throw new UserError(
-        `the key from ${resolved.tokenSource ?? 'the local control plane'} is for environment ${keyEnvironment}, not ${target.slug}`,
-        'refusing to send it anywhere: a key for one environment must never act on another',
-      );
-    }
-    credential = { kind: 'key', token };
-  } else {
-    const cookieEnvironment = env.AGENTFORM_ENVIRONMENT;
-    if (cookieEnvironment && cookieEnvironment !== target.slug) {
-      throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${target.slug}`);
-    }
-    credential = {
-      kind: 'cookie',
-      cookie: env.AGENTFORM_COOKIE as string,
-      environment: target.slug,
-      ...(env.AGENTFORM_ORGANIZATION ? { organization: env.AGENTFORM_ORGANIZATION } : {}),
-    };
-  }
-  const client = clientFor(baseUrl, credential, globals, env, {
-    onRequest: (event) => requests.push({ rpc: event.rpc, status: event.status }),
-    ...(closeLocal ? {} : { urlSource: resolved.urlSource }),
-  });
-  return {
-    client,
-    targetLabel,
-    isLocal,
-    requests,
-    ...(token ? { token } : {}),
-    globals,
-    close: async () => {
-      await client.close();
-      await closeLocal?.();
-    },
-  };
+  const opened = await openConnection(
+    { kind: 'environment', projectDir: project.dir, environments: project.environments, target },
+    { flags: globals, env, planes, onRequest: (event) => requests.push({ rpc: event.rpc, status: event.status }) },
+  );
+  return { client: opened.client, targetLabel: opened.targetLabel, isLocal: opened.isLocal, requests, ...(opened.token ? { token: opened.token } : {}), globals, close: opened.close };
 }
 
 /**

@@ -23,6 +23,7 @@ import { didYouMean } from './suggest.js';
 export type { Problem } from './problems.js';
 export type { Project, ProjectEnvironment, ProjectRoot, ReadHooks, ResourceDocument } from './project.js';
 export { environmentsOf } from './project-checks.js';
+export { pickEnvironment } from './environment-select.js';
 
 export interface ValidateOptions {
   /** The process environment for ${env:}; defaults to process.env. */

@@ -13,7 +13,7 @@ import { readActualState } from '../../state/read.js';
 import { removeStaleTempFiles } from '../../util/atomic-write.js';
 import { tokenFileWriteProblem, writeTokenFile, type TokenFileSnapshot } from '../token-files.js';
 import type { GlobalOptions } from '../global-options.js';
-import { useColor } from '../output.js';
+import { useColor } from '../terminal.js';
 import { confirmOrRefuse } from '../prompt.js';
 import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
 import type { ApplyCommandOptions } from './apply.js';

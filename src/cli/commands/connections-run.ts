@@ -3,7 +3,8 @@ import { ApiError, UserError } from '../../errors.js';
 import type { Connection } from '../../model/api.js';
 import { renderGrants, renderTools } from '../../render/ops/connections.js';
 import type { GlobalOptions } from '../global-options.js';
-import { withOpsClient, type OpsOptions } from '../ops-client.js';
+import { withConnection } from '../../connect/project.js';
+import type { OpsOptions } from '../ops-options.js';
 import { printJson } from '../output.js';
 import type { GrantsOptions } from './connections.js';
 
@@ -27,7 +28,7 @@ export async function findConnection(client: RpcCaller, name: string): Promise<C
 }
 
 export async function runTest(name: string, options: OpsOptions, globals: GlobalOptions): Promise<void> {
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     const connection = await findConnection(client, name);
     const answer = await client.call('connections.test', { id: connection.id });
     if (options.json) printJson(answer);
@@ -36,7 +37,7 @@ export async function runTest(name: string, options: OpsOptions, globals: Global
 }
 
 export async function runGrants(options: GrantsOptions, globals: GlobalOptions): Promise<void> {
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     let grants = await client.call('connections.grants.list', {});
     if (options.connection) {
       const connection = await findConnection(client, options.connection);

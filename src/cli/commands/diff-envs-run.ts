@@ -7,7 +7,7 @@ import { compareEnvironments, comparisonSummary, provenanceLines, type Environme
 import { renderPlanText } from '../../render/text.js';
 import { readActualState } from '../../state/read.js';
 import type { GlobalOptions } from '../global-options.js';
-import { useColor } from '../output.js';
+import { useColor } from '../terminal.js';
 import { openSession } from '../plan-pipeline.js';
 import type { DiffEnvsCommandOptions } from './diff-envs.js';
 

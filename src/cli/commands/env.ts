@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
-import { addOpsOptions, type OpsOptions } from '../ops-client.js';
+import { addOpsOptions, type OpsOptions } from '../ops-options.js';
 
 export function register(program: Command): void {
   const env = program.command('env').description("the organization's environments");
@@ -10,8 +10,8 @@ export function register(program: Command): void {
       .description('one environment by slug: kind, group, spend caps, retention (environments.get)')
       .argument('<slug>', 'the environment slug'),
   ).action(async (slug: string, options: OpsOptions, command: Command) => {
-    const [{ withOpsClient }, { printJson }, { renderEnvironment }] = await Promise.all([import('../ops-client.js'), import('../output.js'), import('../../render/ops/account.js')]);
-    await withOpsClient(options, command.optsWithGlobals<GlobalOptions>(), async ({ client }) => {
+    const [{ withConnection }, { printJson }, { renderEnvironment }] = await Promise.all([import('../../connect/project.js'), import('../output.js'), import('../../render/ops/account.js')]);
+    await withConnection(options, command.optsWithGlobals<GlobalOptions>(), async ({ client }) => {
       const environment = await client.call('environments.get', { slug });
       if (options.json) printJson(environment);
       else process.stdout.write(`${renderEnvironment(environment)}\n`);

@@ -11,7 +11,7 @@ import type { ActualResource, ActualState } from '../../model/resources.js';
 import { readActualState } from '../../state/read.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { PROJECT_SCHEMAS_DIR, schemaFiles, vscodeSettings } from '../../config/editor-support.js';
-import { createClient } from '../context.js';
+import { openDirect } from '../../connect/open.js';
 import type { GlobalOptions } from '../global-options.js';
 import { openSession } from '../plan-pipeline.js';
 import type { ExportCommandOptions } from './export.js';
@@ -31,7 +31,7 @@ async function projectSource(projectDir: string, options: ExportCommandOptions, 
 
 async function urlSource(options: ExportCommandOptions, globals: GlobalOptions): Promise<Source> {
   const env = options.env ? { ...process.env, AGENTFORM_ENVIRONMENT: options.env } : process.env;
-  const connected = await createClient(globals, env);
+  const connected = await openDirect(globals, env, { announce: (line) => process.stderr.write(line) });
   const slug = connected.environment ?? options.env;
   if (!slug) {
     await connected.close();

@@ -12,12 +12,11 @@ export function register(program: Command): void {
     .option('--json', 'print the nodes and their dependencies as JSON')
     .action(async (dirArgument: string | undefined, options: { env?: string; dir?: string; format: 'mermaid' | 'dot'; json?: boolean }) => {
       const dir = projectDirFrom(dirArgument, options.dir);
-      const [{ resolve }, { desiredStateFor, loadProject }, { computePlan }, { graphNodesOf, renderDot, renderMermaid }, { pickEnvironment }] = await Promise.all([
+      const [{ resolve }, { desiredStateFor, loadProject, pickEnvironment }, { computePlan }, { graphNodesOf, renderDot, renderMermaid }] = await Promise.all([
         import('node:path'),
         import('../../config/index.js'),
         import('../../engine/plan.js'),
         import('../../render/graph.js'),
-        import('../plan-pipeline.js'),
       ]);
       const project = await loadProject(resolve(dir));
       const desired = desiredStateFor(project, pickEnvironment(project, options.env));

@@ -5,7 +5,8 @@ import { UserError } from '../../errors.js';
 import type { AgentVersionWithSlug } from '../../model/api.js';
 import type { GlobalOptions } from '../global-options.js';
 import { printJson, renderTable } from '../output.js';
-import { openEnvironmentSession, pickEnvironment, SourceSessions } from '../plan-pipeline.js';
+import { pickEnvironment } from '../../config/index.js';
+import { openEnvironmentSession, SourceSessions } from '../plan-pipeline.js';
 import type { HistoryCommandOptions } from './history.js';
 import { latestOrNone } from './promote-run.js';
 

@@ -1,7 +1,8 @@
 import { UserError } from '../../errors.js';
 import { renderDelivery, renderRedeliverAll, renderRedeliverProgress, type RedeliverAllOutcome } from '../../render/ops/hooks.js';
 import type { GlobalOptions } from '../global-options.js';
-import { progressEnabled, withOpsClient } from '../ops-client.js';
+import { withConnection } from '../../connect/project.js';
+import { progressEnabled } from '../terminal.js';
 import { printJson } from '../output.js';
 import type { RedeliverOptions } from './hooks.js';
 
@@ -18,7 +19,7 @@ export async function runRedeliver(id: string | undefined, options: RedeliverOpt
   if (options.all && id) throw new UserError('give a delivery id or --all, not both');
   if (!options.all && !id) throw new UserError('which delivery? give its id, or --all to redeliver every one the server will requeue');
   const maxCalls = parseMaxCalls(options.maxCalls);
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     if (id) {
       const delivery = await client.call('hooks.redeliver', { id });
       if (options.json) printJson(delivery);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../global-options.js';
-import { addOpsOptions, type OpsOptions } from '../ops-client.js';
+import { addOpsOptions, type OpsOptions } from '../ops-options.js';
 
 export interface RedeliverOptions extends OpsOptions {
   all?: boolean;

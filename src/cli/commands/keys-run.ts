@@ -6,7 +6,8 @@ import { UserError } from '../../errors.js';
 import { renderCreatedKey, renderRevokedKey } from '../../render/ops/keys.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { GlobalOptions } from '../global-options.js';
-import { withOpsClient, type OpsOptions } from '../ops-client.js';
+import { withConnection } from '../../connect/project.js';
+import type { OpsOptions } from '../ops-options.js';
 import { printJson } from '../output.js';
 import { parseExpiry } from '../usage-period.js';
 import type { CreateKeyOptions } from './keys.js';
@@ -37,7 +38,7 @@ export async function runCreateKey(name: string, options: CreateKeyOptions, glob
   if (tokenFile && existsSync(tokenFile)) throw new UserError(`${options.tokenFile} already exists: refusing to overwrite what may be another key's token`, 'choose a new file name, or remove the old file first');
   const expiresAt = options.expires ? parseExpiry(options.expires, new Date()) : undefined;
 
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     const { key, token } = await client.call('apiKeys.create', { key: { name, scopes, ...(expiresAt ? { expiresAt } : {}) } });
     if (tokenFile) {
       try {
@@ -58,7 +59,7 @@ export async function runCreateKey(name: string, options: CreateKeyOptions, glob
 }
 
 export async function runRevokeKey(given: string, options: OpsOptions, globals: GlobalOptions): Promise<void> {
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     const { id } = await resolveNameOrId('API key', given, 'key', () => client.call('apiKeys.list', {}), (key) => !key.revokedAt);
     const key = await client.call('apiKeys.revoke', { id });
     if (options.json) printJson(key);

@@ -6,7 +6,8 @@ import { UserError } from '../../errors.js';
 import type { Plan, ResourceAddress } from '../../model/resources.js';
 import { renderPlanText } from '../../render/text.js';
 import type { GlobalOptions } from '../global-options.js';
-import { renderTable, useColor } from '../output.js';
+import { renderTable } from '../output.js';
+import { useColor } from '../terminal.js';
 import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
 import type { PlanCommandOptions } from './plan.js';
 

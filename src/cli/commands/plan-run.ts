@@ -7,7 +7,7 @@ import { renderPlanMarkdown } from '../../render/markdown.js';
 import { renderPlanText } from '../../render/text.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { GlobalOptions } from '../global-options.js';
-import { useColor } from '../output.js';
+import { useColor } from '../terminal.js';
 import { openSession, planSession } from '../plan-pipeline.js';
 import type { PlanCommandOptions } from './plan.js';
 

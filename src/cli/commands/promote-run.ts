@@ -3,7 +3,7 @@
 // first with --with-subagents) are planned and shown before the single confirmation.
 import { resolve } from 'node:path';
 import type { ControlApiClient } from '../../api/client.js';
-import { desiredStateFor, loadProject, type Project } from '../../config/index.js';
+import { desiredStateFor, loadProject, pickEnvironment, type Project } from '../../config/index.js';
 import { AbortedError, ApiError, UserError } from '../../errors.js';
 import type { AgentDefinition, AgentVersionWithSlug, PromotedFrom } from '../../model/api.js';
 import type { JsonObject, Plan } from '../../model/resources.js';
@@ -15,9 +15,9 @@ import { type KeptField, mergePromoted, withoutNullFields } from '../../promotio
 import { promotionOutcome, samePromotedFrom, type PromotionOutcome } from '../../promotion/provenance.js';
 import { subagentNeeds, withSubagentVersions } from '../../promotion/subagents.js';
 import type { GlobalOptions } from '../global-options.js';
-import { useColor } from '../output.js';
+import { useColor } from '../terminal.js';
 import { confirmOrRefuse } from '../prompt.js';
-import { connect, pickEnvironment, SourceSessions } from '../plan-pipeline.js';
+import { connect, SourceSessions } from '../plan-pipeline.js';
 import type { PromoteCommandOptions } from './promote.js';
 
 /** agents.get, with "not there" as undefined. */

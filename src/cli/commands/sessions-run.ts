@@ -3,7 +3,9 @@ import { UserError } from '../../errors.js';
 import type { SessionEvent } from '../../model/api.js';
 import { filterEvents, renderEventLine, renderEvents, renderPending } from '../../render/ops/sessions.js';
 import type { GlobalOptions } from '../global-options.js';
-import { progressEnabled, withOpsClient, type OpsOptions } from '../ops-client.js';
+import { withConnection } from '../../connect/project.js';
+import type { OpsOptions } from '../ops-options.js';
+import { progressEnabled } from '../terminal.js';
 import { printJson } from '../output.js';
 import type { EventsOptions } from './sessions.js';
 
@@ -15,7 +17,7 @@ function parseInterval(value: string): number {
 
 export async function runEvents(id: string, options: EventsOptions, globals: GlobalOptions): Promise<void> {
   const intervalMs = parseInterval(options.interval);
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     if (!options.follow) {
       const events = filterEvents(await client.call('sessions.events', { id }), options.type ?? []).sort((a, b) => a.seq - b.seq);
       if (options.json) printJson(events);
@@ -75,7 +77,7 @@ export async function followEvents(
 }
 
 export async function runPending(id: string, options: OpsOptions, globals: GlobalOptions): Promise<void> {
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     const calls = await client.call('sessions.pending', { id });
     if (options.json) printJson(calls);
     else process.stdout.write(`${renderPending(calls, new Date())}\n`);

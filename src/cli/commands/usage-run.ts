@@ -2,8 +2,9 @@ import { UserError } from '../../errors.js';
 import { paletteFor } from '../../render/palette.js';
 import { computeUsage, renderUsageCsv, renderUsageTable, usageJson } from '../../render/ops/usage.js';
 import type { GlobalOptions } from '../global-options.js';
-import { withOpsClient } from '../ops-client.js';
-import { printJson, useColor } from '../output.js';
+import { withConnection } from '../../connect/project.js';
+import { printJson } from '../output.js';
+import { useColor } from '../terminal.js';
 import { parseUsagePeriod, periodDays } from '../usage-period.js';
 import type { UsageOptions } from './usage.js';
 
@@ -11,7 +12,7 @@ export async function runUsage(options: UsageOptions, globals: GlobalOptions): P
   if (options.csv && options.json) throw new UserError('choose one of --csv and --json');
   // The period is checked before connecting: a typo costs no request.
   const period = parseUsagePeriod({ ...(options.from !== undefined ? { from: options.from } : {}), ...(options.to !== undefined ? { to: options.to } : {}) }, new Date());
-  await withOpsClient(options, globals, async ({ client }) => {
+  await withConnection(options, globals, async ({ client }) => {
     const rows = await client.call('usage.keys', { period });
     const usage = computeUsage(rows, periodDays(period));
     if (options.json) printJson(usageJson(usage, period));

@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.js';
 import type { ApiKey, Environment, Organization } from '../../model/api.js';
 import type { GlobalOptions } from '../global-options.js';
 import { renderTable } from '../output.js';
-import { addOpsOptions, type OpsOptions } from '../ops-client.js';
+import { addOpsOptions, type OpsOptions } from '../ops-options.js';
 
 export interface Identity {
   /** Null when the credential may not read it (a key without the read scope). */
@@ -30,8 +30,8 @@ export function register(program: Command): void {
     .option('--json', 'print the identity as JSON');
   // -e/--dir like the operations commands: inside a project, whoami speaks for its environment.
   addOpsOptions(command, { json: false }).action(async (options: OpsOptions, actionCommand: Command) => {
-      const [{ openOpsClient }, { printJson }] = await Promise.all([import('../ops-client.js'), import('../output.js')]);
-      const connected = await openOpsClient(options, actionCommand.optsWithGlobals<GlobalOptions>());
+      const [{ openProjectOrDirect }, { printJson }] = await Promise.all([import('../../connect/project.js'), import('../output.js')]);
+      const connected = await openProjectOrDirect(options, actionCommand.optsWithGlobals<GlobalOptions>());
       try {
         const identity = await describeIdentity(connected.client, connected.credential, connected.environment);
         if (options.json) printJson(identity);

@@ -8,7 +8,8 @@ import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../../src/api/ope
 import { redeliverAll } from '../../../src/cli/commands/hooks-run.js';
 import { parseScopes } from '../../../src/cli/commands/keys-run.js';
 import { followEvents } from '../../../src/cli/commands/sessions-run.js';
-import { progressEnabled, usesProject } from '../../../src/cli/ops-client.js';
+import { usesProject } from '../../../src/connect/project.js';
+import { progressEnabled } from '../../../src/cli/terminal.js';
 import type { SessionEvent } from '../../../src/model/api.js';
 
 describe('redeliverAll', () => {
