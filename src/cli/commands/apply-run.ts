@@ -11,11 +11,12 @@ import { renderProgressLine } from '../../render/apply-progress.js';
 import { renderPlanText } from '../../render/text.js';
 import { readActualState } from '../../state/read.js';
 import { removeStaleTempFiles } from '../../util/atomic-write.js';
-import { tokenFileWriteProblem, writeTokenFile, type TokenFileSnapshot } from '../token-files.js';
+import { tokenFileWriteProblem, writeTokenFile, type TokenFileSnapshot } from '../../pipeline/token-files.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../terminal.js';
 import { confirmOrRefuse } from '../prompt.js';
-import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
+import { planSession, type PlanInputs } from '../../pipeline/plan.js';
+import { openSession, runContext } from '../../pipeline/session.js';
 import type { ApplyCommandOptions } from './apply.js';
 
 async function readSavedPlan(path: string): Promise<SavedPlan> {
@@ -57,9 +58,8 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     throw new UserError(`no saved plan ${dirOrPlan}`, 'save one with `agentform plan --out <file>`, or name a project directory');
   }
   const saved = (await isFile(dirOrPlan)) ? await readSavedPlan(dirOrPlan) : undefined;
+  const environment = saved ? saved.environment : options.env;
   const inputs: PlanInputs = {
-    dir: resolve(saved ? saved.projectDir : dirOrPlan),
-    ...(saved ? { environment: saved.environment } : options.env ? { environment: options.env } : {}),
     ...(options.prune ? { prune: true } : {}),
     ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
     ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
@@ -69,7 +69,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   }
   const color = useColor(globals);
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const session = await openSession(inputs, globals, process.env, { prefetchState: true });
+  const session = await openSession({ dir: resolve(saved ? saved.projectDir : dirOrPlan), ...(environment ? { environment } : {}), readAhead: true }, runContext(globals));
   try {
     const run = await planSession(session, saved ? { ...inputs, prune: hasDeletes(saved), allowMassDelete: true } : inputs);
     if (saved) {

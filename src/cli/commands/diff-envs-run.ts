@@ -8,7 +8,7 @@ import { renderPlanText } from '../../render/text.js';
 import { readActualState } from '../../state/read.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../terminal.js';
-import { openSession } from '../plan-pipeline.js';
+import { openSession, runContext } from '../../pipeline/session.js';
 import type { DiffEnvsCommandOptions } from './diff-envs.js';
 
 interface Read extends EnvironmentAgents {
@@ -17,7 +17,7 @@ interface Read extends EnvironmentAgents {
 }
 
 async function readAgents(dir: string, environment: string, globals: GlobalOptions): Promise<Read> {
-  const session = await openSession({ dir, environment }, globals);
+  const session = await openSession({ dir, environment }, runContext(globals));
   try {
     const { name, slug } = session.desired.target;
     const actual = await readActualState(session.client, slug, ['environment', 'agent']);

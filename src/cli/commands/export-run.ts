@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { PROJECT_SCHEMAS_DIR, schemaFiles, vscodeSettings } from '../../config/editor-support.js';
 import { openDirect } from '../../connect/open.js';
 import type { GlobalOptions } from '../global-options.js';
-import { openSession } from '../plan-pipeline.js';
+import { openSession, runContext } from '../../pipeline/session.js';
 import type { ExportCommandOptions } from './export.js';
 
 interface Source {
@@ -24,7 +24,7 @@ interface Source {
 }
 
 async function projectSource(projectDir: string, options: ExportCommandOptions, globals: GlobalOptions): Promise<Source> {
-  const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, globals);
+  const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, runContext(globals));
   const { name, slug, url } = session.desired.target;
   return { caller: session.client, target: { name, slug, url: globals.url ?? url }, ...(session.token ? { token: session.token } : {}), close: () => session.close() };
 }

@@ -6,7 +6,8 @@ import type { AgentVersionWithSlug } from '../../model/api.js';
 import type { GlobalOptions } from '../global-options.js';
 import { printJson, renderTable } from '../output.js';
 import { pickEnvironment } from '../../config/index.js';
-import { openEnvironmentSession, SourceSessions } from '../plan-pipeline.js';
+import { openEnvironmentSession, runContext } from '../../pipeline/session.js';
+import { SourceSessions } from '../../pipeline/sources.js';
 import type { HistoryCommandOptions } from './history.js';
 import { latestOrNone } from './promote-run.js';
 
@@ -29,8 +30,9 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, task:
 export async function runHistory(agent: string, options: HistoryCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
-  const session = await openEnvironmentSession(project, environment, globals, env, true);
-  const others = new SourceSessions(project, globals, env);
+  const run = runContext(globals, env);
+  const session = await openEnvironmentSession(project, environment, run, true);
+  const others = new SourceSessions(project, run);
   try {
     const latest = await latestOrNone(session.client, agent);
     if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);

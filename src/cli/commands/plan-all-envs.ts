@@ -3,12 +3,14 @@
 import { resolve } from 'node:path';
 import { loadProject } from '../../config/index.js';
 import { UserError } from '../../errors.js';
-import type { Plan, ResourceAddress } from '../../model/resources.js';
+import type { Plan } from '../../model/resources.js';
 import { renderPlanText } from '../../render/text.js';
 import type { GlobalOptions } from '../global-options.js';
 import { renderTable } from '../output.js';
 import { useColor } from '../terminal.js';
-import { openSession, planSession, type PlanInputs } from '../plan-pipeline.js';
+import { planSession } from '../../pipeline/plan.js';
+import { openSession, runContext } from '../../pipeline/session.js';
+import { planInputsOf } from './plan-run.js';
 import type { PlanCommandOptions } from './plan.js';
 
 interface Outcome {
@@ -24,17 +26,10 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   const project = await loadProject(resolve(dir));
   const outcomes: Outcome[] = [];
   for (const environment of Object.keys(project.environments)) {
-    const inputs: PlanInputs = {
-      dir: resolve(dir),
-      environment,
-      ...(options.prune ? { prune: true } : {}),
-      ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
-      ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
-    };
     try {
-      const session = await openSession(inputs, globals, process.env, { prefetchState: true });
+      const session = await openSession({ dir: resolve(dir), environment, readAhead: true }, runContext(globals));
       try {
-        const run = await planSession(session, inputs);
+        const run = await planSession(session, planInputsOf(options));
         outcomes.push({ environment, plan: run.plan });
         if (!options.json) process.stdout.write(`== ${environment} (${session.targetLabel}) ==\n${renderPlanText(run.plan, { color: useColor(globals) })}\n\n`);
       } finally {

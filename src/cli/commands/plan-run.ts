@@ -8,8 +8,18 @@ import { renderPlanText } from '../../render/text.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../terminal.js';
-import { openSession, planSession } from '../plan-pipeline.js';
+import { planSession, type PlanInputs } from '../../pipeline/plan.js';
+import { openSession, runContext } from '../../pipeline/session.js';
 import type { PlanCommandOptions } from './plan.js';
+
+/** How to plan, from plan's flags (shared with --all-envs). */
+export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target'>): PlanInputs {
+  return {
+    ...(options.prune ? { prune: true } : {}),
+    ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
+    ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
+  };
+}
 
 export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<void> {
   if (options.allEnvs) {
@@ -17,20 +27,9 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
     await runPlanAllEnvironments(dir, options, globals);
     return;
   }
-  const session = await openSession(
-    {
-      dir: resolve(dir),
-      ...(options.env ? { environment: options.env } : {}),
-      ...(options.prune ? { prune: true } : {}),
-      ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
-      ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
-    },
-    globals,
-    process.env,
-    { prefetchState: true },
-  );
+  const session = await openSession({ dir: resolve(dir), ...(options.env ? { environment: options.env } : {}), readAhead: true }, runContext(globals));
   try {
-    const run = await planSession(session, { dir, ...(options.target ? { targets: options.target as ResourceAddress[] } : {}), ...(options.prune ? { prune: true } : {}), ...(options.allowMassDelete ? { allowMassDelete: true } : {}) });
+    const run = await planSession(session, planInputsOf(options));
     if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
     if (options.json) {
       process.stdout.write(`${renderPlanJson(run.plan, { target: session.targetLabel })}\n`);

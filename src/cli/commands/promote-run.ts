@@ -17,7 +17,8 @@ import { subagentNeeds, withSubagentVersions } from '../../promotion/subagents.j
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../terminal.js';
 import { confirmOrRefuse } from '../prompt.js';
-import { connect, SourceSessions } from '../plan-pipeline.js';
+import { connect, runContext } from '../../pipeline/session.js';
+import { SourceSessions } from '../../pipeline/sources.js';
 import type { PromoteCommandOptions } from './promote.js';
 
 /** agents.get, with "not there" as undefined. */
@@ -50,8 +51,9 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
   const to = pickEnvironment(project, options.to);
   if (from === to) throw new UserError(`--from and --to are both ${from}`);
   const desired = desiredStateFor(project, to, env);
-  const target = await connect(project, desired, globals, env);
-  const sources = new SourceSessions(project, globals, env);
+  const run = runContext(globals, env);
+  const target = await connect(project, desired, run);
+  const sources = new SourceSessions(project, run);
   const color = useColor(globals);
   try {
     const sourceEnvironmentId = await sources.environmentId(from);

@@ -10,7 +10,7 @@ import { renderPlanText } from '../../render/text.js';
 import type { GlobalOptions } from '../global-options.js';
 import { useColor } from '../terminal.js';
 import { pickEnvironment } from '../../config/index.js';
-import { openEnvironmentSession } from '../plan-pipeline.js';
+import { openEnvironmentSession, runContext } from '../../pipeline/session.js';
 import { confirmOrRefuse } from '../prompt.js';
 import { latestOrNone } from './promote-run.js';
 import type { RollbackCommandOptions } from './rollback.js';
@@ -20,7 +20,7 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
   if (!Number.isInteger(version) || version < 1) throw new UserError(`--to must be a whole number ≥ 1, not ${options.to}`);
   const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
-  const session = await openEnvironmentSession(project, environment, globals, env, true);
+  const session = await openEnvironmentSession(project, environment, runContext(globals, env), true);
   try {
     const latest = await latestOrNone(session.client, agent);
     if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);

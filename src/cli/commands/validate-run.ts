@@ -9,8 +9,8 @@ export async function runValidate(dir: string, options: { env?: string; json?: b
   const offlineErrors = problems.some((problem) => problem.severity === 'error');
   if (options.remote && !offlineErrors) {
     // Only --remote needs the HTTP client (and undici): offline validation never loads it.
-    const [{ openSession }, { remoteChecks }] = await Promise.all([import('../plan-pipeline.js'), import('../remote-checks.js')]);
-    const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, globals);
+    const [{ openSession, runContext }, { remoteChecks }] = await Promise.all([import('../../pipeline/session.js'), import('../remote-checks.js')]);
+    const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, runContext(globals));
     try {
       const environment = session.desired.target.name;
       const remote = await remoteChecks(session.client, session.desired, (resource, path) => locateSpecValue(session.project, environment, resource, path));

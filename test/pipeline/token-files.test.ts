@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readTokenFiles, tokenFileWriteProblem, writeTokenFile } from '../../src/cli/token-files.js';
+import { readTokenFiles, tokenFileWriteProblem, writeTokenFile } from '../../src/pipeline/token-files.js';
 import type { DesiredState } from '../../src/model/resources.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'agentform-token-files-'));
