@@ -9,23 +9,10 @@ import { pickEnvironment } from '../../config/index.js';
 import { openEnvironmentSession, runContext } from '../../pipeline/session.js';
 import { SourceSessions } from '../../pipeline/sources.js';
 import type { HistoryCommandOptions } from './history.js';
-import { latestOrNone } from './promote-run.js';
+import { mapBounded } from '../../util/map-bounded.js';
+import { latestAgentVersion as latestOrNone } from '../../state/agents.js';
 
 const CONCURRENCY = 8;
-
-/** Runs `task` for each item, at most `limit` at once, keeping the order of `items`. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      out[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
 
 export async function runHistory(agent: string, options: HistoryCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const project = await loadProject(resolve(options.dir ?? '.'));

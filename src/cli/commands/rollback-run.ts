@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { loadProject } from '../../config/index.js';
 import { UserError } from '../../errors.js';
-import type { AgentDefinition } from '../../model/api.js';
+import { agentWriter } from '../../apply/agent-writer.js';
 import type { JsonObject } from '../../model/resources.js';
 import { agentPlan, hasChanges } from '../../promotion/agent-plan.js';
 import { renderPlanText } from '../../render/text.js';
@@ -12,7 +12,7 @@ import { useColor } from '../terminal.js';
 import { pickEnvironment } from '../../config/index.js';
 import { openEnvironmentSession, runContext } from '../../pipeline/session.js';
 import { confirmOrRefuse } from '../prompt.js';
-import { latestOrNone } from './promote-run.js';
+import { latestAgentVersion as latestOrNone } from '../../state/agents.js';
 import type { RollbackCommandOptions } from './rollback.js';
 
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -35,7 +35,7 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
       return;
     }
     await confirmOrRefuse(`\nRoll ${agent} in ${environment} back to the definition of v${version}? Only 'yes' will be accepted: `, options.autoApprove, 'roll back');
-    const result = await session.client.call('agents.upsert', { slug: agent, definition: definition as unknown as AgentDefinition });
+    const result = await agentWriter(session.client).upsert(agent, definition);
     process.stdout.write(`Rolled back ${agent} in ${environment}: v${result.version} has the definition of v${version}.\n`);
     process.stderr.write(
       `Warning: the configuration in Git now disagrees with the live state of ${environment}: the next \`agentform plan -e ${environment}\` shows agent/${agent} changing back. Update the YAML (or revert the commit) to match.\n`,
