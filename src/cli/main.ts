@@ -16,11 +16,12 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ outputError: (text, write) => write(text) })
     .showHelpAfterError('(run with --help for usage)');
   addGlobalOptions(program);
-  for (const register of COMMANDS) register(program);
+  const outcome = { exitCode: 0 };
+  for (const register of COMMANDS) register(program, outcome);
 
   try {
     await program.parseAsync(argv);
-    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+    return outcome.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end through here with exit code 0; usage errors with 1.

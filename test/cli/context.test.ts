@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, parseApiKey } from '../../src/api/credentials.js';
 import { openDirect as createClient } from '../../src/connect/open.js';
 import { resolveConnection } from '../../src/connect/resolve.js';
-import { renderTable } from '../../src/cli/output.js';
+import { renderTable } from '../../src/render/table.js';
 import { useColor } from '../../src/cli/terminal.js';
 import { UserError } from '../../src/errors.js';
 

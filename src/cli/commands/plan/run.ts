@@ -1,0 +1,52 @@
+import { appendFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { savePlan } from '../../../apply/saved-plan.js';
+import type { ResourceAddress } from '../../../model/resources.js';
+import { renderPlanJson } from '../../../render/json.js';
+import { renderPlanMarkdown } from '../../../render/markdown.js';
+import { renderPlanText } from '../../../render/text.js';
+import { writeFileAtomic } from '../../../util/atomic-write.js';
+import type { GlobalOptions } from '../../global-options.js';
+import { useColor } from '../../terminal.js';
+import { planSession, type PlanInputs } from '../../../pipeline/plan.js';
+import { openSession, runContext } from '../../../pipeline/session.js';
+import type { PlanCommandOptions } from './index.js';
+
+/** How to plan, from plan's flags (shared with --all-envs). */
+export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target'>): PlanInputs {
+  return {
+    ...(options.prune ? { prune: true } : {}),
+    ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
+    ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
+  };
+}
+
+export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
+  if (options.allEnvs) {
+    const { runPlanAllEnvironments } = await import('./all-envs.js');
+    return runPlanAllEnvironments(dir, options, globals);
+  }
+  const session = await openSession({ dir: resolve(dir), ...(options.env ? { environment: options.env } : {}), readAhead: true }, runContext(globals));
+  try {
+    const run = await planSession(session, planInputsOf(options));
+    if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
+    if (options.json) {
+      process.stdout.write(`${renderPlanJson(run.plan, { target: session.targetLabel })}\n`);
+    } else if (options.markdown) {
+      process.stdout.write(`${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}\n`);
+    } else {
+      process.stdout.write(`${renderPlanText(run.plan, { color: useColor(globals) })}\n`);
+    }
+    if (process.env.GITHUB_STEP_SUMMARY) {
+      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}\n`);
+    }
+    if (options.out) {
+      await writeFileAtomic(resolve(options.out), `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`, { mode: 0o600 });
+      process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);
+    }
+    const { add, change, replace, destroy } = run.plan.summary;
+    return options.detailedExitcode && add + change + replace + destroy > 0 ? 2 : 0;
+  } finally {
+    await session.close();
+  }
+}
