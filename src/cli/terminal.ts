@@ -12,3 +12,8 @@ export function useColor(globals: Pick<GlobalOptions, 'color'>, stream: NodeJS.W
 export function progressEnabled(stream: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): boolean {
   return stream.isTTY === true && (env.CI === undefined || env.CI === '' || env.CI === 'false');
 }
+
+/** A JSON answer on stdout, for scripts. */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

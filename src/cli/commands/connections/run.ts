@@ -5,7 +5,7 @@ import { renderGrants, renderTools } from '../../../render/ops/connections.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
 import type { OpsOptions } from '../../ops-options.js';
-import { printJson } from '../../output.js';
+import { printJson } from '../../terminal.js';
 import type { GrantsOptions } from './index.js';
 
 /** NAME → connection, by listing (connections.list is an assumed operation: say so if it is missing). */

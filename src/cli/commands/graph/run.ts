@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { desiredStateFor, loadProject, pickEnvironment } from '../../../config/index.js';
 import { computePlan } from '../../../engine/plan.js';
-import { graphNodesOf, renderDot, renderMermaid } from '../../../render/graph.js';
+import { GRAPH_FORMATS, graphNodesOf } from '../../../render/graph.js';
 import type { GraphCommandOptions } from './index.js';
 
 export async function runGraph(dir: string, options: GraphCommandOptions): Promise<void> {
@@ -11,6 +11,5 @@ export async function runGraph(dir: string, options: GraphCommandOptions): Promi
   // dependencies: exactly the graph of the configuration, with no request to any server.
   const plan = computePlan(desired, { environmentSlug: desired.target.slug, resources: [], missingOperations: [] }, { prune: false });
   const nodes = graphNodesOf(plan).map(({ address, dependsOn }) => ({ address, dependsOn }));
-  if (options.json) process.stdout.write(`${JSON.stringify(nodes, null, 2)}\n`);
-  else process.stdout.write(`${options.format === 'dot' ? renderDot(nodes) : renderMermaid(nodes)}\n`);
+  process.stdout.write(`${GRAPH_FORMATS[options.json ? 'json' : options.format](nodes)}\n`);
 }

@@ -5,7 +5,7 @@ import { UserError } from '../../../errors.js';
 import type { AgentVersionWithSlug } from '../../../model/api.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { renderTable } from '../../../render/table.js';
-import { printJson } from '../../output.js';
+import { printJson } from '../../terminal.js';
 import { pickEnvironment } from '../../../config/index.js';
 import { openEnvironmentSession, runContext } from '../../../pipeline/session.js';
 import { SourceSessions } from '../../../pipeline/sources.js';

@@ -8,7 +8,7 @@ import { writeFileAtomic } from '../../../util/atomic-write.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
 import type { OpsOptions } from '../../ops-options.js';
-import { printJson } from '../../output.js';
+import { printJson } from '../../terminal.js';
 import { parseExpiry } from '../usage/period.js';
 import type { CreateKeyOptions } from './index.js';
 import { resolveNameOrId } from '../../../state/by-name.js';

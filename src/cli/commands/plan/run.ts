@@ -2,9 +2,7 @@ import { appendFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { savePlan } from '../../../apply/saved-plan.js';
 import type { ResourceAddress } from '../../../model/resources.js';
-import { renderPlanJson } from '../../../render/json.js';
-import { renderPlanMarkdown } from '../../../render/markdown.js';
-import { renderPlanText } from '../../../render/text.js';
+import { planFormatOf, renderPlanAs } from '../../../render/plan-formats.js';
 import { writeFileAtomic } from '../../../util/atomic-write.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
@@ -30,15 +28,10 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
   try {
     const run = await planSession(session, planInputsOf(options));
     if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
-    if (options.json) {
-      process.stdout.write(`${renderPlanJson(run.plan, { target: session.targetLabel })}\n`);
-    } else if (options.markdown) {
-      process.stdout.write(`${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}\n`);
-    } else {
-      process.stdout.write(`${renderPlanText(run.plan, { color: useColor(globals) })}\n`);
-    }
+    const context = { target: session.targetLabel, color: useColor(globals) };
+    process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
     if (process.env.GITHUB_STEP_SUMMARY) {
-      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdown(run.plan, { target: session.targetLabel, graph: true })}\n`);
+      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
     }
     if (options.out) {
       await writeFileAtomic(resolve(options.out), `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`, { mode: 0o600 });

@@ -2,7 +2,7 @@ import { withConnection } from '../../../connect/project.js';
 import { resolveNameOrId } from '../../../state/by-name.js';
 import type { GlobalOptions } from '../../global-options.js';
 import type { OpsOptions } from '../../ops-options.js';
-import { printJson } from '../../output.js';
+import { printJson } from '../../terminal.js';
 
 export async function runDeleteSecret(given: string, options: OpsOptions, globals: GlobalOptions): Promise<void> {
   await withConnection(options, globals, async ({ client }) => {

@@ -5,9 +5,8 @@ import { filterEvents, renderEventLine, renderEvents, renderPending } from '../.
 import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
 import type { OpsOptions } from '../../ops-options.js';
-import { progressEnabled } from '../../terminal.js';
-import { printJson } from '../../output.js';
 import type { EventsOptions } from './index.js';
+import { printJson, progressEnabled } from '../../terminal.js';
 
 function parseInterval(value: string): number {
   const seconds = Number(value);

@@ -3,10 +3,9 @@ import { paletteFor } from '../../../render/palette.js';
 import { computeUsage, renderUsageCsv, renderUsageTable, usageJson } from '../../../render/ops/usage.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
-import { printJson } from '../../output.js';
-import { useColor } from '../../terminal.js';
 import { parseUsagePeriod, periodDays } from './period.js';
 import type { UsageOptions } from './index.js';
+import { printJson, useColor } from '../../terminal.js';
 
 export async function runUsage(options: UsageOptions, globals: GlobalOptions): Promise<void> {
   if (options.csv && options.json) throw new UserError('choose one of --csv and --json');

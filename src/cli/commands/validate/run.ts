@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { locateSpecValue, validateProject, type Problem } from '../../../config/index.js';
-import { renderProblems } from '../../../config/report.js';
+import { renderProblems } from '../../../render/problems.js';
 import type { GlobalOptions } from '../../global-options.js';
 
 export async function runValidate(dir: string, options: { env?: string; json?: boolean; remote?: boolean }, globals: GlobalOptions): Promise<number> {

@@ -3,7 +3,7 @@ import { renderIdentity } from '../../../render/identity.js';
 import { describeIdentity } from '../../../state/identity.js';
 import type { GlobalOptions } from '../../global-options.js';
 import type { OpsOptions } from '../../ops-options.js';
-import { printJson } from '../../output.js';
+import { printJson } from '../../terminal.js';
 
 export async function runWhoami(options: OpsOptions, globals: GlobalOptions): Promise<void> {
   const connected = await openProjectOrDirect(options, globals);

@@ -1,6 +1,6 @@
 // Problems as text (file:line:col: message), JSON, and GitHub Actions annotations.
 import { relative, resolve } from 'node:path';
-import type { Problem } from './problems.js';
+import type { Problem } from '../config/problems.js';
 
 export interface RenderOptions {
   /** Locations are relative to the project; printed relative to the working directory. */
