@@ -27,7 +27,9 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end through here with exit code 0; usage errors with 1.
       return error.exitCode === 0 ? 0 : 1;
     }
-    return reportError(error, program.opts<{ debug?: boolean }>().debug === true);
+    // --json anywhere on the line (plan, apply, validate, the operations commands): the error as JSON too.
+    const json = argv.slice(2).includes('--json');
+    return reportError(error, program.opts<{ debug?: boolean }>().debug === true, json);
   }
 }
 

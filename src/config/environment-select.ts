@@ -6,11 +6,11 @@ export function pickEnvironment(project: Pick<ProjectRoot, 'environments' | 'def
   const names = Object.keys(project.environments);
   if (requested) {
     if (!project.environments[requested]) {
-      throw new UserError(`unknown environment ${requested}`, `the project declares: ${names.join(', ') || '(none)'}`);
+      throw new UserError(`unknown environment ${requested}`, `the project declares: ${names.join(', ') || '(none)'}`).withCode('unknown_environment');
     }
     return requested;
   }
   if (project.defaultEnvironment) return project.defaultEnvironment;
   if (names.length === 1) return names[0] as string;
-  throw new UserError('which environment? pass -e/--env', `the project declares: ${names.join(', ')}`);
+  throw new UserError('which environment? pass -e/--env', `the project declares: ${names.join(', ')}`).withCode('environment_required');
 }

@@ -106,7 +106,7 @@ async function openDirectRequest(request: Extract<OpenRequest, { kind: 'direct' 
   }
   if (!credential) {
     await held?.release();
-    throw new UserError(MISSING_DIRECT_CREDENTIAL);
+    throw new UserError(MISSING_DIRECT_CREDENTIAL).withCode('no_credential');
   }
   return finish(clientFor(baseUrl, credential, flags, env, options.onRequest ? { onRequest: options.onRequest } : {}), credential, environment, held, held ? LOCAL_LABEL : baseUrl);
 }

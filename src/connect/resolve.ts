@@ -64,7 +64,7 @@ export function resolveTarget(target: EnvironmentTarget, flags: ConnectFlags, en
     throw new UserError(
       `environment ${target.name} has no Control API URL`,
       `set url in agentform.yaml, AGENTFORM_URL_${suffix}, or --url (use "local" for the local control plane)`,
-    );
+    ).withCode('no_url');
   }
   const token = firstSet([
     [flags.token, '--token'],
@@ -93,7 +93,7 @@ export function guardKey(token: string, slug: string, source: string | undefined
     throw new UserError(
       `the key from ${source ?? 'the local control plane'} is for environment ${keyEnvironment}, not ${slug}`,
       'refusing to send it anywhere: a key for one environment must never act on another',
-    );
+    ).withCode('key_environment_mismatch');
   }
   return { kind: 'key', token };
 }
@@ -107,7 +107,7 @@ export function targetCredential(target: EnvironmentTarget, token: string | unde
   const cookieEnvironment = env.AGENTFORM_ENVIRONMENT;
   const cookie = cookieCredential(env, target.slug);
   if (!cookie) throw missingCredentialError(target, env);
-  if (cookieEnvironment && cookieEnvironment !== target.slug) throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${target.slug}`);
+  if (cookieEnvironment && cookieEnvironment !== target.slug) throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${target.slug}`).withCode('key_environment_mismatch');
   return cookie;
 }
 
@@ -122,9 +122,9 @@ export function missingCredentialError(target: EnvironmentTarget, env: Variables
     return new UserError(
       `no credential for environment ${target.name}: ${configured} is not set`,
       `agentform.yaml reads its token from ${target.credential!.source}; set ${configured}, or AGENTFORM_TOKEN_${suffix}, or pass --token`,
-    );
+    ).withCode('no_credential');
   }
-  return new UserError(`no credential for environment ${target.name}`, `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${suffix}, or --token`);
+  return new UserError(`no credential for environment ${target.name}`, `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${suffix}, or --token`).withCode('no_credential');
 }
 
 /** The connection without a project. */
@@ -145,7 +145,7 @@ export interface ConnectionDefaults {
 export function resolveConnection(flags: ConnectFlags, env: Variables, defaults: ConnectionDefaults = {}): ResolvedConnection {
   const baseUrl = flags.url ?? env.AGENTFORM_URL ?? defaults.url;
   if (!baseUrl) {
-    throw new UserError('no Control API URL: pass --url or set AGENTFORM_URL', 'use --url local for the local control plane in .agentform/local');
+    throw new UserError('no Control API URL: pass --url or set AGENTFORM_URL', 'use --url local for the local control plane in .agentform/local').withCode('no_url');
   }
   // A cookie in the environment beats a token the caller's defaults supply, never a flag or variable.
   const token = flags.token ?? env.AGENTFORM_TOKEN ?? (env.AGENTFORM_COOKIE ? undefined : defaults.token);

@@ -135,7 +135,7 @@ function sameTarget(a: EnvironmentTarget, b: EnvironmentTarget): boolean {
  * selected environment only: they are passed on only when `selected` is set.
  */
 export async function openEnvironmentSession(project: Project, environment: string, run: RunContext, selected = false): Promise<Session> {
-  if (!project.environments[environment]) throw new UserError(`unknown environment ${environment}`, `the project declares: ${Object.keys(project.environments).join(', ')}`);
+  if (!project.environments[environment]) throw new UserError(`unknown environment ${environment}`, `the project declares: ${Object.keys(project.environments).join(', ')}`).withCode('unknown_environment');
   const target = environmentTargetFor(project, environment, run.env);
   const { url: _url, token: _token, ...otherFlags } = run.flags;
   return connect(project, { projectDir: project.dir, target, resources: [] }, selected ? run : { ...run, flags: otherFlags });

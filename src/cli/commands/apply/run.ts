@@ -75,7 +75,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     if (saved) {
       const reasons = staleness(saved, run.desired, run.actual);
       if (reasons.length > 0) {
-        throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again');
+        throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again').withCode('stale_plan');
       }
     }
     const plan = saved ? saved.plan : run.plan;
@@ -92,7 +92,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
       tokenFileProblems: await tokenFileWriteProblems(plan, run.tokenFiles),
     });
     if (problems.length > 0) {
-      throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`);
+      throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`).withCode('preflight_refused');
     }
 
     if (!saved) await confirmOrRefuse(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `, options.autoApprove, 'apply');
@@ -163,7 +163,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
     if (result.failed.length > 0) {
       const notStarted = result.notStarted.length > 0 ? `, ${result.notStarted.length} not started` : '';
-      throw new UserError(`apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)${notStarted}`, 'fix the cause and run apply again: it picks up where this run stopped');
+      throw new UserError(`apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)${notStarted}`, 'fix the cause and run apply again: it picks up where this run stopped').withCode('apply_failed');
     }
   } finally {
     await session.close();
