@@ -10,6 +10,7 @@ import type { AgentDefinition } from '../model/api.js';
 import type { DesiredResource, DesiredState } from '../model/resources.js';
 import type { RpcCaller } from '../api/operations.js';
 import { readActualState } from '../state/read.js';
+import { agentDefinitionOf } from '../model/specs.js';
 
 export interface RemoteCheckResult {
   problems: Problem[];
@@ -82,7 +83,7 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState, loc
   const agents = desired.resources.filter((resource) => resource.kind === 'agent');
   await Promise.all(
     agents.map(async (resource) => {
-      const definition = resource.spec as unknown as Partial<AgentDefinition>;
+      const definition = agentDefinitionOf(resource.spec);
       for (const use of modelUses(definition)) {
         if (!providers.has(use.provider)) {
           notices.add(`provider ${use.provider} does not exist in ${environment} yet: its models are checked after apply`);

@@ -12,6 +12,7 @@ import type { KeptField } from './merge.js';
 import { promotionOutcome, samePromotedFrom, type PromotionOutcome } from './provenance.js';
 import { neededProvenance, readPromotedSource, targetHas, type SourceReader } from './source.js';
 import { subagentNeeds, withSubagentVersions } from './subagents.js';
+import { agentVersionOf, jsonOf } from '../model/specs.js';
 
 export type { SourceReader } from './source.js';
 
@@ -33,7 +34,7 @@ export interface ResolvedPromotions {
 
 function latestRemote(actual: ActualState, name: string): (AgentVersionWithSlug & { version: number }) | undefined {
   const found = actual.resources.find((resource) => resource.kind === 'agent' && resource.name === name);
-  return found ? (found.remote as unknown as AgentVersionWithSlug) : undefined;
+  return found ? agentVersionOf(found) : undefined;
 }
 
 export async function resolvePromotions(project: Pick<Project, 'documents'>, desired: DesiredState, actual: ActualState, reader: SourceReader): Promise<ResolvedPromotions> {
@@ -82,7 +83,7 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
     }
     const spec = withSubagentVersions(merged.definition, pinned);
     const latest = latestRemote(actual, resource.name);
-    const differs = !latest || diffSpec(spec, (latest.definition ?? {}) as unknown as JsonObject, rulesFor('agent')).length > 0;
+    const differs = !latest || diffSpec(spec, jsonOf(latest.definition ?? {}), rulesFor('agent')).length > 0;
     const outcome = promotionOutcome(latest, from, differs);
     if (outcome === 'matches-without-provenance') {
       warnings.push(`agent/${resource.name} already matches ${promotion.fromEnvironment} v${promotion.version}, but its latest version (v${latest?.version}) does not record that provenance; nothing to write`);

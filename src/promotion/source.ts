@@ -7,6 +7,7 @@ import type { Project } from '../config/index.js';
 import { keptPathsFor } from './kept-fields.js';
 import { mergePromoted, type PromotedDefinition } from './merge.js';
 import type { SubagentNeed } from './subagents.js';
+import { jsonOf } from '../model/specs.js';
 
 export interface SourceReader {
   /** The server id of an environment (by agentform name), for `promotedFrom.environmentId`. */
@@ -29,7 +30,7 @@ export async function readPromotedSource(
 ): Promise<PromotedSource> {
   const source = await reader.agent(request.fromEnvironment, request.slug, request.version);
   const from: PromotedFrom = { environmentId: request.environmentId, agentId: source.agentId, version: source.version };
-  const merged = mergePromoted({ ...(source.definition as unknown as JsonObject) }, request.targetSpec, keptPathsFor(project, request.slug, request.targetEnvironment));
+  const merged = mergePromoted({ ...jsonOf(source.definition) }, request.targetSpec, keptPathsFor(project, request.slug, request.targetEnvironment));
   return { source, from, merged };
 }
 

@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
 import { agentWriter } from '../../../apply/agent-writer.js';
-import type { JsonObject } from '../../../model/resources.js';
 import { agentPlan, hasChanges } from '../../../promotion/agent-plan.js';
 import { renderPlanText } from '../../../render/text.js';
 import type { GlobalOptions } from '../../global-options.js';
@@ -14,6 +13,7 @@ import { openEnvironmentSession, runContext } from '../../../pipeline/session.js
 import { confirmOrRefuse } from '../../prompt.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
 import type { RollbackCommandOptions } from './index.js';
+import { jsonOf } from '../../../model/specs.js';
 
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = Number(options.to);
@@ -26,7 +26,7 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
     if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);
     if (version > latest.version) throw new UserError(`${agent} in ${environment} has versions 1 to ${latest.version}, not ${version}`);
     const wanted = await session.client.call('agents.get', { slug: agent, version });
-    const definition = wanted.definition as unknown as JsonObject;
+    const definition = jsonOf(wanted.definition);
     const target = { ...session.desired.target };
     const plan = agentPlan({ target, slug: agent, definition, latest, reason: `rollback to v${version}` });
     process.stdout.write(`${renderPlanText(plan, { color: useColor(globals) })}\n`);
