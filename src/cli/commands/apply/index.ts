@@ -1,20 +1,7 @@
 import { dirOption, projectDirFrom } from '../../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
-
-export interface ApplyCommandOptions {
-  /** -C/--dir: the project directory, when not given as the argument. */
-  dir?: string;
-  env?: string;
-  autoApprove?: boolean;
-  parallelism: string;
-  wait?: boolean;
-  json?: boolean;
-  prune?: boolean;
-  allowMassDelete?: boolean;
-  target?: string[];
-  maxRequestBytes?: string;
-}
+import type { ApplyCommandOptions } from './options.js';
 
 export function register(program: Command): void {
   program

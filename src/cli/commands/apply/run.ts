@@ -17,7 +17,7 @@ import { useColor } from '../../terminal.js';
 import { confirmOrRefuse } from '../../prompt.js';
 import { planSession, type PlanInputs } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import type { ApplyCommandOptions } from './index.js';
+import type { ApplyCommandOptions } from './options.js';
 
 async function readSavedPlan(path: string): Promise<SavedPlan> {
   let text: string;

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import { addOpsOptions, type OpsOptions } from '../../ops-options.js';
-
-export interface GrantsOptions extends OpsOptions {
-  connection?: string;
-}
+import type { GrantsOptions } from './options.js';
 
 export function register(program: Command): void {
   const connections = program.command('connections').description('tool-server connections: test one, list the credential grants');

@@ -6,7 +6,7 @@ import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
 import type { OpsOptions } from '../../ops-options.js';
 import { printJson } from '../../terminal.js';
-import type { GrantsOptions } from './index.js';
+import type { GrantsOptions } from './options.js';
 
 /** NAME → connection, by listing (connections.list is an assumed operation: say so if it is missing). */
 export async function findConnection(client: RpcCaller, name: string): Promise<Connection> {

@@ -2,12 +2,7 @@ import { dirOption } from '../../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import type { CommandOutcome } from '../outcome.js';
-
-export interface DiffEnvsCommandOptions {
-  dir?: string;
-  json?: boolean;
-  detailedExitcode?: boolean;
-}
+import type { DiffEnvsCommandOptions } from './options.js';
 
 export function register(program: Command, outcome: CommandOutcome = { exitCode: 0 }): void {
   program

@@ -9,7 +9,7 @@ import { readActualState } from '../../../state/read.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import type { DiffEnvsCommandOptions } from './index.js';
+import type { DiffEnvsCommandOptions } from './options.js';
 
 interface Read extends EnvironmentAgents {
   /** Environment id → agentform name, from environments.list when the server offers it. */

@@ -1,13 +1,7 @@
 import { dirOption } from '../../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
-
-export interface ExportCommandOptions {
-  env?: string;
-  out?: string;
-  force?: boolean;
-  dir?: string;
-}
+import type { ExportCommandOptions } from './options.js';
 
 export function register(program: Command): void {
   program

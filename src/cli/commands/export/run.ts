@@ -14,7 +14,7 @@ import { PROJECT_SCHEMAS_DIR, schemaFiles, vscodeSettings } from '../../../confi
 import { openDirect } from '../../../connect/open.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import type { ExportCommandOptions } from './index.js';
+import type { ExportCommandOptions } from './options.js';
 
 interface Source {
   caller: RpcCaller;

@@ -1,12 +1,6 @@
 import { dirOption, projectDirFrom } from '../../project-dir.js';
 import { Option, type Command } from 'commander';
-
-export interface GraphCommandOptions {
-  env?: string;
-  dir?: string;
-  format: 'mermaid' | 'dot';
-  json?: boolean;
-}
+import type { GraphCommandOptions } from './options.js';
 
 export function register(program: Command): void {
   program

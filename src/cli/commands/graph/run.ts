@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { desiredStateFor, loadProject, pickEnvironment } from '../../../config/index.js';
 import { computePlan } from '../../../engine/plan.js';
 import { GRAPH_FORMATS, graphNodesOf } from '../../../render/graph.js';
-import type { GraphCommandOptions } from './index.js';
+import type { GraphCommandOptions } from './options.js';
 
 export async function runGraph(dir: string, options: GraphCommandOptions): Promise<void> {
   const project = await loadProject(resolve(dir));

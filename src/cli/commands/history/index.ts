@@ -1,12 +1,7 @@
 import { dirOption } from '../../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
-
-export interface HistoryCommandOptions {
-  env?: string;
-  json?: boolean;
-  dir: string;
-}
+import type { HistoryCommandOptions } from './options.js';
 
 export function register(program: Command): void {
   program

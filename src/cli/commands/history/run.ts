@@ -9,7 +9,7 @@ import { printJson } from '../../terminal.js';
 import { pickEnvironment } from '../../../config/index.js';
 import { openEnvironmentSession, runContext } from '../../../pipeline/session.js';
 import { SourceSessions } from '../../../pipeline/sources.js';
-import type { HistoryCommandOptions } from './index.js';
+import type { HistoryCommandOptions } from './options.js';
 import { mapBounded } from '../../../util/map-bounded.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
 

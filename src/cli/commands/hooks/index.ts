@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
-import { addOpsOptions, type OpsOptions } from '../../ops-options.js';
-
-export interface RedeliverOptions extends OpsOptions {
-  all?: boolean;
-  maxCalls: string;
-}
+import { addOpsOptions } from '../../ops-options.js';
+import type { RedeliverOptions } from './options.js';
 
 export function register(program: Command): void {
   const hooks = program.command('hooks').description('hook deliveries: put failed or dead deliveries back in the queue');

@@ -2,7 +2,7 @@ import { UserError } from '../../../errors.js';
 import { renderDelivery, renderRedeliverAll, renderRedeliverProgress, type RedeliverAllOutcome } from '../../../render/ops/hooks.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
-import type { RedeliverOptions } from './index.js';
+import type { RedeliverOptions } from './options.js';
 import { printJson, progressEnabled } from '../../terminal.js';
 
 /** A server that keeps saying "more" while requeueing nothing would loop forever; this many in a row stops it. */

@@ -1,13 +1,7 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import { addOpsOptions, type OpsOptions } from '../../ops-options.js';
-
-export interface CreateKeyOptions extends OpsOptions {
-  scopes: string;
-  expires?: string;
-  tokenFile?: string;
-  showToken?: boolean;
-}
+import type { CreateKeyOptions } from './options.js';
 
 export function register(program: Command): void {
   const keys = program.command('keys').description('API keys: create one (the token is shown once) or revoke one');

@@ -10,7 +10,7 @@ import { withConnection } from '../../../connect/project.js';
 import type { OpsOptions } from '../../ops-options.js';
 import { printJson } from '../../terminal.js';
 import { parseExpiry } from '../usage/period.js';
-import type { CreateKeyOptions } from './index.js';
+import type { CreateKeyOptions } from './options.js';
 import { resolveNameOrId } from '../../../state/by-name.js';
 import { didYouMean } from '../../../config/suggest.js';
 

@@ -10,8 +10,7 @@ import { renderTable } from '../../../render/table.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import { planInputsOf } from './run.js';
-import type { PlanCommandOptions } from './index.js';
+import { planInputsOf, type PlanCommandOptions } from './options.js';
 
 interface Outcome {
   environment: string;

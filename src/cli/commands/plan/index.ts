@@ -2,20 +2,7 @@ import { dirOption, projectDirFrom } from '../../project-dir.js';
 import { Option, type Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import type { CommandOutcome } from '../outcome.js';
-
-export interface PlanCommandOptions {
-  /** -C/--dir: the project directory, when not given as the argument. */
-  dir?: string;
-  env?: string;
-  json?: boolean;
-  markdown?: boolean;
-  out?: string;
-  detailedExitcode?: boolean;
-  prune?: boolean;
-  allowMassDelete?: boolean;
-  target?: string[];
-  allEnvs?: boolean;
-}
+import type { PlanCommandOptions } from './options.js';
 
 export function register(program: Command, outcome: CommandOutcome = { exitCode: 0 }): void {
   program

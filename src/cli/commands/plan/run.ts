@@ -1,23 +1,13 @@
 import { appendFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { savePlan } from '../../../apply/saved-plan.js';
-import type { ResourceAddress } from '../../../model/resources.js';
 import { planFormatOf, renderPlanAs } from '../../../render/plan-formats.js';
 import { writeFileAtomic } from '../../../util/atomic-write.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
-import { planSession, type PlanInputs } from '../../../pipeline/plan.js';
+import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import type { PlanCommandOptions } from './index.js';
-
-/** How to plan, from plan's flags (shared with --all-envs). */
-export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target'>): PlanInputs {
-  return {
-    ...(options.prune ? { prune: true } : {}),
-    ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
-    ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
-  };
-}
+import { planInputsOf, type PlanCommandOptions } from './options.js';
 
 export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.allEnvs) {

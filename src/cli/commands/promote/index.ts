@@ -1,15 +1,7 @@
 import { dirOption } from '../../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
-
-export interface PromoteCommandOptions {
-  from: string;
-  to: string;
-  sourceVersion?: string;
-  autoApprove?: boolean;
-  withSubagents?: boolean;
-  dir: string;
-}
+import type { PromoteCommandOptions } from './options.js';
 
 export function register(program: Command): void {
   program

@@ -14,7 +14,7 @@ import { latestAgentVersion } from '../../../state/agents.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { confirmOrRefuse } from '../../prompt.js';
 import { useColor } from '../../terminal.js';
-import type { PromoteCommandOptions } from './index.js';
+import type { PromoteCommandOptions } from './options.js';
 
 export async function runPromote(agent: string, options: PromoteCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = options.sourceVersion === undefined ? undefined : Number(options.sourceVersion);

@@ -1,13 +1,7 @@
 import { dirOption } from '../../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
-
-export interface RollbackCommandOptions {
-  to: string;
-  env?: string;
-  autoApprove?: boolean;
-  dir: string;
-}
+import type { RollbackCommandOptions } from './options.js';
 
 export function register(program: Command): void {
   program

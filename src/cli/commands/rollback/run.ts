@@ -12,7 +12,7 @@ import { pickEnvironment } from '../../../config/index.js';
 import { openEnvironmentSession, runContext } from '../../../pipeline/session.js';
 import { confirmOrRefuse } from '../../prompt.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
-import type { RollbackCommandOptions } from './index.js';
+import type { RollbackCommandOptions } from './options.js';
 import { jsonOf } from '../../../model/specs.js';
 
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {

@@ -1,23 +1,6 @@
 // `agentform server`: run the local control plane in the foreground until SIGINT/SIGTERM.
 import type { Command } from 'commander';
-
-export interface ServerOptions {
-  port: string;
-  host: string;
-  data: string;
-  environments: string;
-  printKeys?: boolean;
-  allowRemote?: boolean;
-  latencyMs?: string;
-  failRate?: string;
-  lostResponseRate?: string;
-  throttleRate?: string;
-  seed?: string;
-  allowRemoteOutbound?: boolean;
-  profile?: string;
-  devEndpoints?: boolean;
-  durability: string;
-}
+import type { ServerOptions } from './options.js';
 
 export function register(program: Command): void {
   program

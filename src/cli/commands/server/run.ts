@@ -6,7 +6,7 @@ import type { LocalEnvironment } from '../../../server/bootstrap.js';
 import { credentialsPath } from '../../../server/credentials.js';
 import { startLocalControlPlane } from '../../../server/embedded.js';
 import { parseServerProfileName, serverProfileFromEnv } from '../../../server/profiles.js';
-import type { ServerOptions } from './index.js';
+import type { ServerOptions } from './options.js';
 
 function integerOption(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;

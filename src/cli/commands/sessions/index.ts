@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import { addOpsOptions, type OpsOptions } from '../../ops-options.js';
-
-export interface EventsOptions extends OpsOptions {
-  type?: string[];
-  follow?: boolean;
-  interval: string;
-}
+import type { EventsOptions } from './options.js';
 
 /** `--type a,b --type c` → [a, b, c]. */
 function collectTypes(value: string, previous: string[] | undefined): string[] {

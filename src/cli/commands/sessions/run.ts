@@ -5,7 +5,7 @@ import { filterEvents, renderEventLine, renderEvents, renderPending } from '../.
 import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
 import type { OpsOptions } from '../../ops-options.js';
-import type { EventsOptions } from './index.js';
+import type { EventsOptions } from './options.js';
 import { printJson, progressEnabled } from '../../terminal.js';
 
 function parseInterval(value: string): number {

@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
-import { addOpsOptions, type OpsOptions } from '../../ops-options.js';
-
-export interface UsageOptions extends OpsOptions {
-  from?: string;
-  to?: string;
-  csv?: boolean;
-}
+import { addOpsOptions } from '../../ops-options.js';
+import type { UsageOptions } from './options.js';
 
 export function register(program: Command): void {
   addOpsOptions(

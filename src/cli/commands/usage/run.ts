@@ -4,7 +4,7 @@ import { computeUsage, renderUsageCsv, renderUsageTable, usageJson } from '../..
 import type { GlobalOptions } from '../../global-options.js';
 import { withConnection } from '../../../connect/project.js';
 import { parseUsagePeriod, periodDays } from './period.js';
-import type { UsageOptions } from './index.js';
+import type { UsageOptions } from './options.js';
 import { printJson, useColor } from '../../terminal.js';
 
 export async function runUsage(options: UsageOptions, globals: GlobalOptions): Promise<void> {
