@@ -3,14 +3,11 @@
 // A promotion reads another local environment while the target's connection is open, and two
 // servers must never share one store. The registry is an object a command run owns and passes
 // along, not module state: two runs in one process (tests) never see each other's planes.
+import type { LocalControlPlane } from '../server/embedded.js';
 import type { Variables } from './resolve.js';
 
-export interface LocalPlane {
-  url: string;
-  /** Environment slug → API key of the plane. Never printed. */
-  tokens: Record<string, string>;
-  close(): Promise<void>;
-}
+/** What a connection needs of a running plane: its URL, its keys (never printed), and closing it. */
+export type LocalPlane = Pick<LocalControlPlane, 'url' | 'tokens' | 'close'>;
 
 export interface LocalEnvironmentSpec {
   slug: string;
