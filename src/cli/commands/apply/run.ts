@@ -8,6 +8,7 @@ import { AbortedError, UserError } from '../../../errors.js';
 import type { DesiredResource, Plan, ResourceAddress, ResourceKind } from '../../../model/resources.js';
 import { renderApplyEvent, renderApplySummary } from '../../../render/apply-events.js';
 import { renderProgressLine } from '../../../render/apply-progress.js';
+import { advanceProgress, initialProgress } from '../../../apply/progress.js';
 import { renderPlanText } from '../../../render/text.js';
 import { readActualState } from '../../../state/read.js';
 import { removeStaleTempFiles } from '../../../util/atomic-write.js';
@@ -100,7 +101,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     // On a terminal, a status line under the log shows what is in flight; it is cleared before
     // each log line and redrawn after it. Never in CI logs (no TTY) or with --json.
     const live = !options.json && process.stderr.isTTY === true && !process.env.CI;
-    const progress = { total: plan.changes.filter((c) => c.action !== 'no-op' && c.action !== 'unmanaged').length, finished: 0, inFlight: [] as string[] };
+    let progress = initialProgress(plan);
     let stopping = false;
     const onSigint = () => {
       if (!stopping) {
@@ -118,12 +119,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     const clearLive = () => live && process.stderr.write('\r\x1b[2K');
     const drawLive = () => live && process.stderr.write(renderProgressLine(progress, (process.stderr.columns ?? 100) - 1));
     const emit = (event: ApplyEvent) => {
-      if (event.type === 'start') progress.inFlight.push(event.address);
-      if (event.type === 'done' || event.type === 'failed') {
-        progress.inFlight = progress.inFlight.filter((address) => address !== event.address);
-        progress.finished += 1;
-      }
-      if (event.type === 'skipped') progress.finished += 1;
+      progress = advanceProgress(progress, event);
       clearLive();
       out(options.json ? JSON.stringify(event) : renderApplyEvent(event, { color }));
       drawLive();

@@ -7,6 +7,7 @@ import type { RpcCaller } from '../../../api/operations.js';
 import { UserError } from '../../../errors.js';
 import { specSchemas } from '../../../config/schemas.js';
 import { environmentNameFor, exportEnvironment, type ExportResult, type ExportSchemas, type ExportTarget } from '../../../export/index.js';
+import { renderExportSummary } from '../../../render/export.js';
 import type { ActualResource, ActualState } from '../../../model/resources.js';
 import { readActualState } from '../../../state/read.js';
 import { writeFileAtomic } from '../../../util/atomic-write.js';
@@ -86,32 +87,6 @@ function ownKeyIds(actual: ActualState, token: string | undefined): Set<string> 
   return new Set(matches.length === 1 ? [(matches[0] as ActualResource).id] : []);
 }
 
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
-
-function summary(result: ExportResult, target: ExportTarget, outLabel: string): string {
-  const c = result.counts;
-  const parts = [
-    plural(c.provider ?? 0, 'provider'),
-    plural(c.secret ?? 0, 'secret'),
-    `${plural(c.connection ?? 0, 'connection')} (${plural(c.grant ?? 0, 'grant')})`,
-    plural(c.agent ?? 0, 'agent'),
-    plural(c.apiKey ?? 0, 'API key'),
-  ];
-  const lines = [`Exported environment ${target.slug} to ${outLabel}: ${parts.join(', ')}.`, `Wrote ${plural(result.files.length, 'file')}, and the JSON Schemas for editors in ${join(outLabel, PROJECT_SCHEMAS_DIR)}.`];
-  if (result.envVars.length > 0) {
-    const width = Math.max(...result.envVars.map((need) => need.name.length));
-    lines.push('', 'The project reads these environment variables (set them before plan or apply):');
-    for (const need of result.envVars) lines.push(`  ${need.name.padEnd(width)}  ${need.purpose}`);
-  }
-  if (target.url === 'local') {
-    lines.push('', `Note: url is "local": the exported project uses the local control plane in ${join(outLabel, '.agentform', 'local')}, not the one it was exported from.`);
-  }
-  for (const note of result.notes) lines.push(`Note: ${note}`);
-  return lines.join('\n');
-}
-
 export async function runExport(options: ExportCommandOptions, globals: GlobalOptions): Promise<void> {
   const outDir = resolve(options.out as string);
   await assertWritable(outDir, options.force === true);
@@ -127,5 +102,6 @@ export async function runExport(options: ExportCommandOptions, globals: GlobalOp
   // The schemas the files' modelines point at, and the editor mapping: completion works offline.
   const files = [...result.files, ...schemaFiles(), vscodeSettings()];
   for (const file of files) await writeFileAtomic(join(outDir, ...file.path.split('/')), file.content);
-  process.stdout.write(`${summary(result, source.target, relative(process.cwd(), outDir) || '.')}\n`);
+  const outLabel = relative(process.cwd(), outDir) || '.';
+  process.stdout.write(`${renderExportSummary(result, source.target, { outLabel, schemasDir: join(outLabel, PROJECT_SCHEMAS_DIR) })}\n`);
 }

@@ -4,7 +4,7 @@ import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
 import type { AgentVersionWithSlug } from '../../../model/api.js';
 import type { GlobalOptions } from '../../global-options.js';
-import { renderTable } from '../../../render/table.js';
+import { renderHistory, type HistoryRow } from '../../../render/history.js';
 import { printJson } from '../../terminal.js';
 import { pickEnvironment } from '../../../config/index.js';
 import { openEnvironmentSession, runContext } from '../../../pipeline/session.js';
@@ -27,7 +27,7 @@ export async function runHistory(agent: string, options: HistoryCommandOptions, 
     const numbers = Array.from({ length: latest.version }, (_, index) => latest.version - index);
     const versions = await mapBounded(numbers, CONCURRENCY, (version) => (version === latest.version ? Promise.resolve(latest) : session.client.call('agents.get', { slug: agent, version })));
     const sourceNames = await provenanceNames(versions, project.environments, environment, others);
-    const rows = versions.map((version) => ({
+    const rows: HistoryRow[] = versions.map((version) => ({
       version: version.version,
       createdAt: version.createdAt ?? null,
       image: version.image?.status ?? null,
@@ -39,16 +39,7 @@ export async function runHistory(agent: string, options: HistoryCommandOptions, 
       printJson({ environment, agent, versions: rows });
       return;
     }
-    const table = renderTable(
-      ['VERSION', 'CREATED', 'IMAGE', 'PROMOTED FROM'],
-      rows.map((row) => [
-        `v${row.version}`,
-        row.createdAt ?? '-',
-        row.image ?? '-',
-        row.promotedFrom ? `${row.promotedFrom.environment ?? row.promotedFrom.environmentId}/${agent} v${row.promotedFrom.version} (agent ${row.promotedFrom.agentId})` : '-',
-      ]),
-    );
-    process.stdout.write(`${table}\n`);
+    process.stdout.write(`${renderHistory(agent, rows)}\n`);
   } finally {
     await others.close();
     await session.close();

@@ -3,27 +3,20 @@
 import { resolve } from 'node:path';
 import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
-import type { Plan } from '../../../model/resources.js';
 import { renderPlanText } from '../../../render/text.js';
 import type { GlobalOptions } from '../../global-options.js';
-import { renderTable } from '../../../render/table.js';
+import { renderAllEnvironmentsJson, renderAllEnvironmentsSummary, type EnvironmentOutcome } from '../../../render/all-environments.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
-
-interface Outcome {
-  environment: string;
-  plan?: Plan;
-  error?: string;
-}
 
 export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
   if (options.out) throw new UserError('--all-envs cannot save a plan (--out): a saved plan is for one environment');
   if (options.markdown) throw new UserError('--all-envs has no --markdown output: run plan -e ENV --markdown per environment');
   const project = await loadProject(resolve(dir));
-  const outcomes: Outcome[] = [];
+  const outcomes: EnvironmentOutcome[] = [];
   for (const environment of Object.keys(project.environments)) {
     try {
       const session = await openSession({ dir: resolve(dir), environment, readAhead: true }, runContext(globals));
@@ -41,14 +34,9 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
     }
   }
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ environments: outcomes.map((outcome) => ({ environment: outcome.environment, ...(outcome.plan ? { plan: outcome.plan } : { error: outcome.error }) })) }, null, 2)}\n`);
+    process.stdout.write(`${renderAllEnvironmentsJson(outcomes)}\n`);
   } else {
-    const rows = outcomes.map((outcome) => {
-      if (!outcome.plan) return [outcome.environment, '-', '-', '-', '-', `error: ${outcome.error ?? ''}`.split('\n')[0] ?? ''];
-      const { add, change, replace, destroy } = outcome.plan.summary;
-      return [outcome.environment, String(add), String(change), String(replace), String(destroy), add + change + replace + destroy === 0 ? 'no changes' : 'changes'];
-    });
-    process.stdout.write(`Summary:\n${renderTable(['ENVIRONMENT', 'ADD', 'CHANGE', 'REPLACE', 'DESTROY', 'STATUS'], rows)}\n`);
+    process.stdout.write(`${renderAllEnvironmentsSummary(outcomes)}\n`);
   }
   const failed = outcomes.filter((outcome) => outcome.error !== undefined);
   if (failed.length > 0) throw new UserError(`could not plan ${failed.map((outcome) => outcome.environment).join(', ')}`);

@@ -8,8 +8,7 @@ import { UserError } from '../../../errors.js';
 import { connect, runContext } from '../../../pipeline/session.js';
 import { SourceSessions } from '../../../pipeline/sources.js';
 import { planPromotion, writePromotion } from '../../../promotion/promote.js';
-import { renderPlanText } from '../../../render/text.js';
-import { formatValue } from '../../../render/values.js';
+import { renderPromotionStep } from '../../../render/promotion.js';
 import { latestAgentVersion } from '../../../state/agents.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { confirmOrRefuse } from '../../prompt.js';
@@ -34,17 +33,7 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
       sources,
       { latest: (slug) => latestAgentVersion(target.client, slug) },
     );
-    for (const step of ordered) {
-      process.stdout.write(`${renderPlanText(step.plan, { color })}\n`);
-      for (const field of step.kept) {
-        const sourceSide = field.sourceValue === undefined ? 'not set' : formatValue(field.sourceValue);
-        process.stdout.write(`Kept ${to}'s ${field.path} = ${formatValue(field.value)} (set by its overlay; ${from} v${step.from.version} has ${sourceSide})\n`);
-      }
-      if (step.outcome === 'no-op') process.stdout.write(`${step.slug}: ${to} v${step.latest?.version} already came from ${from} v${step.from.version}; nothing to do.\n`);
-      if (step.outcome === 'matches-without-provenance') {
-        process.stdout.write(`${step.slug}: ${to} v${step.latest?.version} already has this definition; the server makes no new version for it, so nothing is written.\n`);
-      }
-    }
+    for (const step of ordered) process.stdout.write(renderPromotionStep(step, { from, to, color }));
     const writes = ordered.filter((step) => step.outcome === 'promote');
     if (writes.length === 0) return;
     await confirmOrRefuse(`\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `, options.autoApprove, 'promote');
