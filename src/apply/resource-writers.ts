@@ -1,6 +1,6 @@
 // How each kind of change becomes Control API calls. One writer per kind; the executor decides
 // when each runs. Writers never print: they report through `context.info`.
-import type { AgentDefinition, ConnectionAuth, PromotedFrom } from '../model/api.js';
+import type { ConnectionAuth } from '../model/api.js';
 import { MERGED_WRITE_FIELDS, type ConnectionInput, type RequestOf, type RpcCaller } from '../api/operations.js';
 import { mergeForWrite, restrictToShape, type NullHandling } from '../engine/merge.js';
 import { withoutNulls } from '../model/json.js';
@@ -16,6 +16,7 @@ import type {
 import { addressOf, connectionAuthField } from '../model/resources.js';
 import { ApiError, UserError } from '../errors.js';
 import { appliedUpsert } from './upsert-readback.js';
+import { agentDefinitionOf, promotedFromOf, wireBodyOf } from '../model/specs.js';
 
 export interface WriteContext {
   caller: RpcCaller;
@@ -139,9 +140,7 @@ const connection: Writer = async (change, context) => {
     return undefined;
   }
   const resource = desiredOf(change, context);
-  const written = (change.action === 'create' ? spec(resource) : mergedBody('connections.update', change, context)) as unknown as Omit<ConnectionInput, 'name'> & {
-    auth: ConnectionAuth;
-  };
+  const written = wireBodyOf<Omit<ConnectionInput, 'name'> & { auth: ConnectionAuth }>(change.action === 'create' ? spec(resource) : mergedBody('connections.update', change, context));
   // The spec holds only auth.type; the other auth fields are write-only and sent with every write.
   const body = { ...written, auth: { ...written.auth, ...writeOnlyAuth(resource) } };
   let id: string;
@@ -224,8 +223,8 @@ const agent: Writer = async (change, context) => {
   // has name, tools, policies and limits: one that is neither configured nor remote (a new agent,
   // or a field left to the server) is sent at its empty value.
   const body = context.actual.has(change.address) ? merged(change, context, 'omit') : spec(resource);
-  const definition = { name: change.name, tools: [], policies: {}, limits: {}, ...body } as unknown as AgentDefinition;
-  const promotedFrom = resource.options?.promotedFrom as unknown as PromotedFrom | undefined;
+  const definition = agentDefinitionOf({ name: change.name, tools: [], policies: {}, limits: {}, ...body });
+  const promotedFrom = promotedFromOf(resource.options?.promotedFrom);
   const planned = context.actual.get(change.address)?.remote.version;
   const version = await context.caller.call(
     'agents.upsert',

@@ -126,7 +126,7 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
     }
   }
   if (refusals.length > 0) {
-    throw new UserError(`refusing to apply: the tool surface of ${refusals.length === 1 ? 'a connection' : `${refusals.length} connections`} that changed agents use differs from agentform.lock.yaml (nothing was changed):\n${refusals.join('\n')}`, ACCEPT_HINT);
+    throw new UserError(`refusing to apply: the tool surface of ${refusals.length === 1 ? 'a connection' : `${refusals.length} connections`} that changed agents use differs from agentform.lock.yaml (nothing was changed):\n${refusals.join('\n')}`, ACCEPT_HINT).withCode('tool_surface_differs');
   }
   return {
     finish: async () => {
@@ -152,7 +152,7 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
       }
       if (record.size > 0) await input.save(withSurfaces(input.lock ?? { version: 1, environments: {} }, environment, record));
       if (late.length > 0) {
-        throw new UserError(`the connection${late.length === 1 ? '' : 's'} this apply created or changed serve${late.length === 1 ? 's' : ''} other tools than agentform.lock.yaml records (the lock was not changed for ${late.length === 1 ? 'it' : 'them'}):\n${late.join('\n')}`, ACCEPT_HINT);
+        throw new UserError(`the connection${late.length === 1 ? '' : 's'} this apply created or changed serve${late.length === 1 ? 's' : ''} other tools than agentform.lock.yaml records (the lock was not changed for ${late.length === 1 ? 'it' : 'them'}):\n${late.join('\n')}`, ACCEPT_HINT).withCode('tool_surface_differs');
       }
     },
   };

@@ -6,7 +6,7 @@ import { diffSpec } from '../engine/diff.js';
 import { rulesFor } from '../engine/rules.js';
 import { ApiError } from '../errors.js';
 import type { AgentDefinition, AgentVersion } from '../model/api.js';
-import type { JsonObject } from '../model/resources.js';
+import { jsonOf } from '../model/specs.js';
 
 /**
  * The agent's latest version when it is the lost upsert's result, else undefined ("send it again").
@@ -24,6 +24,6 @@ export async function appliedUpsert(caller: RpcCaller, slug: string, sent: Agent
     throw error;
   }
   if (plannedVersion !== undefined && !(latest.version > plannedVersion)) return undefined;
-  const differences = diffSpec(sent as unknown as JsonObject, (latest.definition ?? {}) as unknown as JsonObject, rulesFor('agent'));
+  const differences = diffSpec(jsonOf(sent), jsonOf(latest.definition ?? {}), rulesFor('agent'));
   return differences.length === 0 ? latest : undefined;
 }

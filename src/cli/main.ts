@@ -18,17 +18,20 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ outputError: (text, write) => write(text) })
     .showHelpAfterError('(run with --help for usage)');
   addGlobalOptions(program);
-  for (const register of COMMANDS) register(program);
+  const outcome = { exitCode: 0 };
+  for (const register of COMMANDS) register(program, outcome);
 
   try {
     await program.parseAsync(argv);
-    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+    return outcome.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       // --help and --version end through here with exit code 0; usage errors with 1.
       return error.exitCode === 0 ? 0 : 1;
     }
-    return reportError(error, program.opts<{ debug?: boolean }>().debug === true);
+    // --json anywhere on the line (plan, apply, validate, the operations commands): the error as JSON too.
+    const json = argv.slice(2).includes('--json');
+    return reportError(error, program.opts<{ debug?: boolean }>().debug === true, json);
   }
 }
 

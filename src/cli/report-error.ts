@@ -1,8 +1,19 @@
-import { ApiError, ProblemsError, UserError, formatLocation } from '../errors.js';
+import { ApiError, ProblemsError, UserError, describeError, formatLocation } from '../errors.js';
 
-/** Prints an error for a person and returns the exit code. Stack traces only for bugs under --debug. */
-export function reportError(error: unknown, debug: boolean): number {
+/**
+ * Prints an error and returns the exit code. For a person: text, stack traces only for bugs under
+ * --debug. With --json: one JSON object `{"error": {code, fault, message, ...}}` on stderr instead
+ * (stdout keeps only the command's own JSON), so scripts can match the stable code.
+ */
+export function reportError(error: unknown, debug: boolean, json = false): number {
   const write = (line: string) => process.stderr.write(`${line}\n`);
+  if (json) {
+    const report = describeError(error);
+    const { exitCode, ...printed } = report;
+    write(JSON.stringify({ error: printed }));
+    if (debug && report.code === 'internal' && error instanceof Error && error.stack) write(error.stack);
+    return exitCode;
+  }
   if (error instanceof ProblemsError) {
     for (const problem of error.problems) {
       write(problem.location ? `${formatLocation(problem.location)}: ${problem.message}` : problem.message);

@@ -5,6 +5,7 @@ import type { SourceLocation } from '../errors.js';
 import { CONNECTION_AUTH_PREFIX, type DesiredResource, type DesiredState, type EnvironmentTarget, type JsonObject, type JsonValue, type Reference, type ResourceKind, type WriteOnlyValue } from '../model/resources.js';
 import { checkSubagents } from './subagent-checks.js';
 import { hasUnsetEnv, type InterpolationContext, interpolateString, interpolateValue, writeOnlyValue } from './interpolation-context.js';
+import { envReferenceName } from './interpolate.js';
 import { withoutNulls } from '../model/json.js';
 import { mergeOverlay } from './merge.js';
 import { formatJsonPath, type PathSegment, ProblemList } from './problems.js';
@@ -129,8 +130,8 @@ export function buildEnvironment(project: Project, environment: string, options:
 }
 
 function resolveCredential(source: string, processEnv: NodeJS.ProcessEnv): WriteOnlyValue {
-  const match = /^\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(source);
-  const value = match ? processEnv[match[1] as string] : undefined;
+  const name = envReferenceName(source);
+  const value = name ? processEnv[name] : undefined;
   return { source, ...(value ? { value } : {}) };
 }
 

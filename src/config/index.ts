@@ -9,7 +9,7 @@
 //                                 values resolved (left without `value` when their variable is
 //                                 unset); throws ProblemsError when anything else is missing.
 //   locateSpecValue(...)          where a spec value is written, for problems found elsewhere
-//                                 (`validate --remote`, src/cli/remote-checks.ts).
+//                                 (`validate --remote`, src/pipeline/remote-checks.ts).
 import { relative, resolve } from 'node:path';
 import { ProblemsError, type SourceLocation } from '../errors.js';
 import type { DesiredResource, DesiredState, EnvironmentTarget } from '../model/resources.js';
@@ -23,6 +23,7 @@ import { didYouMean } from './suggest.js';
 export type { Problem } from './problems.js';
 export type { Project, ProjectEnvironment, ProjectRoot, ReadHooks, ResourceDocument } from './project.js';
 export { environmentsOf } from './project-checks.js';
+export { pickEnvironment } from './environment-select.js';
 
 export interface ValidateOptions {
   /** The process environment for ${env:}; defaults to process.env. */

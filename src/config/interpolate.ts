@@ -84,3 +84,9 @@ export function singleSecretReference(input: string): Reference | undefined {
   if (!('reference' in only)) return undefined;
   return only.reference.type === 'var' ? undefined : only.reference;
 }
+
+/** NAME when `input` is exactly `${env:NAME}` (no fallback, nothing around it): a credential source. */
+export function envReferenceName(input: string): string | undefined {
+  const reference = singleSecretReference(input);
+  return reference?.type === 'env' && reference.fallback === undefined ? reference.name : undefined;
+}

@@ -8,17 +8,13 @@ import { rulesFor } from '../engine/rules.js';
 import type { AgentVersionWithSlug, PromotedFrom } from '../model/api.js';
 import type { ActualState, DesiredResource, DesiredState, JsonObject } from '../model/resources.js';
 import type { Project } from '../config/index.js';
-import { keptPathsFor } from './kept-fields.js';
-import { type KeptField, mergePromoted } from './merge.js';
+import type { KeptField } from './merge.js';
 import { promotionOutcome, samePromotedFrom, type PromotionOutcome } from './provenance.js';
+import { neededProvenance, readPromotedSource, targetHas, type SourceReader } from './source.js';
 import { subagentNeeds, withSubagentVersions } from './subagents.js';
+import { agentVersionOf, jsonOf } from '../model/specs.js';
 
-export interface SourceReader {
-  /** The server id of an environment (by agentform name), for `promotedFrom.environmentId`. */
-  environmentId(environment: string): Promise<string>;
-  /** `agents.get` in that environment. */
-  agent(environment: string, slug: string, version?: number): Promise<AgentVersionWithSlug>;
-}
+export type { SourceReader } from './source.js';
 
 export interface ResolvedPromotion {
   name: string;
@@ -38,7 +34,7 @@ export interface ResolvedPromotions {
 
 function latestRemote(actual: ActualState, name: string): (AgentVersionWithSlug & { version: number }) | undefined {
   const found = actual.resources.find((resource) => resource.kind === 'agent' && resource.name === name);
-  return found ? (found.remote as unknown as AgentVersionWithSlug) : undefined;
+  return found ? agentVersionOf(found) : undefined;
 }
 
 export async function resolvePromotions(project: Pick<Project, 'documents'>, desired: DesiredState, actual: ActualState, reader: SourceReader): Promise<ResolvedPromotions> {
@@ -56,9 +52,14 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
     if (inProgress.has(resource.name)) throw new PlanError(`agent/${resource.name}: promoted subagents form a cycle`);
     inProgress.add(resource.name);
     const promotion = resource.promotion!;
-    const source = await reader.agent(promotion.fromEnvironment, resource.name, promotion.version);
-    const from: PromotedFrom = { environmentId: await reader.environmentId(promotion.fromEnvironment), agentId: source.agentId, version: source.version };
-    const merged = mergePromoted({ ...(source.definition as unknown as JsonObject) }, resource.spec, keptPathsFor(project, resource.name, desired.target.name));
+    const { from, merged } = await readPromotedSource(reader, project, {
+      fromEnvironment: promotion.fromEnvironment,
+      environmentId: await reader.environmentId(promotion.fromEnvironment),
+      slug: resource.name,
+      version: promotion.version,
+      targetEnvironment: desired.target.name,
+      targetSpec: resource.spec,
+    });
     const pinned = new Map<number, number>();
     for (const need of subagentNeeds(merged.definition)) {
       const sub = desiredAgents.get(need.agent);
@@ -67,14 +68,13 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
         if (!sub && !remote) throw new PlanError(`agent/${resource.name}: ${promotion.fromEnvironment} v${promotion.version} has subagent ${need.agent}, which environment ${desired.target.name} neither declares nor runs`);
         continue;
       }
-      const subSource = await reader.agent(promotion.fromEnvironment, need.agent, need.version);
-      const needed: PromotedFrom = { environmentId: from.environmentId, agentId: subSource.agentId, version: need.version };
+      const needed = await neededProvenance(reader, promotion.fromEnvironment, from.environmentId, { ...need, version: need.version });
       if (sub?.promotion && sub.promotion.fromEnvironment === promotion.fromEnvironment && sub.promotion.version === need.version) {
         pinned.set(need.index, (await resolveAgent(sub)).promotion.targetVersion);
       } else if (remote && samePromotedFrom(remote.promotedFrom, needed)) {
         pinned.set(need.index, remote.version);
       } else {
-        const have = remote ? `its latest ${need.agent} is v${remote.version}${remote.promotedFrom ? ` (promoted from version ${remote.promotedFrom.version})` : ' (not promoted)'}` : `it has no ${need.agent}`;
+        const have = targetHas(need.agent, remote);
         throw new PlanError(
           `agent/${resource.name}: ${promotion.fromEnvironment} v${promotion.version} pins subagent ${need.agent} v${need.version}, which is not in ${desired.target.name}: ${have}`,
           `declare ${need.agent} for ${desired.target.name} with promote: {from: ${promotion.fromEnvironment}, version: ${need.version}}, or run agentform promote ${need.agent} --from ${promotion.fromEnvironment} --to ${desired.target.name} --source-version ${need.version}`,
@@ -83,7 +83,7 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
     }
     const spec = withSubagentVersions(merged.definition, pinned);
     const latest = latestRemote(actual, resource.name);
-    const differs = !latest || diffSpec(spec, (latest.definition ?? {}) as unknown as JsonObject, rulesFor('agent')).length > 0;
+    const differs = !latest || diffSpec(spec, jsonOf(latest.definition ?? {}), rulesFor('agent')).length > 0;
     const outcome = promotionOutcome(latest, from, differs);
     if (outcome === 'matches-without-provenance') {
       warnings.push(`agent/${resource.name} already matches ${promotion.fromEnvironment} v${promotion.version}, but its latest version (v${latest?.version}) does not record that provenance; nothing to write`);

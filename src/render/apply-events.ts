@@ -1,6 +1,6 @@
 // Text lines for apply progress and its closing summary. No I/O: the command writes the strings.
-import { Chalk } from 'chalk';
 import type { ApplyEvent, ApplyResult } from '../apply/events.js';
+import { paletteFor } from './palette.js';
 
 const VERB = {
   create: ['Creating', 'Created'],
@@ -16,31 +16,31 @@ function seconds(ms: number): string {
 }
 
 export function renderApplyEvent(event: ApplyEvent, options: { color: boolean }): string {
-  const paint = new Chalk({ level: options.color ? 1 : 0 });
+  const paint = paletteFor(options.color);
   switch (event.type) {
     case 'start':
       return `${event.address}: ${VERB[event.action][0]}...`;
     case 'done':
-      return paint.green(`${event.address}: ${VERB[event.action][1]} after ${seconds(event.ms)}${event.note ? ` (${event.note})` : ''}`);
+      return paint.add(`${event.address}: ${VERB[event.action][1]} after ${seconds(event.ms)}${event.note ? ` (${event.note})` : ''}`);
     case 'failed':
-      return paint.red(`${event.address}: failed after ${seconds(event.ms)}: ${event.code}: ${event.message}`);
+      return paint.remove(`${event.address}: failed after ${seconds(event.ms)}: ${event.code}: ${event.message}`);
     case 'skipped':
-      return paint.yellow(`${event.address}: skipped (${event.reason})`);
+      return paint.warn(`${event.address}: skipped (${event.reason})`);
     case 'info':
       return `${event.address ? `${event.address}: ` : ''}${event.message}`;
   }
 }
 
 export function renderApplySummary(result: ApplyResult, options: { color: boolean }): string {
-  const paint = new Chalk({ level: options.color ? 1 : 0 });
+  const paint = paletteFor(options.color);
   const lines: string[] = [''];
   const { added, changed, replaced, destroyed } = result.counts;
   const counts = `Resources: ${added} added, ${changed} changed, ${replaced} replaced, ${destroyed} destroyed.`;
   if (result.failed.length === 0 && result.skipped.length === 0 && result.notStarted.length === 0) {
-    lines.push(paint.bold.green(`Apply complete! ${counts}`));
+    lines.push(paint.bold(paint.add(`Apply complete! ${counts}`)));
     return lines.join('\n');
   }
-  lines.push(paint.bold.red(`Apply incomplete. ${counts}`));
+  lines.push(paint.bold(paint.remove(`Apply incomplete. ${counts}`)));
   if (result.failed.length > 0) {
     lines.push('Failed:');
     for (const item of result.failed) lines.push(`  ${item.address} (${item.action}): ${item.code}: ${item.message}`);

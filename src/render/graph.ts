@@ -89,3 +89,12 @@ export function renderDot(nodes: GraphNode[]): string {
   lines.push('}');
   return lines.join('\n');
 }
+
+export type GraphFormat = 'mermaid' | 'dot' | 'json';
+
+/** graph's output formats, looked up by name. */
+export const GRAPH_FORMATS: Readonly<Record<GraphFormat, (nodes: GraphNode[]) => string>> = {
+  mermaid: renderMermaid,
+  dot: renderDot,
+  json: (nodes) => JSON.stringify(nodes, null, 2),
+};

@@ -24,7 +24,7 @@ export function refuseOnBlockingFindings(review: SafetyReview): void {
   throw new UserError(
     `refusing to apply: ${blocking.length} policy error${blocking.length === 1 ? '' : 's'} in environment ${review.environment} (nothing was changed):\n  ${blocking.map(findingLine).join('\n  ')}`,
     'fix them, lower the rule\'s severity in agentform.yaml (policy.rules), or suppress it on the resource with a reason (docs/policy.md); agentform check lists them',
-  );
+  ).withCode('policy_refused');
 }
 
 /** GitHub annotations for the findings when running in GitHub Actions. */

@@ -13,6 +13,7 @@ import type {
 } from '../model/api.js';
 import type { ActualResource, JsonObject, JsonValue, ResourceKind } from '../model/resources.js';
 import { fingerprint } from '../engine/canonical.js';
+import { jsonOf } from '../model/specs.js';
 
 /** Copies the listed fields that are present (undefined ones are left out, null kept). */
 function pick(source: object, fields: readonly string[]): JsonObject {
@@ -24,9 +25,7 @@ function pick(source: object, fields: readonly string[]): JsonObject {
   return out;
 }
 
-function asJson(value: object): JsonObject {
-  return value as unknown as JsonObject;
-}
+const asJson = jsonOf;
 
 /**
  * Raw fields besides the id and the normalised spec that the engine reads: `updatedAt` (rotation

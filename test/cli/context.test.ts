@@ -2,8 +2,10 @@
 // and the small output helpers.
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, parseApiKey } from '../../src/api/credentials.js';
-import { createClient, resolveConnection } from '../../src/cli/context.js';
-import { renderTable, useColor } from '../../src/cli/output.js';
+import { openDirect as createClient } from '../../src/connect/open.js';
+import { resolveConnection } from '../../src/connect/resolve.js';
+import { renderTable } from '../../src/render/table.js';
+import { useColor } from '../../src/cli/terminal.js';
 import { UserError } from '../../src/errors.js';
 
 describe('parseApiKey', () => {

@@ -1,7 +1,7 @@
 // End to end: the real CLI against the embedded local control plane (HTTP on 127.0.0.1).
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import { startLocalControlPlane } from '../../src/server/embedded.js';
 import { READ_RPC, calledRpcs, copyExample, runCli } from '../helpers/cli.js';
@@ -18,13 +18,37 @@ function expectNoSecrets(...texts: string[]): void {
   }
 }
 
+/** A fresh copy of the quickstart: an empty local environment. */
+function fresh(): Promise<string> {
+  return copyExample('quickstart');
+}
+
+/** A fresh copy of the quickstart, applied: the live state matches the configuration. */
+async function applied(): Promise<string> {
+  const dir = await fresh();
+  const apply = await runCli(['apply', dir, '--auto-approve'], { env });
+  expect(apply.code, apply.stderr).toBe(0);
+  return dir;
+}
+
+/** An applied quickstart whose researcher was changed behind agentform's back (maxTurns 99). */
+async function drifted(dir: string): Promise<void> {
+  const local = await startLocalControlPlane({ dataDir: join(dir, '.agentform', 'local'), environments: ['dev'] });
+  const client = new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.dev as string } });
+  try {
+    const current = await client.call('agents.get', { slug: 'researcher' });
+    await client.call('agents.upsert', { slug: 'researcher', definition: { ...current.definition, limits: { ...current.definition.limits, maxTurns: 99 } } });
+  } finally {
+    await client.close();
+    await local.close();
+  }
+}
+
+// Each case sets up its own project and environment: a failure in one never cascades to the next.
 describe('plan and apply the quickstart against the local control plane', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await copyExample('quickstart');
-  });
 
   it('plans everything as creates on an empty environment, without writing', async () => {
+    const dir = await fresh();
     const result = await runCli(['plan', dir, '--detailed-exitcode', '--debug'], { env });
     expect(result.stderr).toContain('local control plane');
     expect(result.code).toBe(2);
@@ -37,6 +61,7 @@ describe('plan and apply the quickstart against the local control plane', () => 
   });
 
   it('refuses to apply without a terminal unless --auto-approve is given', async () => {
+    const dir = await fresh();
     const result = await runCli(['apply', dir], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('--auto-approve');
@@ -44,6 +69,7 @@ describe('plan and apply the quickstart against the local control plane', () => 
   });
 
   it('applies from empty, then a second plan shows no changes', async () => {
+    const dir = await fresh();
     const apply = await runCli(['apply', dir, '--auto-approve'], { env });
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 replaced, 0 destroyed\./);
@@ -55,6 +81,7 @@ describe('plan and apply the quickstart against the local control plane', () => 
   });
 
   it('re-applying makes no write request and creates no agent version', async () => {
+    const dir = await applied();
     const apply = await runCli(['apply', dir, '--auto-approve', '--debug'], { env });
     expect(apply.code, apply.stderr).toBe(0);
     expect(calledRpcs(apply.stderr).filter((rpc) => !READ_RPC.test(rpc))).toEqual([]);
@@ -62,6 +89,7 @@ describe('plan and apply the quickstart against the local control plane', () => 
   });
 
   it('a changed field in YAML is exactly one change, and apply touches exactly that resource', async () => {
+    const dir = await applied();
     const file = join(dir, 'agents.yaml');
     await writeFile(file, (await readFile(file, 'utf8')).replace('maxTurns: 20', 'maxTurns: 25'));
     const plan = await runCli(['plan', dir, '--json'], { env });
@@ -79,15 +107,8 @@ describe('plan and apply the quickstart against the local control plane', () => 
   });
 
   it('shows a change made behind its back (drift), and --detailed-exitcode exits 2', async () => {
-    const local = await startLocalControlPlane({ dataDir: join(dir, '.agentform', 'local'), environments: ['dev'] });
-    const client = new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.dev as string } });
-    try {
-      const current = await client.call('agents.get', { slug: 'researcher' });
-      await client.call('agents.upsert', { slug: 'researcher', definition: { ...current.definition, limits: { ...current.definition.limits, maxTurns: 99 } } });
-    } finally {
-      await client.close();
-      await local.close();
-    }
+    const dir = await applied();
+    await drifted(dir);
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stdout).toContain('~ agent/researcher');
@@ -96,6 +117,8 @@ describe('plan and apply the quickstart against the local control plane', () => 
   });
 
   it('saves a plan without secret values, applies it, and refuses a stale one', async () => {
+    const dir = await applied();
+    await drifted(dir);
     // CI runs plan and apply from the same place (the repository root): the plan records the project relative to it.
     const cwd = dirname(dir);
     const project = basename(dir);
@@ -120,8 +143,9 @@ describe('plan and apply the quickstart against the local control plane', () => 
   });
 
   it('renders markdown for pull requests and the graph offline', async () => {
+    const dir = await applied();
     const agents = join(dir, 'agents.yaml');
-    await writeFile(agents, (await readFile(agents, 'utf8')).replace('maxTurns: 25', 'maxTurns: 26'));
+    await writeFile(agents, (await readFile(agents, 'utf8')).replace('maxTurns: 20', 'maxTurns: 26'));
     const markdown = await runCli(['plan', dir, '--markdown'], { env });
     expect(markdown.code, markdown.stderr).toBe(0);
     expect(markdown.stdout).toContain('```mermaid');

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateProject } from '../../src/config/index.js';
-import { problemLine } from '../../src/config/report.js';
+import { problemLine } from '../../src/render/problems.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');

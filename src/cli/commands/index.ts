@@ -1,30 +1,31 @@
-// The command list. Each module exports `register(program)`, which only declares options; the
-// command's heavy modules are imported inside its action.
+// The command list. Each folder's index.ts exports `register(program, outcome)`, which only declares
+// options; its run module (and every heavy layer) is imported inside the action.
 import type { Command } from 'commander';
-import { register as apply } from './apply.js';
-import { register as graph } from './graph.js';
-import { register as plan } from './plan.js';
-import { register as schema } from './schema.js';
-import { register as server } from './server.js';
-import { register as validate } from './validate.js';
-import { register as whoami } from './whoami.js';
-import { register as hooks } from './hooks.js';
-import { register as sessions } from './sessions.js';
-import { register as usage } from './usage.js';
-import { register as sandboxes } from './sandboxes.js';
-import { register as connections } from './connections.js';
-import { register as providers } from './providers.js';
-import { register as keys } from './keys.js';
-import { register as secrets } from './secrets.js';
-import { register as org } from './org.js';
-import { register as env } from './env.js';
-import { register as exportCommand } from './export.js';
-import { register as diffEnvs } from './diff-envs.js';
-import { register as promote } from './promote.js';
-import { register as history } from './history.js';
-import { register as rollback } from './rollback.js';
-import { register as init } from './init.js';
+import type { CommandOutcome } from './outcome.js';
+import { register as apply } from './apply/index.js';
+import { register as graph } from './graph/index.js';
+import { register as plan } from './plan/index.js';
+import { register as schema } from './schema/index.js';
+import { register as server } from './server/index.js';
+import { register as validate } from './validate/index.js';
+import { register as whoami } from './whoami/index.js';
+import { register as hooks } from './hooks/index.js';
+import { register as sessions } from './sessions/index.js';
+import { register as usage } from './usage/index.js';
+import { register as sandboxes } from './sandboxes/index.js';
+import { register as connections } from './connections/index.js';
+import { register as providers } from './providers/index.js';
+import { register as keys } from './keys/index.js';
+import { register as secrets } from './secrets/index.js';
+import { register as org } from './org/index.js';
+import { register as env } from './env/index.js';
+import { register as exportCommand } from './export/index.js';
+import { register as diffEnvs } from './diff-envs/index.js';
+import { register as promote } from './promote/index.js';
+import { register as history } from './history/index.js';
+import { register as rollback } from './rollback/index.js';
+import { register as init } from './init/index.js';
 import { register as lock } from './lock/index.js';
 import { register as check } from './check/index.js';
 
-export const COMMANDS: Array<(program: Command) => void> = [init, plan, apply, graph, validate, check, schema, whoami, hooks, sessions, usage, sandboxes, connections, providers, keys, secrets, org, env, server, exportCommand, diffEnvs, promote, history, rollback, lock];
+export const COMMANDS: Array<(program: Command, outcome: CommandOutcome) => void> = [init, plan, apply, graph, validate, check, schema, whoami, hooks, sessions, usage, sandboxes, connections, providers, keys, secrets, org, env, server, exportCommand, diffEnvs, promote, history, rollback, lock];

@@ -7,7 +7,10 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../../errors.js';
-import type { Db } from './db.js';
+import type Database from 'better-sqlite3';
+
+/** The database handle (db.ts's Db, named here from better-sqlite3: db.ts imports this module). */
+type Db = Database.Database;
 
 export const SERVER_KEY_ENV = 'AGENTFORM_SERVER_KEY';
 export const SERVER_KEY_FILE = 'server.key';

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../../src/api/operations.js';
-import { redeliverAll } from '../../../src/cli/commands/hooks-run.js';
-import { parseScopes } from '../../../src/cli/commands/keys-run.js';
-import { followEvents } from '../../../src/cli/commands/sessions-run.js';
-import { progressEnabled, usesProject } from '../../../src/cli/ops-client.js';
+import { redeliverAll } from '../../../src/cli/commands/hooks/run.js';
+import { parseScopes } from '../../../src/cli/commands/keys/run.js';
+import { followEvents } from '../../../src/cli/commands/sessions/run.js';
+import { usesProject } from '../../../src/connect/project.js';
+import { progressEnabled } from '../../../src/cli/terminal.js';
 import type { SessionEvent } from '../../../src/model/api.js';
 
 describe('redeliverAll', () => {

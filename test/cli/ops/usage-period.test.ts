@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../../src/errors.js';
-import { parseExpiry, parseUsagePeriod, periodDays } from '../../../src/cli/usage-period.js';
+import { parseExpiry, parseUsagePeriod, periodDays } from '../../../src/cli/commands/usage/period.js';
 
 // A fixed "now": the 17th of May 2026, mid-morning UTC.
 const NOW = new Date('2026-05-17T09:30:00.000Z');

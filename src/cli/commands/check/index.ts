@@ -3,15 +3,10 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import { dirOption, projectDirFrom } from '../../project-dir.js';
+import type { CommandOutcome } from '../outcome.js';
+import type { CheckCommandOptions } from './options.js';
 
-export interface CheckCommandOptions {
-  /** -C/--dir: the project directory, when not given as the argument. */
-  dir?: string;
-  env?: string;
-  json?: boolean;
-}
-
-export function register(program: Command): void {
+export function register(program: Command, outcome: CommandOutcome = { exitCode: 0 }): void {
   program
     .command('check')
     .description('check the policy rules (docs/policy.md) on the configuration and agentform.lock.yaml, offline; exit 1 on an error')
@@ -22,6 +17,6 @@ export function register(program: Command): void {
     .action(async (dirArgument: string | undefined, options: CheckCommandOptions, command: Command) => {
       const dir = projectDirFrom(dirArgument, options.dir);
       const { runCheck } = await import('./run.js');
-      await runCheck(dir, options, command.optsWithGlobals<GlobalOptions>());
+      outcome.exitCode = await runCheck(dir, options, command.optsWithGlobals<GlobalOptions>());
     });
 }

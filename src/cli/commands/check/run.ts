@@ -1,14 +1,13 @@
 import { resolve } from 'node:path';
-import { desiredStateFor, loadProject } from '../../../config/index.js';
+import { desiredStateFor, loadProject, pickEnvironment } from '../../../config/index.js';
 import { renderFindingAnnotations, renderFindingsText, safetyToJson } from '../../../render/safety.js';
 import { paletteFor } from '../../../render/palette.js';
 import { readToolLock, reviewEnvironment, wantsAnnotations } from '../../../safety/index.js';
 import type { GlobalOptions } from '../../global-options.js';
-import { useColor } from '../../output.js';
-import { pickEnvironment } from '../../plan-pipeline.js';
-import type { CheckCommandOptions } from './index.js';
+import { useColor } from '../../terminal.js';
+import type { CheckCommandOptions } from './options.js';
 
-export async function runCheck(dir: string, options: CheckCommandOptions, globals: GlobalOptions): Promise<void> {
+export async function runCheck(dir: string, options: CheckCommandOptions, globals: GlobalOptions): Promise<number> {
   const project = await loadProject(resolve(dir));
   const environment = pickEnvironment(project, options.env);
   const desired = desiredStateFor(project, environment, process.env);
@@ -20,5 +19,5 @@ export async function runCheck(dir: string, options: CheckCommandOptions, global
     if (wantsAnnotations(process.env)) lines.push(...renderFindingAnnotations(review));
     process.stdout.write(`${lines.join('\n')}\n`);
   }
-  if (review.counts.errors > 0) process.exitCode = 1;
+  return review.counts.errors > 0 ? 1 : 0;
 }

@@ -5,8 +5,7 @@ import { readToolLock, writeToolLock } from '../../../config/tool-lock-file.js';
 import type { RpcCaller } from '../../../api/operations.js';
 import { connectionsOfChangedAgents, surfaceDiffers, type ToolSurfaceReport } from '../../../engine/tool-surface.js';
 import type { ActualState, DesiredState, Plan } from '../../../model/resources.js';
-import { paletteFor } from '../../../render/palette.js';
-import { renderSurfaceDiff, renderToolSurfaceReport } from '../../../render/tool-surface.js';
+import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 
 interface RunFacts {
   plan: Plan;
@@ -19,8 +18,8 @@ interface RunFacts {
 /** apply: check the connections changed agents use against agentform.lock.yaml (throws to refuse). */
 export async function applyToolLockGate(client: RpcCaller, run: RunFacts, plan: Plan, updateLock: boolean): Promise<ToolLockGate> {
   const projectDir = run.desired.projectDir;
-  // No changed agent uses a connection: the lock is not read (a broken lock file must not block an
-  // apply it has nothing to do with).
+  // No changed agent uses a connection: no tool server is asked (the check costs a round trip to
+  // each server, and an unreachable one must not block an apply it has nothing to do with).
   const used = connectionsOfChangedAgents(plan, run.desired);
   if (used.existing.length === 0 && used.created.length === 0) return { finish: async () => undefined };
   return toolLockGate({
@@ -71,11 +70,4 @@ export function planExitCode(plan: Plan, toolSurface: ToolSurfaceReport | undefi
   if (tools === 1) return 1;
   const { add, change, replace, destroy } = plan.summary;
   return tools === 2 || (detailedExitcode && add + change + replace + destroy > 0) ? 2 : 0;
-}
-
-/** The `--check-tools` section after the plan: text (coloured or not) or a Markdown section; '' without the option. */
-export function toolSurfaceText(report: ToolSurfaceReport | undefined, format: boolean | 'markdown'): string {
-  if (!report) return '';
-  if (format === 'markdown') return `\n\n### Tool surface\n\n\`\`\`text\n${renderToolSurfaceReport(report)}\n\`\`\`\n`;
-  return `\n\n${renderToolSurfaceReport(report, paletteFor(format))}`;
 }

@@ -3,16 +3,10 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import { dirOption, projectDirFrom } from '../../project-dir.js';
+import type { CommandOutcome } from '../outcome.js';
+import type { LockCommandOptions } from './options.js';
 
-export interface LockCommandOptions {
-  /** -C/--dir: the project directory, when not given as the argument. */
-  dir?: string;
-  env?: string;
-  update?: boolean;
-  json?: boolean;
-}
-
-export function register(program: Command): void {
+export function register(program: Command, outcome: CommandOutcome = { exitCode: 0 }): void {
   program
     .command('lock')
     .description("record each connection's tools (names, annotations, digests) in agentform.lock.yaml (needs the control scope)")
@@ -24,6 +18,6 @@ export function register(program: Command): void {
     .action(async (dirArgument: string | undefined, options: LockCommandOptions, command: Command) => {
       const dir = projectDirFrom(dirArgument, options.dir);
       const { runLock } = await import('./run.js');
-      await runLock(dir, options, command.optsWithGlobals<GlobalOptions>());
+      outcome.exitCode = await runLock(dir, options, command.optsWithGlobals<GlobalOptions>());
     });
 }

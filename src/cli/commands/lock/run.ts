@@ -7,9 +7,9 @@ import { paletteFor } from '../../../render/palette.js';
 import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 import { readActualState } from '../../../state/read.js';
 import type { GlobalOptions } from '../../global-options.js';
-import { printJson, useColor } from '../../output.js';
-import { openSession } from '../../plan-pipeline.js';
-import type { LockCommandOptions } from './index.js';
+import { openSession, runContext } from '../../../pipeline/session.js';
+import { printJson, useColor } from '../../terminal.js';
+import type { LockCommandOptions } from './options.js';
 
 /**
  * Reads every connection the environment declares (they must exist: the lock records what the
@@ -18,8 +18,8 @@ import type { LockCommandOptions } from './index.js';
  * entry is written only with --update; without it the run prints the difference, writes nothing,
  * and fails.
  */
-export async function runLock(dir: string, options: LockCommandOptions, globals: GlobalOptions): Promise<void> {
-  const session = await openSession({ dir: resolve(dir), ...(options.env ? { environment: options.env } : {}) }, globals);
+export async function runLock(dir: string, options: LockCommandOptions, globals: GlobalOptions): Promise<number> {
+  const session = await openSession({ dir: resolve(dir), ...(options.env ? { environment: options.env } : {}) }, runContext(globals));
   try {
     const environment = session.desired.target.name;
     const projectDir = session.desired.projectDir;
@@ -42,7 +42,7 @@ export async function runLock(dir: string, options: LockCommandOptions, globals:
     }
     const unreadable = checks.filter((check) => check.status === 'unreadable');
     if (unreadable.length > 0) {
-      throw new UserError(`cannot read the tools of ${unreadable.map((check) => `connection ${check.connection} (${check.error})`).join(', ')}; nothing was written`);
+      throw new UserError(`cannot read the tools of ${unreadable.map((check) => `connection ${check.connection} (${check.error})`).join(', ')}; nothing was written`).withCode('tool_surface_unreadable');
     }
     const color = useColor(globals);
     const differing = checks.filter((check) => check.status === 'differs');
@@ -89,8 +89,9 @@ export async function runLock(dir: string, options: LockCommandOptions, globals:
       else if (!refused) out(`\n${file} is up to date for ${environment}.`);
     }
     if (refused) {
-      throw new UserError(`the tool surface of ${differing.map((check) => check.connection).join(', ')} differs from ${file}; nothing was written`, `review the difference; to accept it run \`agentform lock --update -e ${environment}\` and commit ${LOCK_FILE}`);
+      throw new UserError(`the tool surface of ${differing.map((check) => check.connection).join(', ')} differs from ${file}; nothing was written`, `review the difference; to accept it run \`agentform lock --update -e ${environment}\` and commit ${LOCK_FILE}`).withCode('tool_surface_differs');
     }
+    return 0;
   } finally {
     await session.close();
   }

@@ -1,0 +1,45 @@
+// plan --all-envs: every environment of the project in turn (declaration order), each rendered as
+// plan renders it, then one summary. An environment that fails is reported and the others still run.
+import { resolve } from 'node:path';
+import { loadProject } from '../../../config/index.js';
+import { UserError } from '../../../errors.js';
+import { renderPlanText } from '../../../render/text.js';
+import type { GlobalOptions } from '../../global-options.js';
+import { renderAllEnvironmentsJson, renderAllEnvironmentsSummary, type EnvironmentOutcome } from '../../../render/all-environments.js';
+import { useColor } from '../../terminal.js';
+import { planSession } from '../../../pipeline/plan.js';
+import { openSession, runContext } from '../../../pipeline/session.js';
+import { planInputsOf, type PlanCommandOptions } from './options.js';
+
+export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
+  if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
+  if (options.out) throw new UserError('--all-envs cannot save a plan (--out): a saved plan is for one environment');
+  if (options.markdown) throw new UserError('--all-envs has no --markdown output: run plan -e ENV --markdown per environment');
+  const project = await loadProject(resolve(dir));
+  const outcomes: EnvironmentOutcome[] = [];
+  for (const environment of Object.keys(project.environments)) {
+    try {
+      const session = await openSession({ dir: resolve(dir), environment, readAhead: true }, runContext(globals));
+      try {
+        const run = await planSession(session, planInputsOf(options));
+        outcomes.push({ environment, plan: run.plan });
+        if (!options.json) process.stdout.write(`== ${environment} (${session.targetLabel}) ==\n${renderPlanText(run.plan, { color: useColor(globals) })}\n\n`);
+      } finally {
+        await session.close();
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      outcomes.push({ environment, error: message });
+      if (!options.json) process.stdout.write(`== ${environment} ==\nError: ${message}\n\n`);
+    }
+  }
+  if (options.json) {
+    process.stdout.write(`${renderAllEnvironmentsJson(outcomes)}\n`);
+  } else {
+    process.stdout.write(`${renderAllEnvironmentsSummary(outcomes)}\n`);
+  }
+  const failed = outcomes.filter((outcome) => outcome.error !== undefined);
+  if (failed.length > 0) throw new UserError(`could not plan ${failed.map((outcome) => outcome.environment).join(', ')}`);
+  const changed = outcomes.some((outcome) => outcome.plan && outcome.plan.summary.add + outcome.plan.summary.change + outcome.plan.summary.replace + outcome.plan.summary.destroy > 0);
+  return options.detailedExitcode && changed ? 2 : 0;
+}

@@ -1,0 +1,27 @@
+// The options of `agentform plan`, shared by its registration (index.ts) and its run modules.
+import type { ResourceAddress } from '../../../model/resources.js';
+import type { PlanInputs } from '../../../pipeline/plan.js';
+
+export interface PlanCommandOptions {
+  /** -C/--dir: the project directory, when not given as the argument. */
+  dir?: string;
+  env?: string;
+  json?: boolean;
+  markdown?: boolean;
+  out?: string;
+  detailedExitcode?: boolean;
+  prune?: boolean;
+  allowMassDelete?: boolean;
+  target?: string[];
+  allEnvs?: boolean;
+  checkTools?: boolean;
+}
+
+/** How to plan, from plan's flags (shared with --all-envs). */
+export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target'>): PlanInputs {
+  return {
+    ...(options.prune ? { prune: true } : {}),
+    ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
+    ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
+  };
+}

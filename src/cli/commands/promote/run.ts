@@ -1,0 +1,53 @@
+// agentform promote AGENT --from A --to B [--version N]: the source version's definition, with the
+// fields the target's overlay sets kept, upserted into B with promotedFrom. All steps (subagents
+// first with --with-subagents) are planned and shown before the single confirmation.
+import { resolve } from 'node:path';
+import { agentWriter } from '../../../apply/agent-writer.js';
+import { desiredStateFor, loadProject, pickEnvironment } from '../../../config/index.js';
+import { UserError } from '../../../errors.js';
+import { connect, runContext } from '../../../pipeline/session.js';
+import { SourceSessions } from '../../../pipeline/sources.js';
+import { planPromotion, writePromotion } from '../../../promotion/promote.js';
+import { renderPromotionStep } from '../../../render/promotion.js';
+import { jsonOf } from '../../../model/specs.js';
+import { promotionCapabilityChanges } from '../../../safety/index.js';
+import { latestAgentVersion } from '../../../state/agents.js';
+import type { GlobalOptions } from '../../global-options.js';
+import { confirmOrRefuse } from '../../prompt.js';
+import { useColor } from '../../terminal.js';
+import type { PromoteCommandOptions } from './options.js';
+
+export async function runPromote(agent: string, options: PromoteCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const version = options.sourceVersion === undefined ? undefined : Number(options.sourceVersion);
+  if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new UserError(`--source-version must be a whole number ≥ 1, not ${options.sourceVersion}`);
+  const project = await loadProject(resolve(options.dir ?? '.'));
+  const from = pickEnvironment(project, options.from);
+  const to = pickEnvironment(project, options.to);
+  if (from === to) throw new UserError(`--from and --to are both ${from}`);
+  const desired = desiredStateFor(project, to, env);
+  const run = runContext(globals, env);
+  const target = await connect(project, desired, run);
+  const sources = new SourceSessions(project, run);
+  const color = useColor(globals);
+  try {
+    const ordered = await planPromotion(
+      { project, desired, agent, ...(version !== undefined ? { version } : {}), from, to, withSubagents: options.withSubagents === true },
+      sources,
+      { latest: (slug) => latestAgentVersion(target.client, slug) },
+    );
+    for (const step of ordered) {
+      const before = step.latest ? jsonOf(step.latest.definition) : undefined;
+      const capabilities = await promotionCapabilityChanges({ projectDir: project.dir, desired, slug: step.slug, before, after: step.definition });
+      process.stdout.write(renderPromotionStep(step, { from, to, color, capabilities }));
+    }
+    const writes = ordered.filter((step) => step.outcome === 'promote');
+    if (writes.length === 0) return;
+    await confirmOrRefuse(`\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `, options.autoApprove, 'promote');
+    await writePromotion(writes, agentWriter(target.client), (step, written) => {
+      process.stdout.write(`Promoted ${step.slug}: ${from} v${step.from.version} → ${to} v${written}\n`);
+    });
+  } finally {
+    await sources.close();
+    await target.close();
+  }
+}

@@ -1,0 +1,8 @@
+// The options of `agentform rollback`, shared by its registration (index.ts) and its run module.
+
+export interface RollbackCommandOptions {
+  to: string;
+  env?: string;
+  autoApprove?: boolean;
+  dir: string;
+}

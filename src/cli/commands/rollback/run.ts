@@ -1,0 +1,46 @@
+// agentform rollback AGENT --to N -e ENV: version N's definition becomes a new version. Git is not
+// touched, so the configuration now disagrees with the live state: said on stderr.
+import { resolve } from 'node:path';
+import { loadProject } from '../../../config/index.js';
+import { UserError } from '../../../errors.js';
+import { agentWriter } from '../../../apply/agent-writer.js';
+import { agentPlan, hasChanges } from '../../../promotion/agent-plan.js';
+import { renderPlanText } from '../../../render/text.js';
+import type { GlobalOptions } from '../../global-options.js';
+import { useColor } from '../../terminal.js';
+import { pickEnvironment } from '../../../config/index.js';
+import { openEnvironmentSession, runContext } from '../../../pipeline/session.js';
+import { confirmOrRefuse } from '../../prompt.js';
+import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
+import type { RollbackCommandOptions } from './options.js';
+import { jsonOf } from '../../../model/specs.js';
+
+export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const version = Number(options.to);
+  if (!Number.isInteger(version) || version < 1) throw new UserError(`--to must be a whole number ≥ 1, not ${options.to}`);
+  const project = await loadProject(resolve(options.dir ?? '.'));
+  const environment = pickEnvironment(project, options.env);
+  const session = await openEnvironmentSession(project, environment, runContext(globals, env), true);
+  try {
+    const latest = await latestOrNone(session.client, agent);
+    if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);
+    if (version > latest.version) throw new UserError(`${agent} in ${environment} has versions 1 to ${latest.version}, not ${version}`);
+    const wanted = await session.client.call('agents.get', { slug: agent, version });
+    const definition = jsonOf(wanted.definition);
+    const target = { ...session.desired.target };
+    const plan = agentPlan({ target, slug: agent, definition, latest, reason: `rollback to v${version}` });
+    process.stdout.write(`${renderPlanText(plan, { color: useColor(globals) })}\n`);
+    if (!hasChanges(plan)) {
+      process.stdout.write(`${agent}: v${latest.version} already has the definition of v${version}; nothing to do.\n`);
+      return;
+    }
+    await confirmOrRefuse(`\nRoll ${agent} in ${environment} back to the definition of v${version}? Only 'yes' will be accepted: `, options.autoApprove, 'roll back');
+    const result = await agentWriter(session.client).upsert(agent, definition);
+    process.stdout.write(`Rolled back ${agent} in ${environment}: v${result.version} has the definition of v${version}.\n`);
+    process.stderr.write(
+      `Warning: the configuration in Git now disagrees with the live state of ${environment}: the next \`agentform plan -e ${environment}\` shows agent/${agent} changing back. Update the YAML (or revert the commit) to match.\n`,
+    );
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,27 @@
+import { resolve } from 'node:path';
+import { locateSpecValue, validateProject, type Problem } from '../../../config/index.js';
+import { renderProblems } from '../../../render/problems.js';
+import type { GlobalOptions } from '../../global-options.js';
+
+export async function runValidate(dir: string, options: { env?: string; json?: boolean; remote?: boolean }, globals: GlobalOptions): Promise<number> {
+  const projectDir = resolve(dir);
+  const problems: Problem[] = await validateProject(projectDir, { env: process.env, ...(options.env ? { environment: options.env } : {}) });
+  const offlineErrors = problems.some((problem) => problem.severity === 'error');
+  if (options.remote && !offlineErrors) {
+    // Only --remote needs the HTTP client (and undici): offline validation never loads it.
+    const [{ openSession, runContext }, { remoteChecks }] = await Promise.all([import('../../../pipeline/session.js'), import('../../../pipeline/remote-checks.js')]);
+    const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, runContext(globals));
+    try {
+      const environment = session.desired.target.name;
+      const remote = await remoteChecks(session.client, session.desired, (resource, path) => locateSpecValue(session.project, environment, resource, path));
+      problems.push(...remote.problems);
+      for (const notice of remote.notices) process.stderr.write(`notice: ${notice}\n`);
+    } finally {
+      await session.close();
+    }
+  } else if (options.remote && !options.json) {
+    process.stderr.write('notice: remote checks skipped until the configuration is valid offline\n');
+  }
+  process.stdout.write(renderProblems(problems, { projectDir, json: options.json === true, githubActions: process.env.GITHUB_ACTIONS === 'true' }));
+  return problems.some((problem) => problem.severity === 'error') ? 1 : 0;
+}

@@ -1,0 +1,77 @@
+// The "plan" half of the pipeline: read the live state (or take the read-ahead), resolve
+// declarative promotions, match token files to live keys, and compute the plan. Each stage is a
+// layer of its own; this module only sequences them.
+import { reconcileKeyTokenFiles } from '../engine/api-key-files.js';
+import { computePlan } from '../engine/plan.js';
+import type { ActualResource, ActualState, DesiredState, Plan, ResourceAddress } from '../model/resources.js';
+import { resolvePromotions, type ResolvedPromotions } from '../promotion/resolve.js';
+import { readActualState } from '../state/read.js';
+import type { Session } from './session.js';
+import { SourceSessions } from './sources.js';
+import { readTokenFiles, type TokenFileSnapshot } from './token-files.js';
+
+/** How to plan (what to open is OpenInputs). */
+export interface PlanInputs {
+  /** Plan deletes of remote resources not in the configuration; default: the environment's `prune`. */
+  prune?: boolean;
+  allowMassDelete?: boolean;
+  targets?: ResourceAddress[];
+}
+
+export interface PlanRun extends Session {
+  actual: ActualState;
+  plan: Plan;
+  /** By declared key name: its token file as the plan saw it (apply writes only over exactly that). */
+  tokenFiles: Map<string, TokenFileSnapshot>;
+  /** The scopes of the API key this run uses, when its record could be read; undefined: unknown. */
+  credentialScopes?: string[];
+}
+
+export async function planSession(session: Session, inputs: PlanInputs = {}): Promise<PlanRun> {
+  const read = await (session.takeReadAhead() ?? readActualState(session.client, session.desired.target.slug));
+  const credentialScopes = ownKeyOf(read, session.token)?.spec.scopes;
+  const unreconciled = withoutOwnKey(read, session.desired, session.token);
+  // Declarative promotion: promoted agents become the source version's definition before diffing.
+  const sources = new SourceSessions(session.project, session.run);
+  let promoted: ResolvedPromotions;
+  try {
+    promoted = await resolvePromotions(session.project, session.desired, unreconciled, sources);
+  } finally {
+    await sources.close();
+  }
+  // Which live key each token file belongs to decides no-op or replace, and which duplicate stays.
+  const tokenFiles = await readTokenFiles(promoted.desired);
+  const { desired, actual } = reconcileKeyTokenFiles(promoted.desired, unreconciled, {
+    files: new Map([...tokenFiles].map(([name, file]) => [name, file.content])),
+    ...(session.token ? { ownToken: session.token } : {}),
+  });
+  const plan = computePlan(desired, actual, {
+    prune: inputs.prune ?? session.desired.target.prune,
+    allowMassDelete: inputs.allowMassDelete ?? false,
+    ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
+    ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
+  });
+  plan.warnings.push(...promoted.warnings);
+  return { ...session, desired, actual, plan, tokenFiles, ...(Array.isArray(credentialScopes) ? { credentialScopes: credentialScopes.map(String) } : {}) };
+}
+
+/**
+ * Leaves out of the live state the API key this run authenticates with, unless the configuration
+ * declares it: pruning it would revoke the credential in the middle of the run.
+ */
+export function withoutOwnKey(actual: ActualState, desired: DesiredState, token: string | undefined): ActualState {
+  if (!token) return actual;
+  const declared = new Set(desired.resources.filter((resource) => resource.kind === 'apiKey').map((resource) => resource.name));
+  const isOwn = (resource: ActualResource) => isKeyOfToken(resource, token) && !declared.has(resource.name);
+  return { ...actual, resources: actual.resources.filter((resource) => !isOwn(resource)) };
+}
+
+/** The record of the API key whose token this run uses, found by its prefix (like whoami). */
+function ownKeyOf(actual: ActualState, token: string | undefined): ActualResource | undefined {
+  return token ? actual.resources.find((resource) => isKeyOfToken(resource, token)) : undefined;
+}
+
+function isKeyOfToken(resource: ActualResource, token: string): boolean {
+  const prefix = resource.remote.prefix;
+  return resource.kind === 'apiKey' && typeof prefix === 'string' && prefix.length > 0 && token.startsWith(prefix);
+}

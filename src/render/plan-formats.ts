@@ -1,0 +1,52 @@
+// The plan's output formats, looked up by name: one renderer per format. Each renders the plan and,
+// when the run produced them, the safety review (policy findings, capability changes) and the
+// `--check-tools` comparison of tool surfaces with agentform.lock.yaml.
+import type { ToolSurfaceReport } from '../engine/tool-surface.js';
+import type { Plan } from '../model/resources.js';
+import type { SafetyReview } from '../model/safety.js';
+import { renderPlanJson } from './json.js';
+import { renderPlanMarkdown } from './markdown.js';
+import { paletteFor } from './palette.js';
+import { renderSafetyText } from './safety.js';
+import { renderPlanText } from './text.js';
+import { renderToolSurfaceReport } from './tool-surface.js';
+
+export type PlanFormat = 'text' | 'json' | 'markdown';
+
+export interface PlanRenderContext {
+  /** LOCAL_LABEL or the URL the plan was read from. */
+  target: string;
+  color: boolean;
+  /** Policy findings and capability changes of what apply would leave. */
+  safety?: SafetyReview;
+  /** `plan --check-tools`: the live tool surfaces compared with the lock. */
+  toolSurface?: ToolSurfaceReport;
+}
+
+function textOf(plan: Plan, context: PlanRenderContext): string {
+  const palette = paletteFor(context.color);
+  const safety = context.safety ? `\n\n${renderSafetyText(context.safety, palette)}` : '';
+  const tools = context.toolSurface ? `\n\n${renderToolSurfaceReport(context.toolSurface, palette)}` : '';
+  return `${renderPlanText(plan, { color: context.color })}${safety}${tools}`;
+}
+
+function markdownOf(plan: Plan, context: PlanRenderContext): string {
+  const tools = context.toolSurface ? `\n\n### Tool surface\n\n\`\`\`text\n${renderToolSurfaceReport(context.toolSurface)}\n\`\`\`\n` : '';
+  return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}) })}${tools}`;
+}
+
+export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: PlanRenderContext) => string>> = {
+  text: textOf,
+  json: (plan, context) =>
+    renderPlanJson(plan, { target: context.target, ...(context.safety ? { safety: context.safety } : {}), ...(context.toolSurface ? { toolSurface: context.toolSurface } : {}) }),
+  markdown: markdownOf,
+};
+
+/** The format plan's flags ask for: --json wins over --markdown, text otherwise. */
+export function planFormatOf(flags: { json?: boolean; markdown?: boolean }): PlanFormat {
+  return flags.json ? 'json' : flags.markdown ? 'markdown' : 'text';
+}
+
+export function renderPlanAs(format: PlanFormat, plan: Plan, context: PlanRenderContext): string {
+  return PLAN_FORMATS[format](plan, context);
+}
