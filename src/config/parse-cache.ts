@@ -7,15 +7,14 @@
 //   and the file's name and text; an edit, a rename or a new build of the parser is a miss.
 // - Only files without any problem are stored, and only when their data survives JSON exactly
 //   (no NaN, Infinity, -0 or dates): anything else is parsed every time, as before.
-// - Where: $AGENTFORM_PARSE_CACHE, else $XDG_CACHE_HOME/agentform/parse, else
-//   ~/.cache/agentform/parse; directory 0700 and files 0600, since an entry holds the file's data
+// - Where: $AGENTFORM_PARSE_CACHE, else the project's .agentform/cache/parse (local data lives in
+//   .agentform/, which init git-ignores); directory 0700 and files 0600, since an entry holds the file's data
 //   (the same data the project file holds; values from ${env:...} are never in it, interpolation
 //   comes later). AGENTFORM_PARSE_CACHE=off turns it off. Any failure to read or write the cache is
 //   ignored: it can only make a run slower, never different.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParsedDocument, ParsedFile } from './yaml-source.js';
@@ -48,12 +47,11 @@ function parserId(): string {
   return parserIdentity;
 }
 
-export function parseCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+export function parseCacheDir(env: NodeJS.ProcessEnv, projectDir: string): string | undefined {
   const setting = env.AGENTFORM_PARSE_CACHE?.trim();
   if (setting === 'off' || setting === '0' || setting === 'false') return undefined;
   if (setting) return setting;
-  const base = env.XDG_CACHE_HOME?.trim() || join(homedir(), '.cache');
-  return join(base, 'agentform', 'parse');
+  return join(projectDir, '.agentform', 'cache', 'parse');
 }
 
 /** True when JSON.parse(JSON.stringify(value)) gives back the same data. */
@@ -68,8 +66,8 @@ function survivesJson(value: unknown): boolean {
   return false;
 }
 
-export function openParseCache(env: NodeJS.ProcessEnv = process.env): ParseCache | undefined {
-  const dir = parseCacheDir(env);
+export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = process.env): ParseCache | undefined {
+  const dir = parseCacheDir(env, projectDir);
   if (!dir) return undefined;
   const keyOf = (file: string, text: string) => createHash('sha256').update(`${parserId()}\0${file}\0${text}`).digest('hex');
   let prepared = false;

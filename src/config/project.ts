@@ -129,7 +129,7 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
     }
     return undefined;
   }
-  const cache = openParseCache();
+  const cache = openParseCache(dir);
   const parse = (file: string, text: string): ParsedFile => {
     let parsed = cache?.get(file, text);
     if (!parsed) {

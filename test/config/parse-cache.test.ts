@@ -14,7 +14,7 @@ let dir: string;
 let cache: ParseCache;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'agentform-parse-cache-'));
-  cache = openParseCache({ AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
+  cache = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -45,14 +45,15 @@ describe('parse cache', () => {
     expect(cache.get('f.yaml', text)).toBeUndefined();
   });
 
-  it('is off with AGENTFORM_PARSE_CACHE=off, and follows XDG_CACHE_HOME', () => {
-    expect(openParseCache({ AGENTFORM_PARSE_CACHE: 'off' })).toBeUndefined();
-    expect(parseCacheDir({ XDG_CACHE_HOME: '/x/cache' })).toBe(join('/x/cache', 'agentform', 'parse'));
+  it("is off with AGENTFORM_PARSE_CACHE=off, and lives in the project's .agentform/ otherwise", () => {
+    expect(openParseCache('/p', { AGENTFORM_PARSE_CACHE: 'off' })).toBeUndefined();
+    expect(parseCacheDir({}, '/p')).toBe(join('/p', '.agentform', 'cache', 'parse'));
+    expect(parseCacheDir({ AGENTFORM_PARSE_CACHE: '/elsewhere' }, '/p')).toBe('/elsewhere');
   });
 
   it('an unwritable cache only costs time', () => {
     writeFileSync(join(dir, 'file'), '');
-    const broken = openParseCache({ AGENTFORM_PARSE_CACHE: join(dir, 'file', 'cache') })!;
+    const broken = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'file', 'cache') })!;
     broken.set('agents.yaml', AGENT, parseYamlText('agents.yaml', AGENT));
     expect(broken.get('agents.yaml', AGENT)).toBeUndefined();
   });
