@@ -119,6 +119,9 @@ function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
 export function locateSpecValue(project: Project, environment: string, resource: Pick<DesiredResource, 'kind' | 'name'>, path: readonly PathSegment[]): SourceLocation | undefined {
   const document = project.documents.find((candidate) => candidate.kind.toLowerCase() === resource.kind.toLowerCase() && candidate.name === resource.name);
   if (!document) return undefined;
+  // The spec as a whole (a required field missing, say) is the document's `spec:` key, even when an
+  // overlay sets something in it.
+  if (path.length === 0) return document.source.locate(['spec'], 'key');
   const overlay = ['overlays', environment, ...path];
   const source = document.source.has(overlay) ? overlay : ['spec', ...path];
   return document.source.locate(source);

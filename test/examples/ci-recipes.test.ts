@@ -129,6 +129,10 @@ describe('the GitHub Actions recipes', () => {
     const validated = await runStep(validate.run!, {});
     expect(validated.code, validated.stdout + validated.stderr).toBe(0);
 
+    const check = plan.jobs.validate!.steps.find((step) => step.name === 'policy check')!;
+    const checked = await runStep(check.run!, { GITHUB_ACTIONS: 'true' });
+    expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+
     const planned = await planStaging();
     expect(planned.code, planned.stdout + planned.stderr).toBe(0);
     expect(await readFile(join(dir, 'github-output'), 'utf8')).toContain('changes=true');
@@ -152,6 +156,21 @@ describe('the GitHub Actions recipes', () => {
     expect(github.comments[0]!.body.length).toBeLessThan(65_536);
     expect(github.comments[0]!.body).toContain('the full plan is in the [job summary](https://ci.example/run/1) and the plan-staging artifact');
     await writeFile(join(dir, 'plan.md'), original);
+  });
+
+  it('pull request: an error-severity policy finding fails the policy check, annotated at its line', async () => {
+    await freshProject();
+    const agent = join(dir, 'agents', 'researcher.yaml');
+    const text = await readFile(agent, 'utf8');
+    // The example's custom rule: every agent has a description (an error in production). The
+    // finding is at the agent's `spec:` key, not in its production overlay.
+    await writeFile(agent, text.replace(/^ {2}description: .*\n/m, ''));
+    const plan = await workflow('agentform-plan.yml');
+    const check = plan.jobs.validate!.steps.find((step) => step.name === 'policy check')!;
+    const checked = await runStep(check.run!, { GITHUB_ACTIONS: 'true' });
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toMatch(/^::error file=agents\/researcher\.yaml,line=4,col=1::\[agent-has-description\]/m);
+    expect(checked.stdout).toMatch(/^::warning file=agents\/researcher\.yaml,line=4,col=1::\[agent-has-description\]/m);
   });
 
   it('merge: applies the reviewed plan with its own control key, staging before production; a stale plan is refused', async () => {
