@@ -1,22 +1,32 @@
 // `plan --all-envs`: one summary row per environment, after each environment's plan.
 import type { Plan } from '../model/resources.js';
+import type { SafetyReview } from '../model/safety.js';
+import { safetyToJson } from './safety.js';
 import { renderTable } from './table.js';
 
 export interface EnvironmentOutcome {
   environment: string;
   plan?: Plan;
+  /** The environment's safety review (policy findings, capability changes). */
+  safety?: SafetyReview;
   error?: string;
+}
+
+function policyCell(safety: SafetyReview | undefined): string {
+  if (!safety) return '-';
+  const { errors, warnings } = safety.counts;
+  return errors + warnings === 0 ? 'ok' : [errors > 0 ? `${errors} error${errors === 1 ? '' : 's'}` : '', warnings > 0 ? `${warnings} warning${warnings === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
 }
 
 export function renderAllEnvironmentsSummary(outcomes: readonly EnvironmentOutcome[]): string {
   const rows = outcomes.map((outcome) => {
-    if (!outcome.plan) return [outcome.environment, '-', '-', '-', '-', `error: ${outcome.error ?? ''}`.split('\n')[0] ?? ''];
+    if (!outcome.plan) return [outcome.environment, '-', '-', '-', '-', '-', `error: ${outcome.error ?? ''}`.split('\n')[0] ?? ''];
     const { add, change, replace, destroy } = outcome.plan.summary;
-    return [outcome.environment, String(add), String(change), String(replace), String(destroy), add + change + replace + destroy === 0 ? 'no changes' : 'changes'];
+    return [outcome.environment, String(add), String(change), String(replace), String(destroy), policyCell(outcome.safety), add + change + replace + destroy === 0 ? 'no changes' : 'changes'];
   });
-  return `Summary:\n${renderTable(['ENVIRONMENT', 'ADD', 'CHANGE', 'REPLACE', 'DESTROY', 'STATUS'], rows)}`;
+  return `Summary:\n${renderTable(['ENVIRONMENT', 'ADD', 'CHANGE', 'REPLACE', 'DESTROY', 'POLICY', 'STATUS'], rows)}`;
 }
 
 export function renderAllEnvironmentsJson(outcomes: readonly EnvironmentOutcome[]): string {
-  return JSON.stringify({ environments: outcomes.map((outcome) => ({ environment: outcome.environment, ...(outcome.plan ? { plan: outcome.plan } : { error: outcome.error }) })) }, null, 2);
+  return JSON.stringify({ environments: outcomes.map((outcome) => ({ environment: outcome.environment, ...(outcome.plan ? { plan: outcome.plan } : { error: outcome.error }), ...(outcome.safety ? { safety: safetyToJson(outcome.safety) } : {}) })) }, null, 2);
 }

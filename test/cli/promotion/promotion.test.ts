@@ -121,10 +121,29 @@ describe('promotion across three local environments', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toMatch(/== dev /);
     expect(plan.stdout).toMatch(/== production /);
-    expect(plan.stdout).toMatch(/ENVIRONMENT\s+ADD\s+CHANGE\s+REPLACE\s+DESTROY\s+STATUS/);
-    expect(plan.stdout).toMatch(/^staging\s+0\s+0\s+0\s+0\s+no changes$/m);
+    expect(plan.stdout).toMatch(/ENVIRONMENT\s+ADD\s+CHANGE\s+REPLACE\s+DESTROY\s+POLICY\s+STATUS/);
+    expect(plan.stdout).toMatch(/^staging\s+0\s+0\s+0\s+0\s+(ok|\d+ warnings?)\s+no changes$/m);
     expect(plan.stdout).toMatch(/^dev\s+\d+/m);
     expect(plan.stdout).toMatch(/^production\s+/m);
+    // Each environment's plan carries its safety review, as plan -e does.
+    expect(plan.stdout.match(/^Policy: /gm)).toHaveLength(3);
+
+    // A finding in one environment shows in its row and in the JSON (the example's custom rule:
+    // every agent has a description; a warning outside production).
+    const agent = join(dir, 'agents', 'researcher.yaml');
+    const original = await readFile(agent, 'utf8');
+    await writeFile(agent, original.replace(/^ {2}description: .*\n/m, ''));
+    try {
+      const json = await runCli(['plan', dir, '--all-envs', '--json'], { env });
+      expect(json.code, json.stderr).toBe(0);
+      const parsed = JSON.parse(json.stdout) as { environments: Array<{ environment: string; safety?: { findings: Array<{ rule: string; address: string }> } }> };
+      const dev = parsed.environments.find((entry) => entry.environment === 'dev');
+      expect(dev?.safety?.findings).toContainEqual(expect.objectContaining({ rule: 'agent-has-description', address: 'agent/researcher' }));
+      const text = await runCli(['plan', dir, '--all-envs'], { env });
+      expect(text.stdout).toMatch(/^dev\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+ warnings?\s/m);
+    } finally {
+      await writeFile(agent, original);
+    }
   }, 60_000);
 });
 

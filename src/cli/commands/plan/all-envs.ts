@@ -3,7 +3,8 @@
 import { resolve } from 'node:path';
 import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
-import { renderPlanText } from '../../../render/text.js';
+import { renderPlanAs } from '../../../render/plan-formats.js';
+import { reviewPlan } from '../../../safety/index.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { renderAllEnvironmentsJson, renderAllEnvironmentsSummary, type EnvironmentOutcome } from '../../../render/all-environments.js';
 import { useColor } from '../../terminal.js';
@@ -22,8 +23,9 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
       const session = await openSession({ dir: resolve(dir), environment, readAhead: true }, runContext(globals));
       try {
         const run = await planSession(session, planInputsOf(options));
-        outcomes.push({ environment, plan: run.plan });
-        if (!options.json) process.stdout.write(`== ${environment} (${session.targetLabel}) ==\n${renderPlanText(run.plan, { color: useColor(globals) })}\n\n`);
+        const safety = await reviewPlan(run);
+        outcomes.push({ environment, plan: run.plan, safety });
+        if (!options.json) process.stdout.write(`== ${environment} (${session.targetLabel}) ==\n${renderPlanAs('text', run.plan, { target: session.targetLabel, color: useColor(globals), safety })}\n\n`);
       } finally {
         await session.close();
       }
