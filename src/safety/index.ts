@@ -9,7 +9,7 @@ import { findingLine } from '../render/safety.js';
 import { readToolLock } from '../config/tool-lock-file.js';
 import { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
 
-export { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
+export { agentCapabilityChange, reviewEnvironment, reviewPromotion, surfacesFor } from './review.js';
 export { readToolLock } from '../config/tool-lock-file.js';
 
 /** The review of a plan run: findings on what the configuration wants, capabilities before → after. */
@@ -18,11 +18,11 @@ export async function reviewPlan(run: { project: Project; desired: DesiredState;
 }
 
 /** Throws (exit 1, nothing written) while an error-severity finding is not suppressed. */
-export function refuseOnBlockingFindings(review: SafetyReview): void {
+export function refuseOnBlockingFindings(review: SafetyReview, command: 'apply' | 'promote' = 'apply'): void {
   const blocking = blockingFindings(review.findings);
   if (blocking.length === 0) return;
   throw new UserError(
-    `refusing to apply: ${blocking.length} policy error${blocking.length === 1 ? '' : 's'} in environment ${review.environment} (nothing was changed):\n  ${blocking.map(findingLine).join('\n  ')}`,
+    `refusing to ${command}: ${blocking.length} policy error${blocking.length === 1 ? '' : 's'} in environment ${review.environment} (nothing was changed):\n  ${blocking.map(findingLine).join('\n  ')}`,
     'fix them, lower the rule\'s severity in agentform.yaml (policy.rules), or suppress it on the resource with a reason (docs/policy.md); agentform check lists them',
   ).withCode('policy_refused');
 }

@@ -9,7 +9,7 @@ import type { AgentCapabilityDiff } from '../model/safety.js';
 import { evaluatePolicy } from '../engine/policy/index.js';
 import type { Finding, SafetyReview } from '../model/safety.js';
 import type { SourceLocation } from '../errors.js';
-import type { ActualState, DesiredState, JsonObject, Plan, ResourceKind } from '../model/resources.js';
+import type { ActualState, DesiredResource, DesiredState, JsonObject, Plan, ResourceKind } from '../model/resources.js';
 import { effectiveState } from '../engine/effective-state.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { policySettingsFor } from './settings.js';
@@ -88,6 +88,39 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
     review.capabilityChanges = diffCapabilities(before, capabilitiesAfter);
   }
   return review;
+}
+
+/**
+ * promote: the policy findings of the agents a promotion writes, judged as they will run in the
+ * target (the promoted definitions in place of the target's configuration of them), with the
+ * target's severities and suppressions, located in the target's configuration. The other resources
+ * of the target are context only (a rule may need its grants or keys); their own findings are
+ * plan's business, not promote's.
+ */
+export function reviewPromotion(inputs: { project: Project; desired: DesiredState; promoted: ReadonlyMap<string, JsonObject>; lock?: ToolSurfaceLock; cwd?: string }): SafetyReview {
+  const { project, desired, promoted } = inputs;
+  const cwd = inputs.cwd ?? process.cwd();
+  const environment = desired.target.name;
+  const environmentKind = project.environments[environment]?.settings?.kind;
+  const kind = typeof environmentKind === 'string' ? environmentKind : undefined;
+  const { settings, thresholds } = policySettingsFor(project, environment, cwd);
+  const surfaces = surfacesFor(inputs.lock, environment);
+  const resources: DesiredResource[] = desired.resources.map((resource) => {
+    const definition = resource.kind === 'agent' ? promoted.get(resource.name) : undefined;
+    return definition ? { ...resource, spec: definition } : resource;
+  });
+  for (const [name, definition] of promoted) {
+    if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name)) resources.push({ kind: 'agent', name, spec: definition, writeOnly: {}, references: [] });
+  }
+  const written = new Set([...promoted.keys()].map((name) => `agent/${name}`));
+  const findings = evaluatePolicy({ environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), resources, ...(surfaces ? { surfaces } : {}), thresholds }, settings)
+    .filter((finding) => written.has(finding.address))
+    .map((finding): Finding => {
+      // The promoted definition is not in the target's files: point at the agent's document there.
+      const location = locationOf(project, environment, { ...finding, path: [] }, cwd);
+      return location ? { ...finding, location } : finding;
+    });
+  return { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes: [], counts: countsOf(findings) };
 }
 
 /** One agent's capability changes between two definitions (promote: the target's latest vs the source version). */

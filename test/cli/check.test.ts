@@ -154,19 +154,38 @@ describe('plan and apply with the safety review (local control plane)', () => {
   });
 });
 
-describe('promote shows the capability diff between the source version and the target', () => {
-  it('a staging version that lets delete_repo run unchecked, promoted to prod', async () => {
+describe('promote: the capability diff between the source version and the target, and the target\'s policy', () => {
+  /** The fixture with a staging environment whose overlay `staging` is applied to both environments. */
+  async function withStaging(overlay: string): Promise<string> {
     const dir = await copyFixture();
     const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
     await writeFile(join(dir, 'agentform.yaml'), root.replace('defaultEnvironment: prod', '  staging:\n    url: local\ndefaultEnvironment: prod'));
     const agents = await readFile(join(dir, 'agents.yaml'), 'utf8');
-    await writeFile(join(dir, 'agents.yaml'), `${agents}overlays:\n  staging:\n    policies:\n      toolCalls:\n        byTool:\n          delete_repo: allow\n`);
+    await writeFile(join(dir, 'agents.yaml'), `${agents}overlays:\n  staging:\n${overlay}`);
     for (const environment of ['prod', 'staging']) {
       const applied = await runCli(['apply', dir, '-e', environment, '--auto-approve']);
       expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     }
+    return dir;
+  }
+
+  it('a staging version that lets delete_repo run unchecked: shown, and refused for prod with nothing written', async () => {
+    const dir = await withStaging('    policies:\n      toolCalls:\n        byTool:\n          delete_repo: allow\n');
+    const promote = await runCli(['promote', 'support', '--from', 'staging', '--to', 'prod', '-C', dir, '--auto-approve', '--debug']);
+    expect(promote.code).toBe(1);
+    expect(promote.stdout).toContain('support: ~ github.delete_repo (destructive) now runs without a decision (was decided by a hook)');
+    expect(promote.stdout).toMatch(/agents\.yaml:\d+:\d+: error \[destructive-tool-without-decision\] agent\/support: github\.delete_repo/);
+    expect(promote.stderr).toContain('refusing to promote: 1 policy error in environment prod (nothing was changed)');
+    expect(calledRpcs(promote.stderr)).not.toContain('agents.upsert');
+    const history = JSON.parse((await runCli(['history', 'support', '-e', 'prod', '-C', dir, '--json'])).stdout) as { versions: unknown[] };
+    expect(history.versions).toHaveLength(1);
+  }, 60_000);
+
+  it('a staging version within the rules is promoted, its capabilities shown unchanged', async () => {
+    const dir = await withStaging('    limits:\n      maxTurns: 12\n');
     const promote = await runCli(['promote', 'support', '--from', 'staging', '--to', 'prod', '-C', dir, '--auto-approve']);
     expect(promote.code, promote.stdout + promote.stderr).toBe(0);
-    expect(promote.stdout).toContain('support: ~ github.delete_repo (destructive) now runs without a decision (was decided by a hook)');
+    expect(promote.stdout).toContain('Capabilities: unchanged.');
+    expect(promote.stdout).toMatch(/Promoted support: staging v\d+ → prod v2/);
   }, 60_000);
 });

@@ -10,7 +10,9 @@ import { SourceSessions } from '../../../pipeline/sources.js';
 import { planPromotion, writePromotion } from '../../../promotion/promote.js';
 import { renderPromotionStep } from '../../../render/promotion.js';
 import { jsonOf } from '../../../model/specs.js';
-import { promotionCapabilityChanges } from '../../../safety/index.js';
+import { paletteFor } from '../../../render/palette.js';
+import { renderFindingsText } from '../../../render/safety.js';
+import { promotionCapabilityChanges, readToolLock, refuseOnBlockingFindings, reviewPromotion } from '../../../safety/index.js';
 import { latestAgentVersion } from '../../../state/agents.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { confirmOrRefuse } from '../../prompt.js';
@@ -42,6 +44,10 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     }
     const writes = ordered.filter((step) => step.outcome === 'promote');
     if (writes.length === 0) return;
+    // The target's policy applies to what promote writes, as apply's does to what it writes.
+    const policy = reviewPromotion({ project, desired, promoted: new Map(writes.map((step) => [step.slug, step.definition])), lock: await readToolLock(project.dir) });
+    if (policy.findings.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(color)).join('\n')}\n`);
+    refuseOnBlockingFindings(policy, 'promote');
     await confirmOrRefuse(`\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `, options.autoApprove, 'promote');
     await writePromotion(writes, agentWriter(target.client), (step, written) => {
       process.stdout.write(`Promoted ${step.slug}: ${from} v${step.from.version} → ${to} v${written}\n`);
