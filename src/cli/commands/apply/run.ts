@@ -19,7 +19,8 @@ import { confirmOrRefuse } from '../../prompt.js';
 import { planSession, type PlanInputs } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import type { ApplyCommandOptions } from './options.js';
-import { applyToolLockGate } from '../lock/gate.js';
+import { applyToolLockGate } from '../../../pipeline/tool-lock.js';
+import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 import { refuseOnBlockingFindings, reviewPlan } from '../../../safety/index.js';
 
 async function readSavedPlan(path: string): Promise<SavedPlan> {
@@ -100,7 +101,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     }
 
     // The tool servers the changed agents use must still serve what agentform.lock.yaml records.
-    const toolLock = await applyToolLockGate(session.client, run, plan, options.updateLock === true);
+    const toolLock = await applyToolLockGate(session.client, run, plan, options.updateLock === true, (connection, diff) => renderSurfaceDiff(connection, diff));
 
     if (!saved) await confirmOrRefuse(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `, options.autoApprove, 'apply');
 

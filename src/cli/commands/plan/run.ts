@@ -10,7 +10,7 @@ import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import { planExitCode, planToolSurfaceReport } from '../lock/gate.js';
+import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
 
 export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {

@@ -1,11 +1,10 @@
-// The lock's wiring for apply and plan: the lock file (config/), the live check (apply/) and the
-// renderer (render/) meet here, so that the apply and plan commands need one call each.
-import { checkSurfaces, connectionIds, isScopeError, toolLockGate, type ToolLockGate } from '../../../apply/tool-lock-check.js';
-import { readToolLock, writeToolLock } from '../../../config/tool-lock-file.js';
-import type { RpcCaller } from '../../../api/operations.js';
-import { connectionsOfChangedAgents, surfaceDiffers, type ToolSurfaceReport } from '../../../engine/tool-surface.js';
-import type { ActualState, DesiredState, Plan } from '../../../model/resources.js';
-import { renderSurfaceDiff } from '../../../render/tool-surface.js';
+// The tool-surface lock in plan and apply: the lock file (config/) and the live check (apply/) meet
+// here, so that the apply and plan commands need one call each.
+import { checkSurfaces, connectionIds, isScopeError, toolLockGate, type ToolLockGate } from '../apply/tool-lock-check.js';
+import { readToolLock, writeToolLock } from '../config/tool-lock-file.js';
+import type { RpcCaller } from '../api/operations.js';
+import { connectionsOfChangedAgents, surfaceDiffers, type SurfaceDiff, type ToolSurfaceReport } from '../engine/tool-surface.js';
+import type { ActualState, DesiredState, Plan } from '../model/resources.js';
 
 interface RunFacts {
   plan: Plan;
@@ -16,7 +15,7 @@ interface RunFacts {
 }
 
 /** apply: check the connections changed agents use against agentform.lock.yaml (throws to refuse). */
-export async function applyToolLockGate(client: RpcCaller, run: RunFacts, plan: Plan, updateLock: boolean): Promise<ToolLockGate> {
+export async function applyToolLockGate(client: RpcCaller, run: RunFacts, plan: Plan, updateLock: boolean, renderDiff: (connection: string, diff: SurfaceDiff) => string): Promise<ToolLockGate> {
   const projectDir = run.desired.projectDir;
   // No changed agent uses a connection: no tool server is asked (the check costs a round trip to
   // each server, and an unreachable one must not block an apply it has nothing to do with).
@@ -31,7 +30,7 @@ export async function applyToolLockGate(client: RpcCaller, run: RunFacts, plan: 
     updateLock,
     save: (lock) => writeToolLock(projectDir, lock),
     say: (line) => process.stderr.write(`${line}\n`),
-    renderDiff: (connection, diff) => renderSurfaceDiff(connection, diff),
+    renderDiff,
   });
 }
 
