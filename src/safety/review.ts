@@ -53,14 +53,21 @@ function countsOf(findings: readonly Finding[]): SafetyReview['counts'] {
   };
 }
 
-export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
-  const { project, desired } = inputs;
-  const cwd = inputs.cwd ?? process.cwd();
+/** What every review of an environment starts from: its names, kind, policy settings and locked surfaces. */
+function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfaceLock | undefined, cwd: string) {
   const environment = desired.target.name;
   const environmentKind = project.environments[environment]?.settings?.kind;
   const kind = typeof environmentKind === 'string' ? environmentKind : undefined;
   const { settings, thresholds } = policySettingsFor(project, environment, cwd);
-  const surfaces = surfacesFor(inputs.lock, environment);
+  const surfaces = surfacesFor(lock, environment);
+  const policyInput = { environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), ...(surfaces ? { surfaces } : {}), thresholds };
+  return { environment, kind, settings, surfaces, policyInput };
+}
+
+export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
+  const { project, desired } = inputs;
+  const cwd = inputs.cwd ?? process.cwd();
+  const { environment, kind, settings, surfaces, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
   const notes: string[] = [];
   // Offline, a promoted agent's definition is the source environment's version: unknown here.
   const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !inputs.actual);
@@ -72,7 +79,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // only the server has are left to the capability review.
   const declared = new Set(configured.map((resource) => `${resource.kind}/${resource.name}`));
   const resources = after.filter((resource) => declared.has(`${resource.kind}/${resource.name}`));
-  const findings = evaluatePolicy({ environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), resources, ...(surfaces ? { surfaces } : {}), thresholds }, settings).map((finding): Finding => {
+  const findings = evaluatePolicy({ ...policyInput, resources }, settings).map((finding): Finding => {
     const location = locationOf(project, environment, finding, cwd);
     return location ? { ...finding, location } : finding;
   });
@@ -100,11 +107,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
 export function reviewPromotion(inputs: { project: Project; desired: DesiredState; promoted: ReadonlyMap<string, JsonObject>; lock?: ToolSurfaceLock; cwd?: string }): SafetyReview {
   const { project, desired, promoted } = inputs;
   const cwd = inputs.cwd ?? process.cwd();
-  const environment = desired.target.name;
-  const environmentKind = project.environments[environment]?.settings?.kind;
-  const kind = typeof environmentKind === 'string' ? environmentKind : undefined;
-  const { settings, thresholds } = policySettingsFor(project, environment, cwd);
-  const surfaces = surfacesFor(inputs.lock, environment);
+  const { environment, kind, settings, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
   const resources: DesiredResource[] = desired.resources.map((resource) => {
     const definition = resource.kind === 'agent' ? promoted.get(resource.name) : undefined;
     return definition ? { ...resource, spec: definition } : resource;
@@ -113,7 +116,7 @@ export function reviewPromotion(inputs: { project: Project; desired: DesiredStat
     if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name)) resources.push({ kind: 'agent', name, spec: definition, writeOnly: {}, references: [] });
   }
   const written = new Set([...promoted.keys()].map((name) => `agent/${name}`));
-  const findings = evaluatePolicy({ environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), resources, ...(surfaces ? { surfaces } : {}), thresholds }, settings)
+  const findings = evaluatePolicy({ ...policyInput, resources }, settings)
     .filter((finding) => written.has(finding.address))
     .map((finding): Finding => {
       // The promoted definition is not in the target's files: point at the agent's document there.
