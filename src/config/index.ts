@@ -115,16 +115,29 @@ function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
 /**
  * Where a value of a resource's spec is written for one environment: in the environment's overlay
  * when it sets that value, else in the document's `spec` (a path within the spec, e.g. ['model', 'model']).
+ * Finds the resource's document by an index built once: a review locates a finding per resource.
  */
+export function specLocator(project: Project, environment: string): (resource: Pick<DesiredResource, 'kind' | 'name'>, path: readonly PathSegment[]) => SourceLocation | undefined {
+  const documents = new Map<string, Project['documents'][number]>();
+  for (const document of project.documents) {
+    const key = `${document.kind.toLowerCase()}/${document.name}`;
+    if (!documents.has(key)) documents.set(key, document);
+  }
+  return (resource, path) => {
+    const document = documents.get(`${resource.kind.toLowerCase()}/${resource.name}`);
+    if (!document) return undefined;
+    // The spec as a whole (a required field missing, say) is the document's `spec:` key, even when an
+    // overlay sets something in it.
+    if (path.length === 0) return document.source.locate(['spec'], 'key');
+    const overlay = ['overlays', environment, ...path];
+    const source = document.source.has(overlay) ? overlay : ['spec', ...path];
+    return document.source.locate(source);
+  };
+}
+
+/** specLocator for a single lookup. */
 export function locateSpecValue(project: Project, environment: string, resource: Pick<DesiredResource, 'kind' | 'name'>, path: readonly PathSegment[]): SourceLocation | undefined {
-  const document = project.documents.find((candidate) => candidate.kind.toLowerCase() === resource.kind.toLowerCase() && candidate.name === resource.name);
-  if (!document) return undefined;
-  // The spec as a whole (a required field missing, say) is the document's `spec:` key, even when an
-  // overlay sets something in it.
-  if (path.length === 0) return document.source.locate(['spec'], 'key');
-  const overlay = ['overlays', environment, ...path];
-  const source = document.source.has(overlay) ? overlay : ['spec', ...path];
-  return document.source.locate(source);
+  return specLocator(project, environment)(resource, path);
 }
 
 export async function loadProject(dir: string, hooks: ReadHooks = {}): Promise<Project> {

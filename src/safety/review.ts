@@ -2,7 +2,7 @@
 // state is known, the capability changes per agent. Used by check (offline), plan, apply and
 // promote; the computation is the engine's, this module only gathers its inputs and locations.
 import { relative, resolve } from 'node:path';
-import { locateSpecValue, type Project } from '../config/index.js';
+import { specLocator, type Project } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
 import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
 import type { AgentCapabilityDiff } from '../model/safety.js';
@@ -30,15 +30,19 @@ export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: stri
   return lock?.environments[environment];
 }
 
-function locationOf(project: Project, environment: string, finding: Finding, cwd: string): SourceLocation | undefined {
-  const [kind, ...rest] = finding.address.split('/');
-  const name = rest.join('/');
-  const location =
-    kind === 'environment'
-      ? project.root.locate(project.root.has(['environments', environment, 'settings']) ? ['environments', environment, 'settings', ...finding.path] : ['environments', environment], 'key')
-      : locateSpecValue(project, environment, { kind: kind as ResourceKind, name }, finding.path);
-  if (!location) return undefined;
-  return { ...location, file: relative(cwd, resolve(project.dir, location.file)) || location.file };
+/** Locates findings in the project's files, relative to `cwd`. */
+function findingLocator(project: Project, environment: string, cwd: string): (finding: Finding) => SourceLocation | undefined {
+  const locateSpec = specLocator(project, environment);
+  return (finding) => {
+    const [kind, ...rest] = finding.address.split('/');
+    const name = rest.join('/');
+    const location =
+      kind === 'environment'
+        ? project.root.locate(project.root.has(['environments', environment, 'settings']) ? ['environments', environment, 'settings', ...finding.path] : ['environments', environment], 'key')
+        : locateSpec({ kind: kind as ResourceKind, name }, finding.path);
+    if (!location) return undefined;
+    return { ...location, file: relative(cwd, resolve(project.dir, location.file)) || location.file };
+  };
 }
 
 function agentsOf(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): AgentSpec[] {
@@ -79,8 +83,9 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // only the server has are left to the capability review.
   const declared = new Set(configured.map((resource) => `${resource.kind}/${resource.name}`));
   const resources = after.filter((resource) => declared.has(`${resource.kind}/${resource.name}`));
+  const locate = findingLocator(project, environment, cwd);
   const findings = evaluatePolicy({ ...policyInput, resources }, settings).map((finding): Finding => {
-    const location = locationOf(project, environment, finding, cwd);
+    const location = locate(finding);
     return location ? { ...finding, location } : finding;
   });
   const capabilitiesAfter = computeCapabilities(agentsOf(after), surfaces);
@@ -116,11 +121,12 @@ export function reviewPromotion(inputs: { project: Project; desired: DesiredStat
     if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name)) resources.push({ kind: 'agent', name, spec: definition, writeOnly: {}, references: [] });
   }
   const written = new Set([...promoted.keys()].map((name) => `agent/${name}`));
+  const locate = findingLocator(project, environment, cwd);
   const findings = evaluatePolicy({ ...policyInput, resources }, settings)
     .filter((finding) => written.has(finding.address))
     .map((finding): Finding => {
       // The promoted definition is not in the target's files: point at the agent's document there.
-      const location = locationOf(project, environment, { ...finding, path: [] }, cwd);
+      const location = locate({ ...finding, path: [] });
       return location ? { ...finding, location } : finding;
     });
   return { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes: [], counts: countsOf(findings) };

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { locateSpecValue, validateProject, type Problem } from '../../../config/index.js';
+import { specLocator, validateProject, type Problem } from '../../../config/index.js';
 import { renderProblems } from '../../../render/problems.js';
 import type { GlobalOptions } from '../../global-options.js';
 
@@ -13,7 +13,7 @@ export async function runValidate(dir: string, options: { env?: string; json?: b
     const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, runContext(globals));
     try {
       const environment = session.desired.target.name;
-      const remote = await remoteChecks(session.client, session.desired, (resource, path) => locateSpecValue(session.project, environment, resource, path));
+      const remote = await remoteChecks(session.client, session.desired, specLocator(session.project, environment));
       problems.push(...remote.problems);
       for (const notice of remote.notices) process.stderr.write(`notice: ${notice}\n`);
     } finally {
