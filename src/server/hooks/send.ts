@@ -1,6 +1,5 @@
 // One hook delivery attempt: POST the JSON body, signed when the connection has a signing
 // secret. The queue, retries and backoff live elsewhere; this reports and never throws.
-import { request } from 'undici';
 import { SIGNATURE_HEADER, signPayload } from './signing.js';
 
 export interface HookDelivery {
@@ -44,6 +43,9 @@ export async function sendHook(delivery: HookDelivery): Promise<HookSendResult> 
     if (delivery.signingSecret) headers[SIGNATURE_HEADER] = signPayload(delivery.body, delivery.signingSecret);
     else delete headers[SIGNATURE_HEADER];
 
+    // undici is loaded with the first delivery: a local plane that sends no hook (every `url: local`
+    // plan) does not pay its ~90 ms import.
+    const { request } = await import('undici');
     const response = await request(url, { method: 'POST', body: delivery.body, headers, signal });
     // The receiver's answer body is not needed; drain it so the socket can be reused.
     await response.body.dump().catch(() => undefined);
