@@ -3,7 +3,6 @@
 // names, annotations and digests only: never a URL, a header or anything from a connection's auth.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { ProblemsError } from '../errors.js';
 import type { LockedConnection, ToolAnnotations, ToolSurfaceLock } from '../model/tool-lock.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -11,7 +10,7 @@ import { LOCK_FILE } from './files.js';
 import { ProblemList } from './problems.js';
 import { reportSchemaErrors } from './schema-errors.js';
 import { validators } from './schemas.js';
-import { parseYamlFile } from './yaml-source.js';
+import { parseYamlFile, yamlLibrary } from './yaml-source.js';
 
 export { LOCK_FILE } from './files.js';
 
@@ -57,7 +56,7 @@ export function lockFilePath(projectDir: string): string {
 
 /** The file's exact text: the header, then the lock in its one order (sortedLock). */
 export function toolLockText(lock: ToolSurfaceLock): string {
-  return `${HEADER}\n${stringify(sortedLock(lock), { lineWidth: 0 })}`;
+  return `${HEADER}\n${yamlLibrary().stringify(sortedLock(lock), { lineWidth: 0 })}`;
 }
 
 /**

@@ -44,6 +44,8 @@ export interface ParsedFile {
 type YamlModule = typeof import('yaml');
 let yamlModule: YamlModule | undefined;
 const yaml = (): YamlModule => (yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule);
+/** The yaml library, loaded on first use (for writers of YAML: the lock file). */
+export const yamlLibrary = yaml;
 
 const SEPARATOR = '\u0001';
 const pathKey = (path: readonly PathSegment[]): string => path.join(SEPARATOR);
