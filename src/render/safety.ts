@@ -54,9 +54,41 @@ export function countsLine(review: SafetyReview): string {
   return `Policy: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}${suppressed > 0 ? `, ${suppressed} suppressed` : ''} (environment ${review.environment}${review.environmentKind ? `, kind ${review.environmentKind}` : ''}).`;
 }
 
+/** A rule with more warnings (or suppressed findings) than this shows its first few and a count. */
+const FOLD_ABOVE = 10;
+const SHOWN_WHEN_FOLDED = 5;
+
+/** Warnings and suppressed findings fold by rule; errors never do (each one blocks apply). */
+function foldKey(finding: Finding): string | undefined {
+  if (finding.severity === 'error' && !finding.suppressed) return undefined;
+  return `${finding.suppressed ? 'suppressed' : finding.severity}\0${finding.rule}`;
+}
+
+/**
+ * The findings, one line each, then the notes and the counts. A thousand agents missing the same
+ * limit would bury the plan under a thousand identical warnings: past FOLD_ABOVE of one rule, the
+ * text shows the first few and how many more (JSON, Markdown and annotations keep every one).
+ */
 export function renderFindingsText(review: SafetyReview, palette: Palette = PLAIN): string[] {
   const lines: string[] = [];
+  const totals = new Map<string, number>();
   for (const finding of review.findings) {
+    const key = foldKey(finding);
+    if (key) totals.set(key, (totals.get(key) ?? 0) + 1);
+  }
+  const shown = new Map<string, number>();
+  for (const finding of review.findings) {
+    const key = foldKey(finding);
+    const total = key ? (totals.get(key) ?? 0) : 0;
+    if (key && total > FOLD_ABOVE) {
+      const count = (shown.get(key) ?? 0) + 1;
+      shown.set(key, count);
+      if (count > SHOWN_WHEN_FOLDED) {
+        const kind = finding.suppressed ? 'suppressed findings' : 'warnings';
+        if (count === SHOWN_WHEN_FOLDED + 1) lines.push(palette.dim(`… and ${total - SHOWN_WHEN_FOLDED} more ${kind} [${finding.rule}] (all of them: --json)`));
+        continue;
+      }
+    }
     const line = findingLine(finding);
     lines.push(finding.suppressed ? palette.dim(line) : finding.severity === 'error' ? palette.remove(line) : palette.warn(line));
   }

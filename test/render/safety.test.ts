@@ -7,7 +7,8 @@ import { diffCapabilities } from '../../src/engine/capability-diff.js';
 import { evaluatePolicy } from '../../src/engine/policy/index.js';
 import type { JsonObject } from '../../src/model/resources.js';
 import type { SafetyReview } from '../../src/model/safety.js';
-import { capabilityChangeText, renderFindingAnnotations, renderSafetyMarkdown, renderSafetyText, safetyToJson } from '../../src/render/safety.js';
+import { capabilityChangeText, renderFindingAnnotations, renderFindingsText, renderSafetyMarkdown, renderSafetyText, safetyToJson } from '../../src/render/safety.js';
+import type { Finding } from '../../src/model/safety.js';
 import { desired } from '../engine/builders.js';
 import { environmentWith, GITHUB_SURFACE, goodAgent } from '../engine/policy/builders.js';
 
@@ -64,5 +65,32 @@ describe('safety review rendering', () => {
     const json = safetyToJson(sampleReview()) as { findings: Array<{ path: string; suppressed?: { reason: string } }> };
     expect(json.findings.some((finding) => finding.suppressed?.reason === 'bounded | by its caller')).toBe(true);
     expect(json.findings.map((finding) => finding.path)).toContain('policies.toolCalls');
+  });
+});
+
+describe('many findings of one rule in text', () => {
+  const finding = (rule: string, severity: 'error' | 'warning', index: number): Finding => ({ rule, severity, address: `agent/a${index}`, path: [], message: `${rule} ${index}` });
+  const review = (findings: Finding[]): SafetyReview => ({
+    environment: 'dev',
+    findings,
+    notes: [],
+    counts: { errors: findings.filter((f) => f.severity === 'error').length, warnings: findings.filter((f) => f.severity === 'warning').length, suppressed: 0 },
+  });
+
+  it('folds more than 10 warnings of a rule to the first 5 and a count; JSON keeps every one', () => {
+    const warnings = Array.from({ length: 12 }, (_, index) => finding('limits-missing', 'warning', index));
+    const lines = renderFindingsText(review([...warnings, finding('other', 'warning', 99)]));
+    expect(lines.filter((line) => line.includes('[limits-missing] agent/'))).toHaveLength(5);
+    expect(lines).toContain('… and 7 more warnings [limits-missing] (all of them: --json)');
+    expect(lines.some((line) => line.includes('[other] agent/a99'))).toBe(true);
+    expect(lines.at(-1)).toBe('Policy: 0 errors, 13 warnings (environment dev).');
+    expect(safetyToJson(review(warnings)).findings).toHaveLength(12);
+  });
+
+  it('lists 10 warnings of a rule in full, and never folds errors', () => {
+    expect(renderFindingsText(review(Array.from({ length: 10 }, (_, index) => finding('limits-missing', 'warning', index)))).filter((line) => line.includes('[limits-missing]'))).toHaveLength(10);
+    const errors = renderFindingsText(review(Array.from({ length: 30 }, (_, index) => finding('destructive-tool-without-decision', 'error', index))));
+    expect(errors.filter((line) => line.includes('error [destructive-tool-without-decision]'))).toHaveLength(30);
+    expect(errors.some((line) => line.startsWith('…'))).toBe(false);
   });
 });
