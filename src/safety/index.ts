@@ -5,6 +5,7 @@ import { blockingFindings } from '../engine/policy/index.js';
 import { UserError } from '../errors.js';
 import type { ActualState, DesiredState, JsonObject, Plan } from '../model/resources.js';
 import type { AgentCapabilityDiff, SafetyReview } from '../model/safety.js';
+import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { findingLine } from '../render/safety.js';
 import { readToolLock } from '../config/tool-lock-file.js';
 import { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
@@ -37,8 +38,8 @@ export function wantsAnnotations(env: NodeJS.ProcessEnv): boolean {
  * promoted into it; its subagents as the target's configuration declares them, tools from the
  * target environment's lock.
  */
-export async function promotionCapabilityChanges(inputs: { projectDir: string; desired: DesiredState; slug: string; before: JsonObject | undefined; after: JsonObject }): Promise<AgentCapabilityDiff[]> {
-  const lock = await readToolLock(inputs.projectDir);
+export function promotionCapabilityChanges(inputs: { lock: ToolSurfaceLock | undefined; desired: DesiredState; slug: string; before: JsonObject | undefined; after: JsonObject }): AgentCapabilityDiff[] {
+  const { lock } = inputs;
   const others = inputs.desired.resources.filter((resource) => resource.kind === 'agent').map((resource) => ({ name: resource.name, spec: resource.spec }));
   const diff = agentCapabilityChange(inputs.slug, inputs.before, inputs.after, others, surfacesFor(lock, inputs.desired.target.name));
   return diff ? [diff] : [];

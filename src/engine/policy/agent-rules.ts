@@ -1,6 +1,7 @@
 // Rules about an agent's wider reach: identities behind grants, subagent trees, fallback models.
 import type { JsonObject } from '../../model/resources.js';
 import { subagentDepth, subagentNames } from '../capabilities.js';
+import { agentConnections } from '../tool-surface.js';
 import { type ResourceFinding, resourceRule } from './types.js';
 import { arrayAt, isObject, valueAt } from './spec-access.js';
 
@@ -10,7 +11,7 @@ export const identityNotRequiredWithGrants = resourceRule('agent', {
   check: (agent, context) => {
     if (valueAt(agent.spec, ['identity', 'required']) === true) return [];
     const withGrants = new Set(context.byKind('grant').flatMap((grant) => (typeof grant.spec.connection === 'string' ? [grant.spec.connection] : [])));
-    const connections = arrayAt(agent.spec, ['tools']).flatMap((tool) => (isObject(tool) && tool.type === 'connection' && typeof tool.name === 'string' && withGrants.has(tool.name) ? [tool.name] : []));
+    const connections = agentConnections(agent.spec).filter((name) => withGrants.has(name));
     if (connections.length === 0) return [];
     const one = connections.length === 1;
     return [{ path: ['identity'], message: `identity.required is not true, but connection${one ? '' : 's'} ${connections.join(', ')} hold${one ? 's' : ''} per-identity grants` }];

@@ -37,15 +37,17 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
       sources,
       { latest: (slug) => latestAgentVersion(target.client, slug) },
     );
+    // One read of the lock for every step's capability diff and the policy review.
+    const lock = await readToolLock(project.dir);
     for (const step of ordered) {
       const before = step.latest ? jsonOf(step.latest.definition) : undefined;
-      const capabilities = await promotionCapabilityChanges({ projectDir: project.dir, desired, slug: step.slug, before, after: step.definition });
+      const capabilities = promotionCapabilityChanges({ lock, desired, slug: step.slug, before, after: step.definition });
       process.stdout.write(renderPromotionStep(step, { from, to, color, capabilities }));
     }
     const writes = ordered.filter((step) => step.outcome === 'promote');
     if (writes.length === 0) return;
     // The target's policy applies to what promote writes, as apply's does to what it writes.
-    const policy = reviewPromotion({ project, desired, promoted: new Map(writes.map((step) => [step.slug, step.definition])), lock: await readToolLock(project.dir) });
+    const policy = reviewPromotion({ project, desired, promoted: new Map(writes.map((step) => [step.slug, step.definition])), lock });
     if (policy.findings.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(color)).join('\n')}\n`);
     refuseOnBlockingFindings(policy, 'promote');
     await confirmOrRefuse(`\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `, options.autoApprove, 'promote');
