@@ -2,7 +2,7 @@
 // dist/; rebuilding it from inside a test file while other files spawn it made those runs flaky (a
 // half-written module). With two vitest projects (server profiles) it still runs once.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,10 +20,8 @@ export default function setup(): (() => void) | undefined {
   // cliEnv) inherit it. A cache given from outside is used as it is.
   process.env.AGENTFORM_PARSE_CACHE ??= join(process.env.TMPDIR!, 'parse-cache');
   const repo = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json')], { cwd: repo, stdio: 'inherit' });
-  // The rest of `npm run build`: the precompiled schema validators, so the CLI under test is the one users get.
-  execFileSync(process.execPath, [join(repo, 'dist', 'src', 'config', 'write-precompiled-schemas.js')], { cwd: repo, stdio: 'inherit' });
-  chmodSync(join(repo, 'dist', 'src', 'cli', 'main.js'), 0o755);
+  // `npm run build` itself (tsc, the bundle, the precompiled validators), so the CLI under test is the one users get.
+  execFileSync(process.execPath, [join(repo, 'scripts', 'build.mjs')], { cwd: repo, stdio: 'inherit' });
   return removeRunTemp;
 }
 

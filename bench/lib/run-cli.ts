@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../cli/agentform.js', import.meta.url));
 const TIME = '/usr/bin/time';
 
 export interface TimedRun {

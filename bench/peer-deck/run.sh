@@ -20,9 +20,9 @@ LATENCIES="${LATENCIES:-0,20}"
 REPS="${REPS:-5}"
 command -v deck >/dev/null || { echo "deck not installed: apt-get update && apt-get install -y deck" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time missing: apt-get install -y time" >&2; exit 1; }
-[ -f "$AF/dist/src/cli/main.js" ] || { echo "no built agentform at $AF (npm run build)" >&2; exit 1; }
+[ -f "$AF/dist/cli/agentform.js" ] || { echo "no built agentform at $AF (npm run build)" >&2; exit 1; }
 deck version
-node "$AF/dist/src/cli/main.js" --version
+node "$AF/dist/cli/agentform.js" --version
 node "$HERE/gen.mjs" ${SIZES//,/ }
 node "$HERE/runner.mjs" --sizes "$SIZES" --latencies "$LATENCIES" --reps "$REPS" --out "$PEER_OUT/results.json" | tee "$PEER_OUT/results.txt"
 node "$HERE/table.mjs" "$PEER_OUT/results.json" > "$PEER_OUT/table.md"

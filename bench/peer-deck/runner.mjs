@@ -27,7 +27,7 @@ const WORK = join(ROOT, 'work');
 const LOGS = join(ROOT, 'logs');
 const AF_ROOT = process.env.AF;
 if (!AF_ROOT) throw new Error('set AF to the root of a built agentform checkout');
-const AF_CLI = join(AF_ROOT, 'dist/src/cli/main.js');
+const AF_CLI = join(AF_ROOT, 'dist/cli/agentform.js');
 const HOOK = new URL('./count-hook.mjs', import.meta.url).href;
 const KONG = { port: 18001, control: 18101 };
 const AFS = { port: 18002, control: 18102 };

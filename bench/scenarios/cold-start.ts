@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { median, round, type Figure, type Scenario } from '../figures.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../cli/agentform.js', import.meta.url));
 const RUNS = 15;
 
 function wallMs(args: string[]): number {

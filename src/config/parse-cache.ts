@@ -15,9 +15,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ParsedDocument, ParsedFile } from './yaml-source.js';
+import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 
 const FORMAT = 1;
 /** Entries not written for this long are removed, now and then, when another is written. */
@@ -36,11 +36,10 @@ export interface ParseCache {
 }
 
 let parserIdentity: string | undefined;
-/** The code that turns text into a ParsedFile: yaml-source (as built or as source) and yaml's version. */
+/** The code that turns text into a ParsedFile: the file yaml-source's code is in, and yaml's version. */
 function parserId(): string {
   if (parserIdentity === undefined) {
-    const here = fileURLToPath(import.meta.url);
-    const source = readFileSync(join(here, '..', `yaml-source${extname(here)}`), 'utf8');
+    const source = readFileSync(fileURLToPath(PARSER_MODULE_URL), 'utf8');
     const yamlVersion = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
     parserIdentity = createHash('sha256').update(`${FORMAT}\0${yamlVersion}\0${source}`).digest('hex');
   }

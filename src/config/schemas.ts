@@ -186,6 +186,14 @@ export function specSchemaId(documentId: string): string {
 
 /** Written next to this module by `npm run build` (write-precompiled-schemas.ts). */
 export const PRECOMPILED_FILE = 'schemas.precompiled.cjs';
+/**
+ * Where validators() looks for the precompiled file: beside the file this code runs from, which is
+ * dist/src/config/schemas.js after tsc and a chunk of dist/cli/ in the bundle. The build writes one
+ * for each, from that same code, so the source hash (which covers the compiler set-up's text) matches.
+ */
+export function precompiledValidatorsPath(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), PRECOMPILED_FILE);
+}
 /** Bumped whenever the shape of the generated file changes. */
 const PRECOMPILED_FORMAT = 1;
 
@@ -264,6 +272,6 @@ export function compileValidators(): Compiled {
 let validatorsInUse: Compiled | undefined;
 
 export function validators(): Compiled {
-  validatorsInUse ??= loadPrecompiledValidators(join(dirname(fileURLToPath(import.meta.url)), PRECOMPILED_FILE)) ?? compileValidators();
+  validatorsInUse ??= loadPrecompiledValidators(precompiledValidatorsPath()) ?? compileValidators();
   return validatorsInUse;
 }

@@ -46,6 +46,11 @@ let yamlModule: YamlModule | undefined;
 const yaml = (): YamlModule => (yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule);
 /** The yaml library, loaded on first use (for writers of YAML: the lock file). */
 export const yamlLibrary = yaml;
+/**
+ * The file this parser's code is in (yaml-source.js after tsc, a chunk of the bundle, the .ts source
+ * under vitest): the parse cache keys its entries on that file's text, so a new parser misses.
+ */
+export const PARSER_MODULE_URL = import.meta.url;
 
 const SEPARATOR = '\u0001';
 const pathKey = (path: readonly PathSegment[]): string => path.join(SEPARATOR);

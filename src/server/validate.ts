@@ -56,6 +56,10 @@ function validatorFor(rpc: Rpc): ValidateFunction {
 
 /** Written next to this module by `npm run build`. */
 export const API_PRECOMPILED_FILE = 'api-validators.precompiled.cjs';
+/** Beside the file this code runs from (dist/src/server/ after tsc, dist/cli/ in the bundle). */
+export function apiPrecompiledPath(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), API_PRECOMPILED_FILE);
+}
 const API_PRECOMPILED_FORMAT = 1;
 const requireFromHere = createRequire(import.meta.url);
 
@@ -128,7 +132,7 @@ let precompiled: Record<string, ValidateFunction> | null | undefined;
 
 /** The build's precompiled validators (loaded once), or null. */
 function precompiledValidators(): Record<string, ValidateFunction> | null {
-  precompiled ??= loadApiPrecompiled(join(dirname(fileURLToPath(import.meta.url)), API_PRECOMPILED_FILE)) ?? null;
+  precompiled ??= loadApiPrecompiled(apiPrecompiledPath()) ?? null;
   return precompiled;
 }
 

@@ -1,17 +1,17 @@
-// End to end: `node dist/src/cli/main.js validate|schema` — exit codes, output, GitHub annotations.
+// End to end: `node dist/cli/agentform.js validate|schema` — exit codes, output, GitHub annotations.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
+import { CLI, REPO } from '../helpers/cli.js';
 
 // ajv ships CommonJS: under NodeNext the class is the module's default export.
 type AjvClass = typeof Ajv2020Module.default;
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
 
-const REPO = join(import.meta.dirname, '..', '..');
-const MAIN = join(REPO, 'dist', 'src', 'cli', 'main.js');
+const MAIN = CLI;
 const INVALID = join('test', 'fixtures', 'invalid');
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -25,7 +25,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 beforeAll(() => {
   // dist/ is built once by test/global-setup.ts.
-  if (!existsSync(MAIN)) throw new Error('dist/src/cli/main.js was not built');
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} was not built`);
 }, 120_000);
 
 describe('agentform validate', () => {

@@ -168,7 +168,7 @@ describe('agentform whoami', () => {
 
 // The real binary, the way a user runs it: built once, then spawned against the recording server
 // and against the embedded local control plane.
-describe('node dist/src/cli/main.js whoami', () => {
+describe('node dist/cli/agentform.js whoami', () => {
   beforeAll(async () => {
     // dist/ is built once by test/global-setup.ts.
     expect(existsSync(CLI)).toBe(true);

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { SERVER_PROFILE_ENV, serverProfileFromEnv, type ServerProfileName } from '../../src/server/profiles.js';
 
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = join(REPO, 'dist', 'src', 'cli', 'main.js');
+/** The bundled CLI, what `npm run build` makes and the package's `bin` names: what users run. */
+export const CLI = join(REPO, 'dist', 'cli', 'agentform.js');
 
 export interface CliResult {
   code: number;

@@ -63,13 +63,13 @@ describe('the packed tarball', () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  it('holds the built CLI and the schemas, and no tests, fixtures, sources or benchmarks', () => {
-    expect(files).toContain('dist/src/cli/main.js');
+  it('holds the bundled CLI and the schemas, and no tests, fixtures, sources, unbundled modules or benchmarks', () => {
+    expect(files).toContain('dist/cli/agentform.js');
     expect(files).toContain('schemas/agent.schema.json');
     expect(files).toContain('package.json');
     // Of examples/, only the CI recipes that `agentform init --ci` copies.
     const unexpected = files.filter(
-      (file) => (/^(test|bench|src|examples|dist\/test|dist\/bench)\//.test(file) && !/^examples\/(github-actions\/\.github|gitlab-ci)\//.test(file)) || file.endsWith('.ts'),
+      (file) => (/^(test|bench|src|examples|dist\/src|dist\/test|dist\/bench)\//.test(file) && !/^examples\/(github-actions\/\.github|gitlab-ci)\//.test(file)) || file.endsWith('.ts'),
     );
     expect(unexpected).toEqual([]);
   });

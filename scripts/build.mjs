@@ -1,0 +1,37 @@
+// `npm run build` (and the tests' global setup): TypeScript to dist/, then the CLI bundled into
+// dist/cli/ (what `agentform` runs), each layout with its own precompiled validators.
+// The bundle is what users get: one entry file and a few lazily loaded chunks instead of ~90 ES
+// modules, whose resolving and loading was a third of a small plan's time.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { rolldown } from 'rolldown';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const dist = join(repo, 'dist');
+const bundleDir = join(dist, 'cli');
+const node = (...args) => execFileSync(process.execPath, args, { cwd: repo, stdio: 'inherit' });
+
+node(join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json'));
+// For the tests and benchmarks that import dist/src directly.
+node(join(dist, 'src', 'config', 'write-precompiled-schemas.js'));
+
+rmSync(bundleDir, { recursive: true, force: true });
+const bundle = await rolldown({
+  input: {
+    agentform: join(dist, 'src', 'cli', 'main.js'),
+    // Bundled too, so the validators it writes come from the very code the bundle checks them with.
+    'write-precompiled-schemas': join(dist, 'src', 'config', 'write-precompiled-schemas.js'),
+  },
+  platform: 'node',
+  // The native SQLite binding is loaded from node_modules (and only by the local control plane).
+  external: [/^node:/, 'better-sqlite3'],
+  logLevel: 'warn',
+});
+// One flat folder: modules that find files beside themselves (the precompiled validators) look in it.
+await bundle.write({ dir: bundleDir, format: 'esm', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+await bundle.close();
+node(join(bundleDir, 'write-precompiled-schemas.js'));
+chmodSync(join(bundleDir, 'agentform.js'), 0o755);
+chmodSync(join(dist, 'src', 'cli', 'main.js'), 0o755);
