@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { loadCommonJs, writeCodeCache, type LoadedCommonJs } from '../util/code-cache.js';
 
 export const SCHEMA_FILES = {
   root: 'agentform.schema.json',
@@ -232,8 +233,13 @@ function isPrecompiledModule(value: unknown): value is PrecompiledModule {
  * other schemas (edited since the build) or another ajv. A CommonJS file, so it loads synchronously.
  */
 export function loadPrecompiledValidators(path: string): Compiled | undefined {
+  return loadPrecompiledFile(path)?.compiled;
+}
+
+function loadPrecompiledFile(path: string): { compiled: Compiled; file: LoadedCommonJs } | undefined {
   if (!existsSync(path)) return undefined;
-  const loaded: unknown = requireFromHere(path);
+  const file = loadCommonJs(path);
+  const loaded = file.exports;
   if (!isPrecompiledModule(loaded) || loaded.sourceHash !== schemaSourceHash()) return undefined;
   const exported: Record<string, Validator> = {};
   // ajv's runtime helpers (require("ajv/dist/runtime/…")) resolve from this module, not from the
@@ -248,7 +254,21 @@ export function loadPrecompiledValidators(path: string): Compiled | undefined {
   for (const name of SCHEMA_NAMES) documents[name] = pick(precompiledName(name, 'document'));
   const specs = {} as Record<DocumentKind, Validator>;
   for (const kind of DOCUMENT_KINDS) specs[kind] = pick(precompiledName(kind, 'spec'));
-  return { documents, specs };
+  return { compiled: { documents, specs }, file };
+}
+
+/**
+ * Build step: the V8 code cache of the precompiled validators beside them, made after every
+ * validator has run once on `samples` (so it holds the functions V8 compiled meanwhile). V8 uses it
+ * only in a process with the same flags: run this where the CLI's V8 settings are in effect.
+ */
+export async function writePrecompiledCodeCache(samples: Array<{ name: SchemaName; data: unknown }>): Promise<void> {
+  const path = precompiledValidatorsPath();
+  const loaded = loadPrecompiledFile(path);
+  if (!loaded) throw new Error(`${path} is missing or out of date; write it first`);
+  for (const { name, data } of samples) loaded.compiled.documents[name](data);
+  for (const kind of DOCUMENT_KINDS) loaded.compiled.specs[kind]({});
+  await writeCodeCache(path, loaded.file);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
  * so the name carries the writer's pid and every later write to the same target first removes
  * temporary files whose writer is gone (see {@link removeStaleTempFiles}).
  */
-export async function writeFileAtomic(path: string, content: string, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(path: string, content: string | Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await removeStaleTempFiles(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);

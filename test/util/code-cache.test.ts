@@ -1,0 +1,61 @@
+// loadCommonJs uses a code cache only for the very text it was made from; any other cache costs a compile, never wrong code.
+// Loads that should read a cache run in a fresh process (the built module): within one process V8
+// reuses what it compiled before and never looks at the cache.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CODE_CACHE_SUFFIX, loadCommonJs, writeCodeCache } from '../../src/util/code-cache.js';
+
+let dir: string;
+let file: string;
+const source = (answer: number) => `"use strict";\nconst helper = require('node:path');\nexports.answer = () => ${answer};\nexports.sep = helper.sep;\nexports.file = __filename;\n`;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'code-cache-'));
+  file = join(dir, 'generated.cjs');
+  writeFileSync(file, source(41));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+type Generated = { answer(): number; sep: string; file: string };
+
+const BUILT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'util', 'code-cache.js');
+/** loadCommonJs(file) in a new node process: whether the cache was used, and what the file computes. */
+function loadInFreshProcess(path: string): { used: boolean | null; answer: number } {
+  const script = `import { loadCommonJs } from ${JSON.stringify(BUILT)}; const l = loadCommonJs(${JSON.stringify(path)}); console.log(JSON.stringify({ used: l.cacheUsed ?? null, answer: l.exports.answer() }));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as { used: boolean | null; answer: number };
+}
+
+describe('loadCommonJs', () => {
+  it('loads a CommonJS file as require does, without a cache', () => {
+    const loaded = loadCommonJs(file);
+    const exports = loaded.exports as Generated;
+    expect([exports.answer(), exports.sep, exports.file, loaded.cacheUsed]).toEqual([41, '/', file, undefined]);
+  });
+
+  it('uses the cache written for the same text', async () => {
+    await writeCodeCache(file, loadCommonJs(file));
+    expect(loadInFreshProcess(file)).toEqual({ used: true, answer: 41 });
+  });
+
+  it('ignores a cache made from other text of the same length (V8 would accept it)', async () => {
+    await writeCodeCache(file, loadCommonJs(file));
+    writeFileSync(file, source(42));
+    expect(loadInFreshProcess(file)).toEqual({ used: null, answer: 42 });
+  });
+
+  it('compiles the file when V8 rejects a damaged cache', async () => {
+    await writeCodeCache(file, loadCommonJs(file));
+    const cache = readFileSync(file + CODE_CACHE_SUFFIX);
+    cache.fill(7, 40, 80);
+    writeFileSync(file + CODE_CACHE_SUFFIX, cache);
+    expect(loadInFreshProcess(file)).toEqual({ used: false, answer: 41 });
+  });
+
+  it('ignores a truncated cache file', () => {
+    writeFileSync(file + CODE_CACHE_SUFFIX, Buffer.alloc(10));
+    expect(loadCommonJs(file).cacheUsed).toBeUndefined();
+  });
+});
