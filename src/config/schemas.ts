@@ -195,6 +195,11 @@ export const PRECOMPILED_FILE = 'schemas.precompiled.cjs';
 export function precompiledValidatorsPath(): string {
   return join(dirname(fileURLToPath(import.meta.url)), PRECOMPILED_FILE);
 }
+/** The precompiled spec validators' file, beside the documents' one at `documentsPath`. */
+export function precompiledSpecsPath(documentsPath: string): string {
+  return documentsPath.replace(/\.cjs$/, '.specs.cjs');
+}
+export type PrecompiledPart = 'documents' | 'specs';
 /** Bumped whenever the shape of the generated file changes. */
 const PRECOMPILED_FORMAT = 1;
 
@@ -229,32 +234,64 @@ function isPrecompiledModule(value: unknown): value is PrecompiledModule {
 }
 
 /**
- * The validators of a precompiled file, or undefined when there is none or it was generated from
- * other schemas (edited since the build) or another ajv. A CommonJS file, so it loads synchronously.
+ * The validators of the precompiled files (`path`, and the spec validators' file beside it), or
+ * undefined when there is none or it was generated from other schemas (edited since the build) or
+ * another ajv. CommonJS files, so they load synchronously; the specs' only on first use, and if
+ * that file is missing or stale its validators are compiled here instead.
  */
 export function loadPrecompiledValidators(path: string): Compiled | undefined {
-  return loadPrecompiledFile(path)?.compiled;
+  return loadPrecompiledFiles(path)?.compiled;
 }
 
-function loadPrecompiledFile(path: string): { compiled: Compiled; file: LoadedCommonJs } | undefined {
+interface PrecompiledFile {
+  file: LoadedCommonJs;
+  validator(name: string): Validator;
+}
+
+function loadPrecompiledPart(path: string): PrecompiledFile | undefined {
   if (!existsSync(path)) return undefined;
-  const file = loadCommonJs(path);
+  let file: LoadedCommonJs;
+  try {
+    file = loadCommonJs(path);
+  } catch {
+    // A broken file (cut short, edited by hand) only costs compiling the schemas.
+    return undefined;
+  }
   const loaded = file.exports;
   if (!isPrecompiledModule(loaded) || loaded.sourceHash !== schemaSourceHash()) return undefined;
   const exported: Record<string, Validator> = {};
   // ajv's runtime helpers (require("ajv/dist/runtime/…")) resolve from this module, not from the
   // generated file, so the file works wherever it is written (the tests write it to a temp dir).
   loaded.defineValidators(exported, requireFromHere, VALIDATOR_HELPERS);
-  const pick = (name: string): Validator => {
-    const validator = exported[name];
-    if (typeof validator !== 'function') throw new Error(`${path} has no validator "${name}"; rebuild with npm run build`);
-    return validator;
+  const validator = (name: string): Validator => {
+    const found = exported[name];
+    if (typeof found !== 'function') throw new Error(`${path} has no validator "${name}"; rebuild with npm run build`);
+    return found;
   };
+  return { file, validator };
+}
+
+function loadPrecompiledFiles(path: string): { compiled: Compiled; loadedFiles(): LoadedCommonJs[] } | undefined {
+  const documentsFile = loadPrecompiledPart(path);
+  if (!documentsFile) return undefined;
   const documents = {} as Record<SchemaName, Validator>;
-  for (const name of SCHEMA_NAMES) documents[name] = pick(precompiledName(name, 'document'));
+  for (const name of SCHEMA_NAMES) documents[name] = documentsFile.validator(precompiledName(name, 'document'));
+  let specsFile: PrecompiledFile | null | undefined;
+  let compiledHere: Compiled | undefined;
   const specs = {} as Record<DocumentKind, Validator>;
-  for (const kind of DOCUMENT_KINDS) specs[kind] = pick(precompiledName(kind, 'spec'));
-  return { compiled: { documents, specs }, file };
+  for (const kind of DOCUMENT_KINDS) {
+    Object.defineProperty(specs, kind, {
+      enumerable: true,
+      get(): Validator {
+        specsFile ??= loadPrecompiledPart(precompiledSpecsPath(path)) ?? null;
+        const validator = specsFile ? specsFile.validator(precompiledName(kind, 'spec')) : (compiledHere ??= compileValidators()).specs[kind];
+        Object.defineProperty(specs, kind, { value: validator, enumerable: true });
+        return validator;
+      },
+      configurable: true,
+    });
+  }
+  return { compiled: { documents, specs }, loadedFiles: () => (specsFile ? [documentsFile.file, specsFile.file] : [documentsFile.file]) };
 }
 
 /**
@@ -264,11 +301,13 @@ function loadPrecompiledFile(path: string): { compiled: Compiled; file: LoadedCo
  */
 export async function writePrecompiledCodeCache(samples: Array<{ name: SchemaName; data: unknown }>): Promise<void> {
   const path = precompiledValidatorsPath();
-  const loaded = loadPrecompiledFile(path);
+  const loaded = loadPrecompiledFiles(path);
   if (!loaded) throw new Error(`${path} is missing or out of date; write it first`);
   for (const { name, data } of samples) loaded.compiled.documents[name](data);
   for (const kind of DOCUMENT_KINDS) loaded.compiled.specs[kind]({});
-  await writeCodeCache(path, loaded.file);
+  const files = loaded.loadedFiles();
+  if (files.length !== 2) throw new Error(`${precompiledSpecsPath(path)} is missing or out of date; write it first`);
+  for (const file of files) await writeCodeCache(file.path, file);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,8 +4,9 @@
 // runs from (dist/src after tsc, dist/cli in the bundle). Atomic, so a concurrent run never loads half a file.
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { precompiledValidatorsCode } from './schemas-precompile.js';
-import { precompiledValidatorsPath } from './schemas.js';
+import { precompiledSpecsPath, precompiledValidatorsPath } from './schemas.js';
 import { apiPrecompiledPath, apiValidatorsCode } from '../server/validate.js';
 
-await writeFileAtomic(precompiledValidatorsPath(), precompiledValidatorsCode());
+await writeFileAtomic(precompiledValidatorsPath(), precompiledValidatorsCode('documents'));
+await writeFileAtomic(precompiledSpecsPath(precompiledValidatorsPath()), precompiledValidatorsCode('specs'));
 await writeFileAtomic(apiPrecompiledPath(), apiValidatorsCode());

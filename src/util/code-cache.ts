@@ -17,6 +17,7 @@ export const CODE_CACHE_SUFFIX = '.v8cache';
 const DIGEST_BYTES = 32;
 
 export interface LoadedCommonJs {
+  path: string;
   exports: unknown;
   /** Whether V8 used the cache: undefined when there was none for this text. */
   cacheUsed: boolean | undefined;
@@ -47,7 +48,7 @@ export function loadCommonJs(path: string): LoadedCommonJs {
   const module = { exports: {} as unknown };
   const define = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
   define(module.exports, createRequire(path), module, path, dirname(path));
-  return { exports: module.exports, cacheUsed: cachedData === undefined ? undefined : !script.cachedDataRejected, script };
+  return { path, exports: module.exports, cacheUsed: cachedData === undefined ? undefined : !script.cachedDataRejected, script };
 }
 
 /** Writes the code cache of a file loaded by loadCommonJs, for the next process with the same Node and V8 flags. */

@@ -3,9 +3,9 @@
 // schema / parentSchema / data — over every document of the fixtures and examples plus hand-written
 // cases for each keyword the schemas use. The module under test is generated here, into a temp dir,
 // by the same function the build calls, and loaded the way validators() loads it.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { precompiledValidatorsCode } from '../../src/config/schemas-precompile.js';
@@ -15,6 +15,7 @@ import {
   type Compiled,
   type DocumentKind,
   loadPrecompiledValidators,
+  precompiledSpecsPath,
   PRECOMPILED_FILE,
   type Validator,
 } from '../../src/config/schemas.js';
@@ -136,7 +137,8 @@ let runtime: Compiled;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'agentform-precompiled-'));
   const path = join(dir, PRECOMPILED_FILE);
-  writeFileSync(path, precompiledValidatorsCode());
+  writeFileSync(path, precompiledValidatorsCode('documents'));
+  writeFileSync(precompiledSpecsPath(path), precompiledValidatorsCode('specs'));
   const loaded = loadPrecompiledValidators(path);
   if (!loaded) throw new Error('the freshly generated validators were not loaded');
   precompiled = loaded;
@@ -187,7 +189,7 @@ describe('precompiled validators', () => {
 describe('loading precompiled validators', () => {
   it('ignores a file generated from other schemas', () => {
     const stale = join(dir, 'stale.cjs');
-    const code = precompiledValidatorsCode().replace(/^exports\.sourceHash = "[0-9a-f]{64}";$/m, `exports.sourceHash = "${'0'.repeat(64)}";`);
+    const code = precompiledValidatorsCode('documents').replace(/^exports\.sourceHash = "[0-9a-f]{64}";$/m, `exports.sourceHash = "${'0'.repeat(64)}";`);
     expect(code).toContain('0'.repeat(64));
     writeFileSync(stale, code);
     expect(loadPrecompiledValidators(stale)).toBeUndefined();
@@ -195,5 +197,40 @@ describe('loading precompiled validators', () => {
 
   it('ignores a missing file', () => {
     expect(loadPrecompiledValidators(join(dir, 'missing.cjs'))).toBeUndefined();
+  });
+
+  it('ignores a broken file', () => {
+    const broken = join(dir, 'broken.cjs');
+    writeFileSync(broken, precompiledValidatorsCode('documents').slice(0, 5000));
+    expect(loadPrecompiledValidators(broken)).toBeUndefined();
+  });
+
+  // The spec validators (a third of the code) are loaded on first use only; without a usable
+  // file of them, they are compiled here, with the same results.
+  it('reads the spec validators’ file only when a spec validator is first used', () => {
+    const path = join(dir, 'specs-lazy', PRECOMPILED_FILE);
+    mkdirSync(dirname(path));
+    writeFileSync(path, precompiledValidatorsCode('documents'));
+    const loaded = loadPrecompiledValidators(path)!;
+    // Written after loading: only a lazy loader sees it.
+    const hash = /^exports\.sourceHash = ("[0-9a-f]{64}");$/m.exec(precompiledValidatorsCode('specs'))![1];
+    writeFileSync(precompiledSpecsPath(path), `exports.sourceHash = ${hash};\nexports.defineValidators = (e) => { for (const k of ['Agent','Provider','Connection','Secret','ApiKey']) e[k + '.spec'] = () => 'from the file'; };\n`);
+    expect((loaded.specs.Agent as unknown as () => string)()).toBe('from the file');
+  });
+
+  it.each([
+    ['missing', null],
+    ['broken', 'exports.sourceHash = ('],
+    ['stale', precompiledValidatorsCode('specs').replace(/^exports\.sourceHash = "[0-9a-f]{64}";$/m, `exports.sourceHash = "${'0'.repeat(64)}";`)],
+  ])('compiles the spec validators when their file is %s, with the same results', (name, specsCode) => {
+    const path = join(dir, `specs-${name}`, PRECOMPILED_FILE);
+    mkdirSync(dirname(path));
+    writeFileSync(path, precompiledValidatorsCode('documents'));
+    if (specsCode !== null) writeFileSync(precompiledSpecsPath(path), specsCode);
+    const loaded = loadPrecompiledValidators(path)!;
+    const bad = { model: { provider: 1 }, surprise: true };
+    expect(outcome(loaded.specs.Agent, bad)).toStrictEqual(outcome(runtime.specs.Agent, bad));
+    expect(outcome(loaded.specs.Agent, bad).valid).toBe(false);
+    expect(loaded.specs.Agent).toBe(loaded.specs.Agent);
   });
 });
