@@ -5,7 +5,7 @@
 // First: heap settings for a short-lived process (before anything else allocates).
 import '../util/v8-tuning.js';
 import { Command, CommanderError } from 'commander';
-import { COMMANDS } from './commands/index.js';
+import { commandsFor } from './commands/index.js';
 import { addGlobalOptions } from './global-options.js';
 import { reportError } from './report-error.js';
 import { VERSION } from './version.js';
@@ -19,7 +19,7 @@ export async function main(argv: string[]): Promise<number> {
     .showHelpAfterError('(run with --help for usage)');
   addGlobalOptions(program);
   const outcome = { exitCode: 0 };
-  for (const register of COMMANDS) register(program, outcome);
+  for (const register of commandsFor(argv)) register(program, outcome);
 
   try {
     await program.parseAsync(argv);
