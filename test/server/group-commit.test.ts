@@ -85,3 +85,127 @@ describe('group commit', () => {
     expect(db.inTransaction).toBe(false);
   });
 });
+
+// On a durable (synchronous=FULL) database the group takes the WAL's sync over: COMMIT runs with
+// synchronous=NORMAL and the WAL is synced on the thread pool; no answer before that sync.
+describe('group commit: the WAL sync off the event loop', () => {
+  /** A stand-in for fdatasync that finishes only when the test says so. */
+  const heldSyncs = () => {
+    const pending: Array<(error: Error | null) => void> = [];
+    return { pending, syncWal: (done: (error: Error | null) => void) => void pending.push(done) };
+  };
+  const settled = async (promise: Promise<unknown>): Promise<'resolved' | 'rejected' | 'pending'> => {
+    let state: 'resolved' | 'rejected' | 'pending' = 'pending';
+    promise.then(
+      () => (state = 'resolved'),
+      () => (state = 'rejected'),
+    );
+    // Let the commit's setImmediate and the promise callbacks run.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    return state;
+  };
+
+  it('takes the sync over on a durable database and gives it back on flushGroup', () => {
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    enableGroupCommit(db, heldSyncs());
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    flushGroup(db);
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+  });
+
+  it('leaves a normal-durability database alone (no sync asked for)', async () => {
+    const normalDir = mkdtempSync(join(tmpdir(), 'agentform-group-commit-normal-'));
+    const normal = openDatabase(join(normalDir, 'control-plane.db'), { keys: serverKeySource(normalDir, {}), durability: 'normal' });
+    try {
+      const syncs = heldSyncs();
+      enableGroupCommit(normal, syncs);
+      writeTx(normal, () => normal.prepare('INSERT INTO server_meta (name, value) VALUES (?, ?)').run('gc-n', 'x'));
+      await committed(normal);
+      expect(syncs.pending).toHaveLength(0);
+    } finally {
+      flushGroup(normal);
+      normal.close();
+      rmSync(normalDir, { recursive: true, force: true });
+    }
+  });
+
+  it('committed() settles only once a sync that started after the commit has finished', async () => {
+    const syncs = heldSyncs();
+    enableGroupCommit(db, syncs);
+    insert('gc-a');
+    const first = committed(db);
+    expect(await settled(first)).toBe('pending');
+    // Committed (another connection sees it), not yet synced: no answer yet.
+    expect(rows()).toEqual(['gc-a']);
+    expect(syncs.pending).toHaveLength(1);
+    // The next turn's write starts its own sync: the one under way may not cover it.
+    insert('gc-b');
+    const second = committed(db);
+    await settled(second);
+    expect(syncs.pending).toHaveLength(2);
+    // A read in between waits for the latest sync (it may have read gc-b).
+    const read = committed(db);
+    syncs.pending[0]!(null);
+    expect(await settled(first)).toBe('resolved');
+    expect(await settled(second)).toBe('pending');
+    expect(await settled(read)).toBe('pending');
+    syncs.pending[1]!(null);
+    expect(await settled(second)).toBe('resolved');
+    expect(await settled(read)).toBe('resolved');
+  });
+
+  it('commits beyond the syncs in flight share the next sync', async () => {
+    const syncs = heldSyncs();
+    enableGroupCommit(db, syncs);
+    const waits: Array<Promise<void>> = [];
+    for (const name of ['gc-a', 'gc-b', 'gc-c', 'gc-d']) {
+      insert(name);
+      waits.push(committed(db));
+      await settled(waits[waits.length - 1]!);
+    }
+    expect(syncs.pending).toHaveLength(2);
+    syncs.pending[0]!(null);
+    await settled(waits[0]!);
+    // gc-c and gc-d waited together; their sync starts now that one slot is free.
+    expect(syncs.pending).toHaveLength(3);
+    syncs.pending[1]!(null);
+    syncs.pending[2]!(null);
+    expect(await Promise.all(waits.map(settled))).toEqual(['resolved', 'resolved', 'resolved', 'resolved']);
+  });
+
+  it('a write outside writeTx (autocommit) is synced before committed() settles', async () => {
+    const syncs = heldSyncs();
+    enableGroupCommit(db, syncs);
+    db.prepare('INSERT INTO server_meta (name, value) VALUES (?, ?)').run('gc-auto', 'x');
+    const done = committed(db);
+    expect(await settled(done)).toBe('pending');
+    expect(syncs.pending).toHaveLength(1);
+    syncs.pending[0]!(null);
+    expect(await settled(done)).toBe('resolved');
+    // Nothing written since: nothing more to sync.
+    expect(await settled(committed(db))).toBe('resolved');
+    expect(syncs.pending).toHaveLength(1);
+  });
+
+  it('a failed sync fails its requests and every later one (its pages may be lost)', async () => {
+    const syncs = heldSyncs();
+    enableGroupCommit(db, syncs);
+    insert('gc-a');
+    const done = committed(db);
+    await settled(done);
+    syncs.pending[0]!(new Error('EIO: i/o error, fdatasync'));
+    await expect(done).rejects.toThrow(/EIO/);
+    insert('gc-b');
+    await expect(committed(db)).rejects.toThrow(/EIO/);
+    // Reads answer the error too: what they read may not be on disk.
+    await expect(committed(db)).rejects.toThrow(/EIO/);
+  });
+
+  it('with the real fdatasync, a commit is answered', async () => {
+    enableGroupCommit(db);
+    insert('gc-a');
+    await committed(db);
+    expect(rows()).toEqual(['gc-a']);
+  });
+});
