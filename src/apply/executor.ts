@@ -22,6 +22,8 @@ export interface ApplyOptions {
   /** Fresh fingerprints by resource name for one kind, read just before the first write of that kind. */
   reread: (kind: ResourceKind) => Promise<Map<string, string>>;
   saveToken: WriteContext['saveToken'];
+  /** Each connection's tools as answered right after this apply wrote it (for the tool-surface lock). */
+  onConnectionTested?: WriteContext['onConnectionTested'];
   onEvent?: (event: ApplyEvent) => void;
   shouldStop?: () => boolean;
 }
@@ -52,6 +54,7 @@ export async function applyPlan(
     imagePollMs: options.imagePollMs ?? 250,
     info: (address, message) => emit({ type: 'info', address, message }),
     saveToken: options.saveToken,
+    ...(options.onConnectionTested ? { onConnectionTested: options.onConnectionTested } : {}),
   };
 
   const fresh = new Map<ResourceKind, Promise<Map<string, string>>>();
@@ -86,7 +89,7 @@ export async function applyPlan(
     nodes.push({
       id: change.address,
       dependsOn,
-      run: async () => {
+      run: async (release) => {
         if ((await ensureUnchanged(change)) === 'gone') {
           noteByAddress.set(change.address, 'already gone');
           return;
@@ -95,11 +98,11 @@ export async function applyPlan(
         let note: string | undefined;
         if (change.action === 'replace' && change.kind !== 'apiKey') {
           await deleteTolerant(() => writer({ ...change, action: 'delete' }, writeContext));
-          note = await writer({ ...change, action: 'create' }, writeContext);
+          note = await writer({ ...change, action: 'create' }, writeContext, release);
         } else if (change.action === 'delete') {
           note = await deleteTolerant(() => writer(change, writeContext));
         } else {
-          note = await writer(change, writeContext);
+          note = await writer(change, writeContext, release);
         }
         noteByAddress.set(change.address, note);
       },

@@ -1,6 +1,6 @@
 // How each kind of change becomes Control API calls. One writer per kind; the executor decides
 // when each runs. Writers never print: they report through `context.info`.
-import type { ConnectionAuth } from '../model/api.js';
+import type { ConnectionAuth, ToolDescriptor } from '../model/api.js';
 import { MERGED_WRITE_FIELDS, type ConnectionInput, type RequestOf, type RpcCaller } from '../api/operations.js';
 import { mergeForWrite, restrictToShape, type NullHandling } from '../engine/merge.js';
 import { withoutNulls } from '../model/json.js';
@@ -30,10 +30,15 @@ export interface WriteContext {
   info: (address: ResourceAddress, message: string) => void;
   /** Where the token of a created API key goes (the config's `tokenFile`), or undefined: nowhere. */
   saveToken: (resource: DesiredResource, token: string) => Promise<string | undefined>;
+  /** The tools a connection written by this apply answered with (connections.test right after the write). */
+  onConnectionTested?: (name: string, id: string, tools: readonly ToolDescriptor[]) => void;
 }
 
-/** Returns a short note for the progress line (e.g. "version 4", "13 tools"). */
-export type Writer = (change: ResourceChange, context: WriteContext) => Promise<string | undefined>;
+/**
+ * Returns a short note for the progress line (e.g. "version 4", "13 tools"). `release`: lets the
+ * change's dependents start before the writer is done (work-graph.ts), once what they need exists.
+ */
+export type Writer = (change: ResourceChange, context: WriteContext, release?: () => void) => Promise<string | undefined>;
 
 function desiredOf(change: ResourceChange, context: WriteContext): DesiredResource {
   const resource = context.desired.get(change.address);
@@ -134,7 +139,7 @@ const provider: Writer = async (change, context) => {
   return undefined;
 };
 
-const connection: Writer = async (change, context) => {
+const connection: Writer = async (change, context, release) => {
   if (change.action === 'delete') {
     await context.caller.call('connections.delete', { id: idOf(change.address, context) });
     return undefined;
@@ -154,11 +159,18 @@ const connection: Writer = async (change, context) => {
   }
   const urlChanged = change.action === 'create' || change.fields.some((field) => field.path === 'url');
   if (!urlChanged || !body.url) return undefined;
+  // Sent before the dependents are released, so it goes out first; they need the connection, not
+  // its tools list, so they do not wait for the tool server's answer.
+  const tested = context.caller.call('connections.test', { id });
+  release?.();
   try {
-    // Reported for information only. The tool names agents use are not judged here: a list known
-    // only on the run that creates (or re-points) the connection would make the same configuration
-    // pass or fail depending on history. `validate --remote` checks them on every run instead.
-    const { tools } = await context.caller.call('connections.test', { id });
+    // Reported for information; the same answer is what the tool-surface lock records for a
+    // connection this apply wrote (tool-lock-check.ts), so it is asked once. The tool names agents
+    // use are not judged here: a list known only on the run that creates (or re-points) the
+    // connection would make the same configuration pass or fail depending on history.
+    // `validate --remote` checks them on every run instead.
+    const { tools } = await tested;
+    context.onConnectionTested?.(change.name, id, Array.isArray(tools) ? tools : []);
     return `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
   } catch (error) {
     // The connection itself was written. A tool server that is down is an operational problem to

@@ -5,6 +5,7 @@
 import type { RpcCaller } from '../api/operations.js';
 import { connectionsOfChangedAgents, diffSurface, isEmptyDiff, lockConnection, lockedSurface, withSurfaces, type SurfaceCheck, type SurfaceDiff } from '../engine/tool-surface.js';
 import { ApiError, UserError } from '../errors.js';
+import type { ToolDescriptor } from '../model/api.js';
 import type { ActualState, DesiredState, Plan } from '../model/resources.js';
 import type { LockedConnection, ToolSurfaceLock } from '../model/tool-lock.js';
 
@@ -51,11 +52,17 @@ export async function checkSurfaces(
         if (isScopeError(error)) throw error;
         return { connection, status: 'unreadable', error: reason(error) };
       }
-      if (!locked) return { connection, status: 'unlocked', live };
-      const diff = diffSurface(locked, live);
-      return isEmptyDiff(diff) ? { connection, status: 'same', live } : { connection, status: 'differs', diff, live };
+      return compareSurface(lock, environment, connection, live);
     }),
   );
+}
+
+/** One live surface against its lock entry (none: `unlocked`). */
+function compareSurface(lock: ToolSurfaceLock | undefined, environment: string, connection: string, live: LockedConnection): SurfaceCheck {
+  const locked = lock ? lockedSurface(lock, environment, connection) : undefined;
+  if (!locked) return { connection, status: 'unlocked', live };
+  const diff = diffSurface(locked, live);
+  return isEmptyDiff(diff) ? { connection, status: 'same', live } : { connection, status: 'differs', diff, live };
 }
 
 /** Remote ids of the environment's connections, by name. */
@@ -81,14 +88,19 @@ export interface ToolLockGateInput {
   renderDiff(connection: string, diff: SurfaceDiff): string;
 }
 
+/** A connection's tools as connections.test answered right after the apply wrote it, by name. */
+export type TestedConnections = ReadonlyMap<string, { id: string; tools: readonly ToolDescriptor[] }>;
+
 export interface ToolLockGate {
   /**
    * After the apply: the connections this plan created or rewrote are read now (before the write
    * they did not exist, or pointed elsewhere) and locked or compared; the lock is written when
    * anything was recorded. Throws when such a surface differs from its lock entry (without
-   * --update-lock): the apply has happened, the lock keeps the reviewed entry.
+   * --update-lock): the apply has happened, the lock keeps the reviewed entry. `tested`: the
+   * answers the apply already had for connections it wrote (resource-writers.ts), used instead of
+   * asking each tool server a second time; the others are read here.
    */
-  finish(): Promise<void>;
+  finish(tested?: TestedConnections): Promise<void>;
 }
 
 /**
@@ -129,15 +141,18 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
     throw new UserError(`refusing to apply: the tool surface of ${refusals.length === 1 ? 'a connection' : `${refusals.length} connections`} that changed agents use differs from agentform.lock.yaml (nothing was changed):\n${refusals.join('\n')}`, ACCEPT_HINT).withCode('tool_surface_differs');
   }
   return {
-    finish: async () => {
+    finish: async (tested = new Map()) => {
       // Compared with the lock as this run left it (entries recorded before the write included).
       const current = record.size > 0 ? withSurfaces(input.lock ?? { version: 1, environments: {} }, environment, record) : input.lock;
-      const after = await idsAfterApply(input.client, readAfter)
-        .then((fresh) => checkSurfaces(input.client, current, environment, readAfter, fresh, { readUnlocked: true }))
+      const known = readAfter.filter((name) => tested.has(name)).map((name) => compareSurface(current, environment, name, lockConnection(tested.get(name)!.tools)));
+      const toRead = readAfter.filter((name) => !tested.has(name));
+      const read = await idsAfterApply(input.client, toRead)
+        .then((fresh) => checkSurfaces(input.client, current, environment, toRead, fresh, { readUnlocked: true }))
         .catch((error: unknown) => {
           input.say(`warning: the connections this apply created or changed were not checked against the lock: ${reason(error)}`);
           return [];
         });
+      const after = [...known, ...read].sort((a, b) => (a.connection < b.connection ? -1 : a.connection > b.connection ? 1 : 0));
       const late: string[] = [];
       for (const check of after) {
         if (check.status === 'unlocked' && check.live) {

@@ -1,14 +1,19 @@
 // A small work graph: nodes with dependencies run as soon as their dependencies are done, at most
 // `concurrency` at a time. A failed node marks everything that depends on it (transitively) as
 // skipped, while independent branches go on. Stopping (SIGINT) lets running nodes finish and starts
-// no new ones.
+// no new ones. A node may release its dependents before it ends (`release`): its remaining work is
+// something they do not need (a connection's informational tools/list after its write).
 
 export type NodeState = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 
 export interface WorkNode {
   id: string;
   dependsOn: string[];
-  run: () => Promise<void>;
+  /**
+   * `release()`: what dependents need is done; they may start now, while this node goes on (and
+   * still holds its slot). A node that fails after releasing does not skip them: they have started.
+   */
+  run: (release: () => void) => Promise<void>;
 }
 
 export interface NodeOutcome {
@@ -74,24 +79,37 @@ export async function runWorkGraph(nodes: WorkNode[], options: WorkGraphOptions)
         running += 1;
         options.onStart?.(id);
         const started = performance.now();
-        node.run().then(
-          () => {
-            running -= 1;
-            record({ id, state: 'done', ms: performance.now() - started });
-            for (const next of dependents.get(id) ?? []) {
-              const left = (waitingOn.get(next) as number) - 1;
-              waitingOn.set(next, left);
-              if (left === 0 && !outcomes.has(next)) ready.push(next);
-            }
-            pump();
-          },
-          (error: unknown) => {
-            running -= 1;
-            record({ id, state: 'failed', error, ms: performance.now() - started });
-            skipDependents(id, id);
-            pump();
-          },
-        );
+        let released = false;
+        const releaseDependents = () => {
+          if (released) return;
+          released = true;
+          for (const next of dependents.get(id) ?? []) {
+            const left = (waitingOn.get(next) as number) - 1;
+            waitingOn.set(next, left);
+            if (left === 0 && !outcomes.has(next)) ready.push(next);
+          }
+        };
+        node
+          .run(() => {
+            if (released || outcomes.has(id)) return;
+            releaseDependents();
+            // Started on the next microtask, so the releasing node finishes its own step first.
+            queueMicrotask(pump);
+          })
+          .then(
+            () => {
+              running -= 1;
+              record({ id, state: 'done', ms: performance.now() - started });
+              releaseDependents();
+              pump();
+            },
+            (error: unknown) => {
+              running -= 1;
+              record({ id, state: 'failed', error, ms: performance.now() - started });
+              if (!released) skipDependents(id, id);
+              pump();
+            },
+          );
       }
       if (running === 0) resolve();
     };

@@ -54,23 +54,36 @@ function refuse(field: string, message: string): ServiceError {
   return new ServiceError('invalid_argument', `${field}: ${message}`, { field });
 }
 
+/** Where a value sits in the body: its parent's place and its own key; the path text is built only for an error. */
+interface Place {
+  parent: Place | undefined;
+  key: string | number;
+}
+
+function pathOf(place: Place | undefined): string {
+  const keys: Array<string | number> = [];
+  for (let at = place; at; at = at.parent) keys.push(at.key);
+  return keys.reduceRight<string>((path, key) => fieldPath(path, key), '');
+}
+
 /** Walks the parsed body (its depth is already bounded) and refuses what FIELD_LIMITS and the rules above forbid. */
 function checkValues(root: unknown): void {
-  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  const stack: Array<{ value: unknown; place: Place | undefined }> = [{ value: root, place: undefined }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
+    const { value, place } = stack.pop()!;
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) throw refuse(path || '(body)', 'holds an unpaired UTF-16 surrogate (not valid Unicode text)');
+      if (LONE_SURROGATE.test(value)) throw refuse(pathOf(place) || '(body)', 'holds an unpaired UTF-16 surrogate (not valid Unicode text)');
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => stack.push({ value: item, path: fieldPath(path, index) }));
+      for (let index = 0; index < value.length; index++) stack.push({ value: value[index], place: { parent: place, key: index } });
     } else if (value !== null && typeof value === 'object') {
-      for (const [key, item] of Object.entries(value)) {
-        const at = fieldPath(path, key);
-        if (key === '__proto__') throw refuse(at, 'the key "__proto__" is not allowed');
-        if (LONE_SURROGATE.test(key)) throw refuse(at, 'the key holds an unpaired UTF-16 surrogate');
+      for (const key of Object.keys(value)) {
+        const item = (value as Record<string, unknown>)[key];
+        const at: Place = { parent: place, key };
+        if (key === '__proto__') throw refuse(pathOf(at), 'the key "__proto__" is not allowed');
+        if (LONE_SURROGATE.test(key)) throw refuse(pathOf(at), 'the key holds an unpaired UTF-16 surrogate');
         const limit = FIELD_LIMITS[key];
-        if (limit !== undefined && typeof item === 'string' && item.length > limit) throw refuse(at, `must be at most ${limit} characters (it has ${item.length})`);
-        stack.push({ value: item, path: at });
+        if (limit !== undefined && typeof item === 'string' && item.length > limit) throw refuse(pathOf(at), `must be at most ${limit} characters (it has ${item.length})`);
+        stack.push({ value: item, place: at });
       }
     }
   }

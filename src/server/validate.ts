@@ -5,16 +5,13 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Rpc } from '../api/operations.js';
 import { ServiceError } from './service-error.js';
 import { asciiSource } from '../util/ascii-source.js';
 
-type AjvClass = typeof Ajv2020Module.default;
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
-type AddFormats = typeof addFormatsModule.default;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as AddFormats;
+type AjvClass = typeof import('ajv/dist/2020.js').default;
+type AddFormats = typeof import('ajv-formats').default;
 
 /** schemas/api, found by walking up from this module (works from src/ and from dist/src/). */
 export function apiSchemasDir(): string {
@@ -27,7 +24,18 @@ export function apiSchemasDir(): string {
   throw new Error('cannot find schemas/api of agentform');
 }
 
+const requireFromHere = createRequire(import.meta.url);
+
+/**
+ * ajv comes from the package (require), not from the bundle: ajv's standalone generator is
+ * required from the package too, and it recognises only its own copy's code objects (with a
+ * bundled ajv it wrote `{"_items":…}` for every one of them, a file that did not even parse, so the
+ * bundled server compiled every validator at run time). It also keeps ajv's compiler out of a
+ * server start that finds the precompiled file.
+ */
 function newAjv(source: boolean): InstanceType<AjvClass> {
+  const Ajv2020 = requireFromHere('ajv/dist/2020.js') as AjvClass;
+  const addFormats = requireFromHere('ajv-formats') as AddFormats;
   const instance = new Ajv2020({ allErrors: false, strict: false, code: { source } });
   addFormats(instance);
   return instance;
@@ -62,7 +70,6 @@ export function apiPrecompiledPath(): string {
   return join(dirname(fileURLToPath(import.meta.url)), API_PRECOMPILED_FILE);
 }
 const API_PRECOMPILED_FORMAT = 1;
-const requireFromHere = createRequire(import.meta.url);
 
 /** The schema files' RPC names, sorted: what the precompiled file holds. */
 function apiSchemaRpcs(): string[] {

@@ -249,6 +249,41 @@ describe('applyPlan with an unreachable tool server', () => {
   });
 });
 
+describe('applyPlan and a connection\'s tools list', () => {
+  it('asks connections.test once, after the write; dependents start without waiting for its answer; the note and the tools are kept', async () => {
+    let answerTools!: () => void;
+    const toolsAnswered = new Promise<void>((resolve) => (answerTools = resolve));
+    const calls: Rpc[] = [];
+    const caller: RpcCaller = {
+      async call(rpc) {
+        calls.push(rpc);
+        if (rpc === 'connections.create') return { id: 'c1', name: 'tools', auth: { type: 'none' } } as never;
+        if (rpc === 'connections.test') {
+          // A slow tool server: answers only once the agent has been written.
+          await toolsAnswered;
+          return { tools: [{ name: 'echo' }, { name: 'add' }] } as never;
+        }
+        answerTools();
+        return { agentId: 'a1', version: 1, definition: {} } as never;
+      },
+    };
+    const desired = desiredOf([
+      resource('connection', 'tools', { url: 'http://127.0.0.1:9/mcp', auth: { type: 'none' } }),
+      resource('agent', 'bot', { system: 's', tools: [], policies: { toolCalls: { hook: { connection: 'tools' } } }, limits: {} }),
+    ]);
+    const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
+    const tested: Array<[string, string, number]> = [];
+    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, {
+      ...baseOptions(),
+      onConnectionTested: (name, id, tools) => tested.push([name, id, tools.length]),
+    });
+    expect(result.failed).toEqual([]);
+    expect(calls).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
+    expect(result.done.find((item) => item.address === 'connection/tools')?.note).toBe('2 tools');
+    expect(tested).toEqual([['tools', 'c1', 2]]);
+  });
+});
+
 describe('applyPlan agent definitions', () => {
   it('sends the minimal definition fields (tools, policies, limits) the user left out', async () => {
     const { caller, calls } = fakeCaller();

@@ -53,6 +53,48 @@ describe('runWorkGraph', () => {
     expect(log).not.toContain('start b');
   });
 
+  it('a node that releases its dependents lets them start while it goes on, holding its slot', async () => {
+    const releasing = (log: string[]): WorkNode => ({
+      id: 'a',
+      dependsOn: [],
+      run: async (release) => {
+        log.push('write a');
+        release();
+        release();
+        log.push('probe a');
+        await delay(20);
+        log.push('end a');
+      },
+    });
+    const log: string[] = [];
+    const outcomes = await runWorkGraph([releasing(log), node('b', ['a'], log), node('c', ['b'], log)], { concurrency: 2 });
+    expect(outcomes.every((outcome) => outcome.state === 'done')).toBe(true);
+    // b and c ran while a was still probing, b once.
+    expect(log).toEqual(['write a', 'probe a', 'start b', 'end b', 'start c', 'end c', 'end a']);
+    // With one slot, a keeps it until it ends.
+    const single: string[] = [];
+    await runWorkGraph([releasing(single), node('b', ['a'], single)], { concurrency: 1 });
+    expect(single).toEqual(['write a', 'probe a', 'end a', 'start b', 'end b']);
+  });
+
+  it('a node failing after it released its dependents does not skip them (they have started)', async () => {
+    const log: string[] = [];
+    const nodes: WorkNode[] = [
+      {
+        id: 'a',
+        dependsOn: [],
+        run: async (release) => {
+          release();
+          await delay(10);
+          throw new Error('probe broke');
+        },
+      },
+      node('b', ['a'], log),
+    ];
+    const outcomes = await runWorkGraph(nodes, { concurrency: 2 });
+    expect(Object.fromEntries(outcomes.map((outcome) => [outcome.id, outcome.state]))).toEqual({ a: 'failed', b: 'done' });
+  });
+
   it('treats dependencies outside the graph as satisfied', async () => {
     const outcomes = await runWorkGraph([node('a', ['elsewhere'], [])], { concurrency: 1 });
     expect(outcomes[0].state).toBe('done');

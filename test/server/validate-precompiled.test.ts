@@ -3,11 +3,13 @@
 // compiling at run time, and is ignored once it no longer matches the schemas.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
-import { apiSchemasDir, apiValidatorsCode, loadApiPrecompiled } from '../../src/server/validate.js';
+import { API_PRECOMPILED_FILE, apiSchemasDir, apiValidatorsCode, loadApiPrecompiled } from '../../src/server/validate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentform-api-precompiled-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,5 +60,20 @@ describe('precompiled request validators', () => {
     writeFileSync(stale, apiValidatorsCode().replace(/exports\.sourceHash = "[0-9a-f]+"/, 'exports.sourceHash = "0"'));
     expect(loadApiPrecompiled(stale)).toBeUndefined();
     expect(loadApiPrecompiled(join(dir, 'missing.cjs'))).toBeUndefined();
+  });
+
+  // The bundle's ajv and the standalone generator (required from the package) once were two copies:
+  // the file written for dist/cli held `{"_items":…}` for every code object and did not parse, so the
+  // bundled server silently compiled every validator at run time (~280 ms of CPU at start).
+  it('the file npm run build wrote for the bundled CLI (dist/cli) parses and holds every validator', () => {
+    const requireHere = createRequire(import.meta.url);
+    const bundled = requireHere(fileURLToPath(new URL(`../../dist/cli/${API_PRECOMPILED_FILE}`, import.meta.url))) as {
+      sourceHash: unknown;
+      defineValidators(exports: Record<string, unknown>, require: NodeJS.Require): void;
+    };
+    expect(bundled.sourceHash).toMatch(/^[0-9a-f]{64}$/);
+    const validators: Record<string, unknown> = {};
+    bundled.defineValidators(validators, requireHere);
+    for (const rpc of rpcs) expect(typeof validators[rpc.replace(/[^A-Za-z0-9]/g, '_')], rpc).toBe('function');
   });
 });

@@ -43,16 +43,14 @@ function imageOf(row: VersionRow, bakeMs: number): AgentImage {
   return { status: 'ready', ref, specHash: row.spec_hash, bakedAt: new Date(bakedAtMs).toISOString() };
 }
 
-function toVersion(row: VersionRow, bakeMs: number): AgentVersionWithSlug {
-  return {
-    agentId: row.agent_id,
-    slug: row.slug,
-    version: row.version,
-    definition: parseJson(row.definition, {} as AgentDefinition),
-    createdAt: row.created_at,
-    image: imageOf(row, bakeMs),
-    promotedFrom: parseJson<PromotedFrom | null>(row.promoted_from, null),
-  };
+/** `definition`/`promotedFrom`: the row's, parsed, unless the caller holds them already. */
+function toVersion(
+  row: VersionRow,
+  bakeMs: number,
+  definition: AgentDefinition = parseJson(row.definition, {} as AgentDefinition),
+  promotedFrom: PromotedFrom | null = parseJson<PromotedFrom | null>(row.promoted_from, null),
+): AgentVersionWithSlug {
+  return { agentId: row.agent_id, slug: row.slug, version: row.version, definition, createdAt: row.created_at, image: imageOf(row, bakeMs), promotedFrom };
 }
 
 function versionRow(db: Db, environmentId: string, slug: string, version?: number): VersionRow | undefined {
@@ -82,23 +80,26 @@ function upsert(ctx: HandlerContext, slug: string, definition: AgentDefinition, 
       agentId = existing?.id ?? newId('agt');
       if (!existing) ctx.db.prepare('INSERT INTO agents (id, environment_id, slug, created_at) VALUES (?, ?, ?, ?)').run(agentId, environmentId, slug, nowIso());
     }
-    const specHash = sha256Hex(canonicalJson(filled.sandbox?.image ?? {}));
+    const row: VersionRow = {
+      agent_id: agentId,
+      slug,
+      version: (latest?.version ?? 0) + 1,
+      definition: JSON.stringify(filled),
+      definition_hash: definitionHash,
+      spec_hash: sha256Hex(canonicalJson(filled.sandbox?.image ?? {})),
+      image_error: invalidImageStep(filled) ?? null,
+      promoted_from: promotedFrom ? JSON.stringify(promotedFrom) : null,
+      created_at: nowIso(),
+    };
     ctx.db
       .prepare(
         `INSERT INTO agent_versions (agent_id, version, definition, definition_hash, spec_hash, image_error, promoted_from, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(
-        agentId,
-        (latest?.version ?? 0) + 1,
-        JSON.stringify(filled),
-        definitionHash,
-        specHash,
-        invalidImageStep(filled) ?? null,
-        promotedFrom ? JSON.stringify(promotedFrom) : null,
-        nowIso(),
-      );
-    return toVersion(versionRow(ctx.db, environmentId, slug)!, ctx.services.bakeMs);
+      .run(row.agent_id, row.version, row.definition, row.definition_hash, row.spec_hash, row.image_error, row.promoted_from, row.created_at);
+    // The version as stored, from the row just written rather than read back (and its definition
+    // parsed again): the stored text is JSON.stringify(filled) of a body that came from JSON.
+    return toVersion(row, ctx.services.bakeMs, filled, promotedFrom ?? null);
   });
 }
 

@@ -12,6 +12,12 @@
 // each write runs as a SAVEPOINT inside it (better-sqlite3 nests db.transaction() that way), so a
 // failing request rolls back only its own changes. If COMMIT fails, the whole group is rolled back
 // and every request of the group answers with the error.
+//
+// The fsync stays inside COMMIT, on the event loop. Tried: COMMIT with synchronous=NORMAL and the
+// WAL fdatasync'ed on the thread pool before answering (same durability). It cut the main thread's
+// time blocked in COMMIT during an apply of 1,000 agents (~0.4 s → ~0.05 s) but not the apply's
+// wall time, and cost more CPU (0.87 → 0.92 s of server CPU: smaller groups, hence more syncs,
+// plus the thread hand-offs); a blocked loop also lets more writes gather into the next group.
 import type Database from 'better-sqlite3';
 
 type Db = Database.Database;

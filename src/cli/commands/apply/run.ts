@@ -5,6 +5,7 @@ import type { ApplyEvent } from '../../../apply/events.js';
 import { DEFAULT_MAX_REQUEST_BYTES, preflight } from '../../../apply/preflight.js';
 import { parseSavedPlan, staleness, type SavedPlan } from '../../../apply/saved-plan.js';
 import { AbortedError, UserError } from '../../../errors.js';
+import type { ToolDescriptor } from '../../../model/api.js';
 import type { DesiredResource, Plan, ResourceAddress, ResourceKind } from '../../../model/resources.js';
 import { renderApplyEvent, renderApplySummary } from '../../../render/apply-events.js';
 import { renderProgressLine } from '../../../render/apply-progress.js';
@@ -133,6 +134,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     };
     const slug = run.desired.target.slug;
     const projectDir = run.desired.projectDir;
+    const tested = new Map<string, { id: string; tools: readonly ToolDescriptor[] }>();
     let result;
     try {
       result = await applyPlan(plan, run.desired, run.actual, { caller: session.client }, {
@@ -140,6 +142,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
         waitForImages: options.wait === true,
         shouldStop: () => stopping,
         onEvent: emit,
+        onConnectionTested: (name, id, tools) => tested.set(name, { id, tools }),
         reread: async (kind: ResourceKind) => {
           const fresh = (await readActualState(session.client, slug, [kind])).resources.filter((resource) => resource.kind === kind);
           // Names as the plan gave them: of two live keys of one name, the plan named the one whose
@@ -163,7 +166,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     }
     if (options.json) out(JSON.stringify({ type: 'summary', ...result }));
     else out(renderApplySummary(result, { color }));
-    if (!stopping) await toolLock.finish();
+    if (!stopping) await toolLock.finish(tested);
     if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
     if (result.failed.length > 0) {
       const notStarted = result.notStarted.length > 0 ? `, ${result.notStarted.length} not started` : '';

@@ -1,0 +1,33 @@
+// The request body checks (server/request-body.ts) name the field they refuse; the path is built
+// only for the error, from the place of the value in the body.
+import { describe, expect, it } from 'vitest';
+import { parseRequestBody } from '../../src/server/request-body.js';
+import { ServiceError } from '../../src/server/service-error.js';
+
+const refusal = (text: string): { message: string; details: unknown } => {
+  try {
+    parseRequestBody(Buffer.from(text, 'utf8'));
+  } catch (error) {
+    if (error instanceof ServiceError) return { message: error.message, details: error.details };
+    throw error;
+  }
+  throw new Error('accepted');
+};
+
+describe('parseRequestBody refusals name the field', () => {
+  it.each([
+    ['a long name inside an array of objects', `{"definition":{"subagents":[{"kind":"k"},{"name":"${'n'.repeat(201)}"}]}}`, 'definition.subagents[1].name'],
+    ['a __proto__ key two levels down', '{"definition":{"policies":{"__proto__":{}}}}', 'definition.policies.__proto__'],
+    ['a lone surrogate in a nested array', '{"a":[["ok","\\ud800"]]}', 'a[0][1]'],
+    ['a lone surrogate at the root', '"\\udc00"', '(body)'],
+    ['a top-level field', `{"description":"${'d'.repeat(4001)}"}`, 'description'],
+  ])('%s', (_what, text, field) => {
+    const { message, details } = refusal(text);
+    expect(details).toEqual({ field });
+    expect(message.startsWith(`${field}: `)).toBe(true);
+  });
+
+  it('accepts what breaks no rule', () => {
+    expect(parseRequestBody(Buffer.from('{"a":[{"name":"n","description":"d"}],"b":null}'))).toEqual({ a: [{ name: 'n', description: 'd' }], b: null });
+  });
+});
