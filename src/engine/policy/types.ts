@@ -24,6 +24,11 @@ export interface PolicyInput {
   /** The locked tool surfaces of this environment's connections; undefined: no lock entry at all. */
   surfaces?: LockedSurfaces;
   thresholds: PolicyThresholds;
+  /**
+   * The capabilities of exactly the agents of `resources` under `surfaces`, when the caller has
+   * computed them already (the review needs them too); computed here when left out.
+   */
+  capabilities?: ReadonlyMap<string, AgentCapabilities>;
 }
 
 export interface PolicyThresholds {
