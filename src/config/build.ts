@@ -19,6 +19,8 @@ export interface BuildOptions {
   processEnv: NodeJS.ProcessEnv;
   /** Report unset ${env:} variables. */
   checkEnv: boolean;
+  /** With checkEnv off: where the unset ${env:} variables checkEnv would report go (InterpolationContext). */
+  deferredEnvProblems?: ProblemList;
   /** Report unset ${env:} variables of write-only values. */
   checkWriteOnlyEnv: boolean;
   fileCache: Map<string, string | null>;
@@ -80,6 +82,7 @@ function rootContextOf(project: ProjectRoot, environment: string, options: Build
     variables,
     processEnv: options.processEnv,
     checkEnv: options.checkEnv,
+    ...(options.deferredEnvProblems ? { deferredEnvProblems: options.deferredEnvProblems } : {}),
     checkWriteOnlyEnv: options.checkWriteOnlyEnv,
     locate: (path) => project.root.locate([...basePath, ...path]),
     reportedPath: (path) => [...basePath, ...path],
@@ -204,6 +207,7 @@ function buildDocument(document: ResourceDocument, environment: string, project:
     variables: project.environments[environment]?.variables ?? {},
     processEnv: options.processEnv,
     checkEnv: options.checkEnv,
+    ...(options.deferredEnvProblems ? { deferredEnvProblems: options.deferredEnvProblems } : {}),
     checkWriteOnlyEnv: options.checkWriteOnlyEnv,
     locate: (path) => locateSpec(path),
     reportedPath: (path) => specPath(path),
@@ -262,7 +266,7 @@ function buildDocument(document: ResourceDocument, environment: string, project:
         options.tokenFiles?.push({
           environment,
           address: `apiKey/${document.name}`,
-          path: hasUnsetEnv(tokenFile, options.processEnv) ? undefined : resolve(project.dir, interpolateString(tokenFile, ['tokenFile'], { ...context, problems: new ProblemList() })),
+          path: hasUnsetEnv(tokenFile, options.processEnv) ? undefined : resolve(project.dir, interpolateString(tokenFile, ['tokenFile'], quietly(context))),
           location: locateSpec(['tokenFile']),
           jsonPath: specPath(['tokenFile']),
         });
@@ -311,6 +315,12 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       return out;
     }
   }
+}
+
+/** The context with every problem dropped, deferred ones too. */
+function quietly(context: InterpolationContext): InterpolationContext {
+  const { deferredEnvProblems: _dropped, ...rest } = context;
+  return { ...rest, problems: new ProblemList() };
 }
 
 /**

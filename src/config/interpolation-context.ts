@@ -15,6 +15,11 @@ export interface InterpolationContext {
   /** Report unset ${env:} (off when only the project's shape is being checked). */
   checkEnv: boolean;
   /**
+   * Where an unset ${env:} goes when checkEnv is off, if anywhere: the problems the same build
+   * would have reported with checkEnv on, so that it need not run again to find them.
+   */
+  deferredEnvProblems?: ProblemList;
+  /**
    * Report unset ${env:} and missing ${file:} of write-only values too. Off for plan and validate,
    * which never need them (pull-request jobs have no secrets); apply's preflight reports them.
    */
@@ -57,9 +62,8 @@ function resolveReference(reference: Reference, path: readonly PathSegment[], co
       const value = context.processEnv[reference.name];
       if (value !== undefined && value !== '') return value;
       if (reference.fallback !== undefined) return reference.fallback;
-      if (writeOnly ? context.checkWriteOnlyEnv : context.checkEnv) {
-        context.problems.error(`environment variable ${reference.name} is not set (or use \${env:${reference.name}:-default})`, context.locate(path), context.reportedPath(path));
-      }
+      const reportTo = writeOnly ? (context.checkWriteOnlyEnv ? context.problems : undefined) : context.checkEnv ? context.problems : context.deferredEnvProblems;
+      reportTo?.error(`environment variable ${reference.name} is not set (or use \${env:${reference.name}:-default})`, context.locate(path), context.reportedPath(path));
       return undefined;
     }
     case 'var': {
