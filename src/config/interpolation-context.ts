@@ -102,12 +102,32 @@ export function hasUnsetEnv(input: string, processEnv: NodeJS.ProcessEnv): boole
 }
 
 /** Interpolates every string of a value (keys are left alone). */
-export function interpolateValue(value: JsonValue, path: PathSegment[], context: InterpolationContext): JsonValue {
+export function interpolateValue(value: JsonValue, path: readonly PathSegment[], context: InterpolationContext): JsonValue {
+  return interpolateAt(value, [...path], context);
+}
+
+/**
+ * `path` is one stack for the whole walk (a spec has many values, and most have no `${`): the
+ * context copies it when it reports (locate, reportedPath), nothing keeps it.
+ */
+function interpolateAt(value: JsonValue, path: PathSegment[], context: InterpolationContext): JsonValue {
   if (typeof value === 'string') return interpolateString(value, path, context);
-  if (Array.isArray(value)) return value.map((item, index) => interpolateValue(item, [...path, index], context));
+  if (Array.isArray(value)) {
+    const out: JsonValue[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      out[index] = interpolateAt(value[index] as JsonValue, path, context);
+      path.pop();
+    }
+    return out;
+  }
   if (value !== null && typeof value === 'object') {
     const out: { [key: string]: JsonValue } = {};
-    for (const [key, item] of Object.entries(value)) out[key] = interpolateValue(item, [...path, key], context);
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      out[key] = interpolateAt(value[key] as JsonValue, path, context);
+      path.pop();
+    }
     return out;
   }
   return value;

@@ -6,7 +6,7 @@ import type { SourceLocation } from '../errors.js';
 import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
 import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
-import { withoutNulls } from '../model/json.js';
+import { hasNullField, withoutNulls } from '../model/json.js';
 import { isWarningOnly, reportSchemaErrors } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
 import { openParseCache } from './parse-cache.js';
@@ -251,7 +251,8 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
   }
   const documentKind = kind as DocumentKind;
   const validate = validators().documents[documentKind];
-  const valid = validate(isObject(value.spec) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
+  // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
+  const valid = validate(isObject(value.spec) && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
   if (!valid) reportSchemaErrors(validate.errors ?? [], documentKind, [], (path, target) => source.locate(path, target), problems, {
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
     skipRequiredAtSpecRoot: documentKind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
