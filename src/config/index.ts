@@ -156,8 +156,9 @@ export function specLocator(project: Project, environment: string): (resource: P
     // The spec as a whole (a required field missing, say) is the document's `spec:` key, even when an
     // overlay sets something in it.
     if (path.length === 0) return document.source.locate(['spec'], 'key');
-    const overlay = ['overlays', environment, ...path];
-    const source = document.source.has(overlay) ? overlay : ['spec', ...path];
+    // Only a document with an overlay for the environment can set the value there.
+    const overlay = document.overlays[environment] ? ['overlays', environment, ...path] : undefined;
+    const source = overlay && document.source.has(overlay) ? overlay : ['spec', ...path];
     return document.source.locate(source);
   };
 }

@@ -102,7 +102,9 @@ class Walker {
       if (remote === undefined || isObject(remote)) {
         const fields = remote ?? {};
         for (const key of Object.keys(desired)) {
-          this.walk(desired[key], fields[key], joinPath(path, key), joinPath(pattern, key));
+          // Outside arrays the path is the pattern: one join serves both.
+          const keyPath = joinPath(path, key);
+          this.walk(desired[key], fields[key], keyPath, path === pattern ? keyPath : joinPath(pattern, key));
         }
         return;
       }

@@ -45,8 +45,9 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
     return name;
   };
   return (finding) => {
-    const [kind, ...rest] = finding.address.split('/');
-    const name = rest.join('/');
+    const slash = finding.address.indexOf('/');
+    const kind = slash < 0 ? finding.address : finding.address.slice(0, slash);
+    const name = slash < 0 ? '' : finding.address.slice(slash + 1);
     const location =
       kind === 'environment'
         ? project.root.locate(project.root.has(['environments', environment, 'settings']) ? ['environments', environment, 'settings', ...finding.path] : ['environments', environment], 'key')
