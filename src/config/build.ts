@@ -355,7 +355,8 @@ function agentReferences(spec: JsonObject, located: (kind: ResourceKind, name: s
   const out: LocatedReference[] = [];
   const at = (value: JsonValue | undefined, segments: PathSegment[]): JsonValue | undefined => {
     let current: JsonValue | undefined = value;
-    for (const segment of segments) {
+    for (let step = 0; step < segments.length; step++) {
+      const segment = segments[step] as PathSegment;
       if (typeof segment === 'number') current = Array.isArray(current) ? current[segment] : undefined;
       else current = isObject(current) ? current[segment] : undefined;
     }

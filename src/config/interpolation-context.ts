@@ -123,7 +123,7 @@ function interpolateAt(value: JsonValue, path: PathSegment[], context: Interpola
   }
   if (value !== null && typeof value === 'object') {
     const out: { [key: string]: JsonValue } = {};
-    for (const key of Object.keys(value)) {
+    for (const key in value) {
       path.push(key);
       out[key] = interpolateAt(value[key] as JsonValue, path, context);
       path.pop();

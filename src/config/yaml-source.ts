@@ -188,7 +188,8 @@ export function locatedDocuments(parsed: ParsedFile, absolutePath: string): Loca
           prefix = pathKeyPart(prefix, String(path[position]));
           const offsets = document.index[prefix];
           if (!offsets) return at(best);
-          const [key, value] = offsets;
+          const key = offsets[0];
+          const value = offsets[1];
           if (key >= 0) best = key;
           if (position === path.length - 1 && target === 'key' && key >= 0) return at(key);
           if (value < 0) return at(best);

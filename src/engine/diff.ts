@@ -101,7 +101,7 @@ class Walker {
     if (isObject(desired)) {
       if (remote === undefined || isObject(remote)) {
         const fields = remote ?? {};
-        for (const key of Object.keys(desired)) {
+        for (const key in desired) {
           // Outside arrays the path is the pattern: one join serves both.
           const keyPath = joinPath(path, key);
           this.walk(desired[key], fields[key], keyPath, path === pattern ? keyPath : joinPath(pattern, key));

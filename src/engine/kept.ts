@@ -64,7 +64,8 @@ const ABSENT: unique symbol = Symbol('absent');
 /** The value at `keys`, or ABSENT; allocation-free, since it runs for every field of every agent of every plan. */
 function lookup(root: JsonObject, keys: readonly string[]): JsonValue | typeof ABSENT {
   let current: JsonValue = root;
-  for (const key of keys) {
+  for (let step = 0; step < keys.length; step++) {
+    const key = keys[step] as string;
     if (!isObject(current) || !(key in current) || current[key] === undefined) return ABSENT;
     current = current[key] as JsonValue;
   }
@@ -77,13 +78,18 @@ function meaningful(value: JsonValue, pattern: string, defaults: Readonly<Record
   if (Object.prototype.hasOwnProperty.call(defaults, pattern) && jsonEqual(defaults[pattern], value)) return undefined;
   if (Array.isArray(value)) return value.length === 0 ? undefined : value;
   if (isObject(value)) {
-    // Sorted keys: the line reads the same whatever order the server answers in.
-    const out: JsonObject = {};
-    for (const [key, inner] of Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const kept = meaningful(inner, joinPath(pattern, key), defaults);
-      if (kept !== undefined) out[key] = kept;
+    // Most objects say nothing (all defaults): only what is kept is sorted and copied.
+    let kept: Array<[string, JsonValue]> | undefined;
+    for (const key in value) {
+      const inner = meaningful(value[key] as JsonValue, joinPath(pattern, key), defaults);
+      if (inner !== undefined) (kept ??= []).push([key, inner]);
     }
-    return Object.keys(out).length === 0 ? undefined : out;
+    if (!kept) return undefined;
+    // Sorted keys: the line reads the same whatever order the server answers in.
+    kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: JsonObject = {};
+    for (const [key, inner] of kept) out[key] = inner;
+    return out;
   }
   return value;
 }
@@ -106,7 +112,8 @@ function tableFor(kind: ResourceKind): KindTable {
 export function keptFields(kind: ResourceKind, desired: JsonObject, remote: JsonObject): KeptField[] {
   const { patterns, defaults } = tableFor(kind);
   const out: KeptField[] = [];
-  for (const { pattern, keys } of patterns) {
+  for (let index = 0; index < patterns.length; index++) {
+    const { pattern, keys } = patterns[index] as KindTable['patterns'][number];
     if (out.some((parent) => pattern.startsWith(parent.path) && pattern.charCodeAt(parent.path.length) === 46 /* . */)) continue;
     // Mentioned (even as null, or as part of a whole value above it): managed, or a finer field decides.
     if (lookup(desired, keys) !== ABSENT) continue;

@@ -44,7 +44,9 @@ export function mergeForWrite(desired: JsonObject, remote: JsonObject | undefine
   };
   const mergeObject = (want: JsonObject, have: JsonObject | undefined, pattern: string, nullsHere: NullHandling = nulls): JsonObject => {
     const out: JsonObject = { ...(have ?? {}) };
-    for (const key of Object.keys(want)) {
+    // for-in, not for-of over Object.keys: no key array and no iterator results per object (this
+    // runs for every resource of every plan, mostly before the optimiser has compiled it).
+    for (const key in want) {
       const wanted = want[key];
       if (wanted === undefined) continue;
       if (wanted === null && nullsHere === 'omit') {

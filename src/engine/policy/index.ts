@@ -86,7 +86,10 @@ export function evaluatePolicy(input: PolicyInput, settings: PolicySettings = NO
     if (severity === 'off') return;
     for (const finding of raw) {
       const suppression = settings.suppressions[finding.address]?.find((item) => item.rule === rule);
-      findings.push({ ...finding, rule, severity, ...(custom ? { custom: true } : {}), ...(suppression ? { suppressed: { reason: suppression.reason } } : {}) });
+      const added: Finding = { ...finding, rule, severity };
+      if (custom) added.custom = true;
+      if (suppression) added.suppressed = { reason: suppression.reason };
+      findings.push(added);
     }
   };
   for (const rule of BUILTIN_RULES) {
