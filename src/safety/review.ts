@@ -57,6 +57,31 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
   };
 }
 
+/**
+ * The finding with its `location`, worked out when first read: a plan of 1,000 agents has
+ * thousands of findings, and its text shows a few of each rule (render/safety.ts folds the rest),
+ * while locating every one was a fifth of the review. JSON, annotations and apply's refusal read
+ * every location they print, and get the same value as before. Without a location (the finding is
+ * not in the files), it reads as undefined, which every reader and JSON treat as absent.
+ */
+function withLazyLocation(finding: Finding, locate: (finding: Finding) => SourceLocation | undefined): Finding {
+  const out: Finding = { ...finding };
+  let location: SourceLocation | undefined;
+  let located = false;
+  Object.defineProperty(out, 'location', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!located) {
+        location = locate(finding);
+        located = true;
+      }
+      return location;
+    },
+  });
+  return out;
+}
+
 function agentsOf(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): AgentSpec[] {
   return resources.filter((resource) => resource.kind === 'agent').map((resource) => ({ name: resource.name, spec: resource.spec }));
 }
@@ -100,10 +125,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // With nothing left to the capability review alone, the policy sees the same agents: it takes
   // their capabilities instead of computing them a second time.
   const shared = resources.length === after.length ? { capabilities: capabilitiesAfter } : {};
-  const findings = evaluatePolicy({ ...policyInput, resources, ...shared }, settings).map((finding): Finding => {
-    const location = locate(finding);
-    return location ? { ...finding, location } : finding;
-  });
+  const findings = evaluatePolicy({ ...policyInput, resources, ...shared }, settings).map((finding) => withLazyLocation(finding, locate));
   const unknown = [...new Set([...capabilitiesAfter.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {
     const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';
