@@ -109,26 +109,45 @@ export function interpolateValue(value: JsonValue, path: readonly PathSegment[],
 /**
  * `path` is one stack for the whole walk (a spec has many values, and most have no `${`): the
  * context copies it when it reports (locate, reportedPath), nothing keeps it.
+ *
+ * A list or map none of whose strings change is returned as it is, not copied: most of a spec has
+ * no `${`, and a copy of every spec of a large project was a good part of what a plan allocated
+ * and kept. The result may therefore share parts with the parsed document; neither is changed in
+ * place afterwards (overlays merge into new objects, config/merge.ts).
  */
 function interpolateAt(value: JsonValue, path: PathSegment[], context: InterpolationContext): JsonValue {
   if (typeof value === 'string') return interpolateString(value, path, context);
   if (Array.isArray(value)) {
-    const out: JsonValue[] = new Array(value.length);
+    let out: JsonValue[] | undefined;
     for (let index = 0; index < value.length; index++) {
+      const item = value[index] as JsonValue;
       path.push(index);
-      out[index] = interpolateAt(value[index] as JsonValue, path, context);
+      const interpolated = interpolateAt(item, path, context);
       path.pop();
+      if (out) out.push(interpolated);
+      else if (interpolated !== item) (out = value.slice(0, index)).push(interpolated);
     }
-    return out;
+    return out ?? value;
   }
   if (value !== null && typeof value === 'object') {
-    const out: { [key: string]: JsonValue } = {};
+    let out: { [key: string]: JsonValue } | undefined;
     for (const key in value) {
+      const item = value[key] as JsonValue;
       path.push(key);
-      out[key] = interpolateAt(value[key] as JsonValue, path, context);
+      const interpolated = interpolateAt(item, path, context);
       path.pop();
+      if (out) out[key] = interpolated;
+      else if (interpolated !== item) {
+        // The keys before this one, in their order, then this one.
+        out = {};
+        for (const earlier in value) {
+          if (earlier === key) break;
+          out[earlier] = value[earlier] as JsonValue;
+        }
+        out[key] = interpolated;
+      }
     }
-    return out;
+    return out ?? value;
   }
   return value;
 }
