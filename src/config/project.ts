@@ -263,7 +263,7 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
   const documentKind = kind as DocumentKind;
   const validate = validators().documents[documentKind];
   // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
-  const valid = validate(isObject(value.spec) && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
+  const valid = validate(isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
   if (!valid) reportSchemaErrors(validate.errors ?? [], documentKind, [], (path, target) => source.locate(path, target), problems, {
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
     skipRequiredAtSpecRoot: documentKind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),

@@ -5,6 +5,8 @@ import { createRequire } from 'node:module';
 import type { Document } from 'yaml';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, Problem, ProblemList } from './problems.js';
+import { hasNullField } from '../model/json.js';
+import type { JsonValue } from '../model/resources.js';
 
 /** One YAML document with a way back from a JSON path to its place in the file. */
 export interface LocatedDocument {
@@ -17,6 +19,8 @@ export interface LocatedDocument {
   locate(path: readonly PathSegment[], target?: 'key' | 'value'): SourceLocation;
   /** Whether the document spells out the node at `path`. */
   has(path: readonly PathSegment[]): boolean;
+  /** True when no object in the value has a `null` field (withoutNulls would change nothing). */
+  nullFree: boolean;
 }
 
 /**
@@ -42,6 +46,11 @@ export interface ParsedDocument {
   /** Start offset of the document's content. */
   start: number;
   index: DocumentIndex;
+  /**
+   * No object in the value has a `null` field: worked out once when the text is parsed (and kept
+   * in the parse cache), so the schema check of every run need not look for them again.
+   */
+  nullFree: boolean;
   /** Offsets where the file's lines start (shared by the documents of one file). */
   lineStarts: number[];
 }
@@ -194,7 +203,8 @@ export function parseYamlText(file: string, text: string): ParsedFile {
     try {
       const index = { segments: [] as string[], length: 0, nodes: [] as number[] };
       indexNodes(document.contents, -1, index);
-      out.push({ value: document.toJS({ maxAliasCount: 1000 }) as unknown, start: document.contents?.range?.[0] ?? document.range[0], index: { segments: index.segments.join(''), nodes: index.nodes }, lineStarts });
+      const value = document.toJS({ maxAliasCount: 1000 }) as unknown;
+      out.push({ value, start: document.contents?.range?.[0] ?? document.range[0], index: { segments: index.segments.join(''), nodes: index.nodes }, nullFree: !hasNullField(value as JsonValue), lineStarts });
     } catch (error) {
       // toJS can still fail on pathological input (alias bombs): report, never crash.
       problems.push({ severity: 'error', message: `cannot read YAML: ${error instanceof Error ? cleanYamlMessage(error.message) : String(error)}`, location: at(1, 1) });
@@ -211,6 +221,7 @@ export function locatedDocuments(parsed: ParsedFile, absolutePath: string): Loca
       file: parsed.file,
       absolutePath,
       value: document.value,
+      nullFree: document.nullFree,
       locate(path, target = 'value') {
         let best = document.start;
         let node = -1;
