@@ -58,14 +58,15 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
 }
 
 /**
- * The finding with its `location`, worked out when first read: a plan of 1,000 agents has
- * thousands of findings, and its text shows a few of each rule (render/safety.ts folds the rest),
- * while locating every one was a fifth of the review. JSON, annotations and apply's refusal read
- * every location they print, and get the same value as before. Without a location (the finding is
- * not in the files), it reads as undefined, which every reader and JSON treat as absent.
+ * The finding (a new object of evaluatePolicy's, given to the review alone) with its `location`,
+ * worked out when first read: a plan of 1,000 agents has thousands of findings, and its text shows
+ * a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of the
+ * review. JSON, annotations and apply's refusal read every location they print, and get the same
+ * value as before. Without a location (the finding is not in the files), it reads as undefined,
+ * which every reader and JSON treat as absent.
  */
 function withLazyLocation(finding: Finding, locate: (finding: Finding) => SourceLocation | undefined): Finding {
-  const out: Finding = { ...finding };
+  const out = finding;
   let location: SourceLocation | undefined;
   let located = false;
   Object.defineProperty(out, 'location', {
