@@ -19,6 +19,8 @@ export interface BuildOptions {
   processEnv: NodeJS.ProcessEnv;
   /** Report unset ${env:} variables. */
   checkEnv: boolean;
+  /** With checkEnv off: where the unset ${env:} variables checkEnv would report go (InterpolationContext). */
+  deferredEnvProblems?: ProblemList;
   /** Report unset ${env:} variables of write-only values. */
   checkWriteOnlyEnv: boolean;
   fileCache: Map<string, string | null>;
@@ -80,6 +82,7 @@ function rootContextOf(project: ProjectRoot, environment: string, options: Build
     variables,
     processEnv: options.processEnv,
     checkEnv: options.checkEnv,
+    ...(options.deferredEnvProblems ? { deferredEnvProblems: options.deferredEnvProblems } : {}),
     checkWriteOnlyEnv: options.checkWriteOnlyEnv,
     locate: (path) => project.root.locate([...basePath, ...path]),
     reportedPath: (path) => [...basePath, ...path],
@@ -204,6 +207,7 @@ function buildDocument(document: ResourceDocument, environment: string, project:
     variables: project.environments[environment]?.variables ?? {},
     processEnv: options.processEnv,
     checkEnv: options.checkEnv,
+    ...(options.deferredEnvProblems ? { deferredEnvProblems: options.deferredEnvProblems } : {}),
     checkWriteOnlyEnv: options.checkWriteOnlyEnv,
     locate: (path) => locateSpec(path),
     reportedPath: (path) => specPath(path),
@@ -262,7 +266,7 @@ function buildDocument(document: ResourceDocument, environment: string, project:
         options.tokenFiles?.push({
           environment,
           address: `apiKey/${document.name}`,
-          path: hasUnsetEnv(tokenFile, options.processEnv) ? undefined : resolve(project.dir, interpolateString(tokenFile, ['tokenFile'], { ...context, problems: new ProblemList() })),
+          path: hasUnsetEnv(tokenFile, options.processEnv) ? undefined : resolve(project.dir, interpolateString(tokenFile, ['tokenFile'], quietly(context))),
           location: locateSpec(['tokenFile']),
           jsonPath: specPath(['tokenFile']),
         });
@@ -313,6 +317,12 @@ function buildDocument(document: ResourceDocument, environment: string, project:
   }
 }
 
+/** The context with every problem dropped, deferred ones too. */
+function quietly(context: InterpolationContext): InterpolationContext {
+  const { deferredEnvProblems: _dropped, ...rest } = context;
+  return { ...rest, problems: new ProblemList() };
+}
+
 /**
  * A connection's `auth`: `type` is compared and shown like any field. Every other field, whatever
  * its name (the API does not list them), is write-only: `${env:}`/`${file:}`, or `{value, rotatedAt}`
@@ -345,7 +355,8 @@ function agentReferences(spec: JsonObject, located: (kind: ResourceKind, name: s
   const out: LocatedReference[] = [];
   const at = (value: JsonValue | undefined, segments: PathSegment[]): JsonValue | undefined => {
     let current: JsonValue | undefined = value;
-    for (const segment of segments) {
+    for (let step = 0; step < segments.length; step++) {
+      const segment = segments[step] as PathSegment;
       if (typeof segment === 'number') current = Array.isArray(current) ? current[segment] : undefined;
       else current = isObject(current) ? current[segment] : undefined;
     }

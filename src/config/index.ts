@@ -15,6 +15,7 @@ import { ProblemsError, type SourceLocation } from '../errors.js';
 import type { DesiredResource, DesiredState, EnvironmentTarget } from '../model/resources.js';
 import { buildEnvironment, type DanglingReference, environmentTarget, type TokenFileUse } from './build.js';
 import { type Problem, ProblemList } from './problems.js';
+import { pickEnvironment } from './environment-select.js';
 import { checkProject } from './project-checks.js';
 import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
 import type { PathSegment } from './problems.js';
@@ -32,8 +33,21 @@ export interface ValidateOptions {
   environment?: string;
 }
 
+/**
+ * An environment built while the project was checked (loadProject), kept for desiredStateFor: the
+ * same build with the same process environment, whose unset ${env:} were set aside rather than
+ * reported. Taken once; a second desiredStateFor of the environment builds it again.
+ */
+interface BuiltEnvironment {
+  state: DesiredState;
+  processEnv: NodeJS.ProcessEnv;
+  deferredEnvProblems: ProblemList;
+  dangling: DanglingReference[];
+}
+const builtEnvironments = new WeakMap<Project, Map<string, BuiltEnvironment>>();
+
 /** Reads the project and runs every check that does not need ${env:} values. */
-async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string, hooks: ReadHooks = {}): Promise<{ project?: Project; problems: ProblemList }> {
+async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string, hooks: LoadOptions = {}): Promise<{ project?: Project; problems: ProblemList }> {
   const problems = new ProblemList();
   const project = await readProject(resolve(dir), problems, hooks);
   if (!project) return { problems };
@@ -46,12 +60,25 @@ async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boole
   const fileCache = new Map<string, string | null>();
   const dangling: DanglingReference[] = [];
   const tokenFiles: TokenFileUse[] = [];
+  const built = new Map<string, BuiltEnvironment>();
+  // Only the environment the command will plan is kept (the others' builds are garbage at once).
+  let keep: string | undefined;
+  try {
+    keep = pickEnvironment(project, hooks.environment);
+  } catch {
+    keep = undefined;
+  }
   // Token files are compared across every environment even for `validate -e`: two environments
   // writing one file would overwrite each other's key token.
   for (const environment of names) {
     const checked = only === undefined || environment === only;
-    buildEnvironment(project, environment, { processEnv, checkEnv: checked && checkEnv, checkWriteOnlyEnv: false, fileCache, tokenFiles }, checked ? problems : new ProblemList(), checked ? dangling : []);
+    const deferredEnvProblems = checkEnv ? undefined : new ProblemList();
+    const ownDangling: DanglingReference[] = [];
+    const state = buildEnvironment(project, environment, { processEnv, checkEnv: checked && checkEnv, ...(deferredEnvProblems ? { deferredEnvProblems } : {}), checkWriteOnlyEnv: false, fileCache, tokenFiles }, checked ? problems : new ProblemList(), ownDangling);
+    if (checked) dangling.push(...ownDangling);
+    if (deferredEnvProblems && environment === keep) built.set(environment, { state, processEnv, deferredEnvProblems, dangling: ownDangling });
   }
+  builtEnvironments.set(project, built);
   // With a file unread, a reference may well point into it: its syntax error is the one to fix first.
   if (project.unreadFiles.length === 0) reportDangling(dangling, only !== undefined, problems);
   reportSharedTokenFiles(tokenFiles, project.dir, only, problems);
@@ -129,8 +156,9 @@ export function specLocator(project: Project, environment: string): (resource: P
     // The spec as a whole (a required field missing, say) is the document's `spec:` key, even when an
     // overlay sets something in it.
     if (path.length === 0) return document.source.locate(['spec'], 'key');
-    const overlay = ['overlays', environment, ...path];
-    const source = document.source.has(overlay) ? overlay : ['spec', ...path];
+    // Only a document with an overlay for the environment can set the value there.
+    const overlay = document.overlays[environment] ? ['overlays', environment, ...path] : undefined;
+    const source = overlay && document.source.has(overlay) ? overlay : ['spec', ...path];
     return document.source.locate(source);
   };
 }
@@ -140,7 +168,12 @@ export function locateSpecValue(project: Project, environment: string, resource:
   return specLocator(project, environment)(resource, path);
 }
 
-export async function loadProject(dir: string, hooks: ReadHooks = {}): Promise<Project> {
+export interface LoadOptions extends ReadHooks {
+  /** The environment the caller will ask desiredStateFor for (-e; default: the project's default or only one). */
+  environment?: string;
+}
+
+export async function loadProject(dir: string, hooks: LoadOptions = {}): Promise<Project> {
   const { project, problems } = await check(dir, process.env, false, undefined, hooks);
   throwIfErrors(resolve(dir), problems, 'the configuration is invalid');
   return project as Project;
@@ -159,11 +192,23 @@ export async function validateProject(dir: string, opts: ValidateOptions = {}): 
 }
 
 export function desiredStateFor(project: Project, environment: string, env: NodeJS.ProcessEnv = process.env): DesiredState {
-  const problems = new ProblemList();
-  const dangling: DanglingReference[] = [];
-  // A write-only value whose variable is unset stays without `value`: a plan does not need it, and
-  // apply stops with a clear message before sending anything without it.
-  const state = buildEnvironment(project, environment, { processEnv: env, checkEnv: true, checkWriteOnlyEnv: false, fileCache: new Map() }, problems, dangling);
+  const kept = builtEnvironments.get(project);
+  const prebuilt = kept?.get(environment);
+  kept?.delete(environment);
+  let state: DesiredState;
+  let problems: ProblemList;
+  let dangling: DanglingReference[];
+  if (prebuilt && prebuilt.processEnv === env) {
+    // loadProject found no error in this build, so its errors are exactly the ones set aside.
+    ({ state, dangling } = prebuilt);
+    problems = prebuilt.deferredEnvProblems;
+  } else {
+    problems = new ProblemList();
+    dangling = [];
+    // A write-only value whose variable is unset stays without `value`: a plan does not need it, and
+    // apply stops with a clear message before sending anything without it.
+    state = buildEnvironment(project, environment, { processEnv: env, checkEnv: true, checkWriteOnlyEnv: false, fileCache: new Map() }, problems, dangling);
+  }
   reportDangling(dangling, true, problems);
   throwIfErrors(project.dir, problems, `the configuration of environment ${environment} is incomplete`);
   return state;

@@ -15,6 +15,11 @@ export interface InterpolationContext {
   /** Report unset ${env:} (off when only the project's shape is being checked). */
   checkEnv: boolean;
   /**
+   * Where an unset ${env:} goes when checkEnv is off, if anywhere: the problems the same build
+   * would have reported with checkEnv on, so that it need not run again to find them.
+   */
+  deferredEnvProblems?: ProblemList;
+  /**
    * Report unset ${env:} and missing ${file:} of write-only values too. Off for plan and validate,
    * which never need them (pull-request jobs have no secrets); apply's preflight reports them.
    */
@@ -57,9 +62,8 @@ function resolveReference(reference: Reference, path: readonly PathSegment[], co
       const value = context.processEnv[reference.name];
       if (value !== undefined && value !== '') return value;
       if (reference.fallback !== undefined) return reference.fallback;
-      if (writeOnly ? context.checkWriteOnlyEnv : context.checkEnv) {
-        context.problems.error(`environment variable ${reference.name} is not set (or use \${env:${reference.name}:-default})`, context.locate(path), context.reportedPath(path));
-      }
+      const reportTo = writeOnly ? (context.checkWriteOnlyEnv ? context.problems : undefined) : context.checkEnv ? context.problems : context.deferredEnvProblems;
+      reportTo?.error(`environment variable ${reference.name} is not set (or use \${env:${reference.name}:-default})`, context.locate(path), context.reportedPath(path));
       return undefined;
     }
     case 'var': {
@@ -98,13 +102,52 @@ export function hasUnsetEnv(input: string, processEnv: NodeJS.ProcessEnv): boole
 }
 
 /** Interpolates every string of a value (keys are left alone). */
-export function interpolateValue(value: JsonValue, path: PathSegment[], context: InterpolationContext): JsonValue {
+export function interpolateValue(value: JsonValue, path: readonly PathSegment[], context: InterpolationContext): JsonValue {
+  return interpolateAt(value, [...path], context);
+}
+
+/**
+ * `path` is one stack for the whole walk (a spec has many values, and most have no `${`): the
+ * context copies it when it reports (locate, reportedPath), nothing keeps it.
+ *
+ * A list or map none of whose strings change is returned as it is, not copied: most of a spec has
+ * no `${`, and a copy of every spec of a large project was a good part of what a plan allocated
+ * and kept. The result may therefore share parts with the parsed document; neither is changed in
+ * place afterwards (overlays merge into new objects, config/merge.ts).
+ */
+function interpolateAt(value: JsonValue, path: PathSegment[], context: InterpolationContext): JsonValue {
   if (typeof value === 'string') return interpolateString(value, path, context);
-  if (Array.isArray(value)) return value.map((item, index) => interpolateValue(item, [...path, index], context));
+  if (Array.isArray(value)) {
+    let out: JsonValue[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index] as JsonValue;
+      path.push(index);
+      const interpolated = interpolateAt(item, path, context);
+      path.pop();
+      if (out) out.push(interpolated);
+      else if (interpolated !== item) (out = value.slice(0, index)).push(interpolated);
+    }
+    return out ?? value;
+  }
   if (value !== null && typeof value === 'object') {
-    const out: { [key: string]: JsonValue } = {};
-    for (const [key, item] of Object.entries(value)) out[key] = interpolateValue(item, [...path, key], context);
-    return out;
+    let out: { [key: string]: JsonValue } | undefined;
+    for (const key in value) {
+      const item = value[key] as JsonValue;
+      path.push(key);
+      const interpolated = interpolateAt(item, path, context);
+      path.pop();
+      if (out) out[key] = interpolated;
+      else if (interpolated !== item) {
+        // The keys before this one, in their order, then this one.
+        out = {};
+        for (const earlier in value) {
+          if (earlier === key) break;
+          out[earlier] = value[earlier] as JsonValue;
+        }
+        out[key] = interpolated;
+      }
+    }
+    return out ?? value;
   }
   return value;
 }

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 
-const FORMAT = 1;
+const FORMAT = 2;
 /** Entries not written for this long are removed, now and then, when another is written. */
 const MAX_AGE_MS = 14 * 24 * 3600 * 1000;
 

@@ -54,15 +54,27 @@ export function checkProject(project: Project, problems: ProblemList): void {
   checkDuplicates(project, problems);
 }
 
+/** `path` is a stack shared by the whole walk (it visits every value of every file): copied only to report. */
 function findLiteralKeys(source: LocatedDocument, value: unknown, path: PathSegment[], problems: ProblemList): void {
   if (typeof value === 'string') {
-    if (LITERAL_KEY.test(value)) {
-      problems.error('a literal API key (svc_…) must never be written in configuration: read it with ${env:NAME} instead', source.locate(path), path);
+    // The plain search first: the pattern (with its look-behind) on every string of every file
+    // was most of this walk, and a key always contains `svc_`.
+    if (value.includes('svc_') && LITERAL_KEY.test(value)) {
+      const at = [...path];
+      problems.error('a literal API key (svc_…) must never be written in configuration: read it with ${env:NAME} instead', source.locate(at), at);
     }
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => findLiteralKeys(source, item, [...path, index], problems));
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      findLiteralKeys(source, value[index], path, problems);
+      path.pop();
+    }
   } else if (typeof value === 'object' && value !== null) {
-    for (const [key, item] of Object.entries(value)) findLiteralKeys(source, item, [...path, key], problems);
+    for (const key in value) {
+      path.push(key);
+      findLiteralKeys(source, (value as Record<string, unknown>)[key], path, problems);
+      path.pop();
+    }
   }
 }
 

@@ -5,6 +5,8 @@ import { createRequire } from 'node:module';
 import type { Document } from 'yaml';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, Problem, ProblemList } from './problems.js';
+import { hasNullField } from '../model/json.js';
+import type { JsonValue } from '../model/resources.js';
 
 /** One YAML document with a way back from a JSON path to its place in the file. */
 export interface LocatedDocument {
@@ -17,17 +19,38 @@ export interface LocatedDocument {
   locate(path: readonly PathSegment[], target?: 'key' | 'value'): SourceLocation;
   /** Whether the document spells out the node at `path`. */
   has(path: readonly PathSegment[]): boolean;
+  /** True when no object in the value has a `null` field (withoutNulls would change nothing). */
+  nullFree: boolean;
 }
 
-/** Offsets of the key (-1: none, e.g. a list item) and of the value (-1: written empty). */
-type NodeOffsets = [key: number, value: number];
+/**
+ * Where each node of a document is, as two flat values: a document's index lives as long as the
+ * run (every problem and finding is located through it) and is read back from the parse cache, so
+ * it is kept compact (one object per path was a third of the heap of a plan of 1,000 agents, and of
+ * the garbage collector's copying).
+ * - `nodes`: NODE_FIELDS numbers per node, in document order (depth first, a node before its
+ *   children): its parent's node number (-1: top level), where its segment ends in `segments`
+ *   (it starts where the previous node's ends), the offset of its key (-1: none, e.g. a list item)
+ *   and of its value (-1: written empty).
+ * - `segments`: every node's path segment (a key, or a list position), one after another.
+ */
+export interface DocumentIndex {
+  segments: string;
+  nodes: number[];
+}
+
+const NODE_FIELDS = 4;
 
 export interface ParsedDocument {
   value: unknown;
   /** Start offset of the document's content. */
   start: number;
-  /** JSON path (segments joined by \u0001) → offsets. */
-  index: Record<string, NodeOffsets>;
+  index: DocumentIndex;
+  /**
+   * No object in the value has a `null` field: worked out once when the text is parsed (and kept
+   * in the parse cache), so the schema check of every run need not look for them again.
+   */
+  nullFree: boolean;
   /** Offsets where the file's lines start (shared by the documents of one file). */
   lineStarts: number[];
 }
@@ -52,32 +75,48 @@ export const yamlLibrary = yaml;
  */
 export const PARSER_MODULE_URL = import.meta.url;
 
-const SEPARATOR = '\u0001';
-const pathKey = (path: readonly PathSegment[]): string => path.join(SEPARATOR);
-
-function indexNodes(node: unknown, prefix: string, index: Record<string, NodeOffsets>): void {
+/** Appends the nodes below `node` (whose node number is `parent`) to the index being built. */
+function indexNodes(node: unknown, parent: number, index: { segments: string[]; length: number; nodes: number[] }): void {
   const { isMap, isPair, isScalar, isSeq } = yaml();
+  const add = (segment: string, key: number, value: number): number => {
+    index.segments.push(segment);
+    index.length += segment.length;
+    index.nodes.push(parent, index.length, key, value);
+    return index.nodes.length / NODE_FIELDS - 1;
+  };
   if (isMap(node)) {
     for (const pair of node.items) {
       if (!isPair(pair) || !isScalar(pair.key)) continue;
-      const key = pathKeyPart(prefix, String(pair.key.value));
       const value = pair.value as { range?: [number, number, number]; source?: unknown; value?: unknown } | null;
       const written = value?.range && !(isScalar(value) && value.value === null && (value.source === undefined || value.source === ''));
-      index[key] = [pair.key.range?.[0] ?? -1, written ? (value.range as [number, number, number])[0] : -1];
-      indexNodes(pair.value, key, index);
+      const self = add(String(pair.key.value), pair.key.range?.[0] ?? -1, written ? (value.range as [number, number, number])[0] : -1);
+      indexNodes(pair.value, self, index);
     }
   } else if (isSeq(node)) {
     node.items.forEach((item, position) => {
-      const key = pathKeyPart(prefix, String(position));
       const range = (item as { range?: [number, number, number] } | null)?.range;
-      index[key] = [-1, range ? range[0] : -1];
-      indexNodes(item, key, index);
+      const self = add(String(position), -1, range ? range[0] : -1);
+      indexNodes(item, self, index);
     });
   }
 }
 
-function pathKeyPart(prefix: string, segment: string): string {
-  return prefix === '' ? segment : `${prefix}${SEPARATOR}${segment}`;
+/**
+ * The node number of `segment` below node `parent` (-1: top level), or -1. The nodes below a node
+ * follow it, and end at the first node whose parent comes before it (depth-first order).
+ */
+function childOf(index: DocumentIndex, parent: number, segment: string): number {
+  const { nodes, segments } = index;
+  const count = nodes.length / NODE_FIELDS;
+  for (let node = parent + 1; node < count; node++) {
+    const nodeParent = nodes[node * NODE_FIELDS] as number;
+    if (nodeParent < parent) return -1;
+    if (nodeParent !== parent) continue;
+    const end = nodes[node * NODE_FIELDS + 1] as number;
+    const start = node === 0 ? 0 : (nodes[(node - 1) * NODE_FIELDS + 1] as number);
+    if (end - start === segment.length && segments.startsWith(segment, start)) return node;
+  }
+  return -1;
 }
 
 /** Strips the source excerpt yaml appends to its messages ("at line 3, column 5:\n\n  code\n  ^"). */
@@ -167,9 +206,10 @@ export function parseYamlText(file: string, text: string): ParsedFile {
     }
     if (document.errors.length > 0) continue;
     try {
-      const index: Record<string, NodeOffsets> = {};
-      indexNodes(document.contents, '', index);
-      out.push({ value: document.toJS({ maxAliasCount: 1000 }) as unknown, start: document.contents?.range?.[0] ?? document.range[0], index, lineStarts });
+      const index = { segments: [] as string[], length: 0, nodes: [] as number[] };
+      indexNodes(document.contents, -1, index);
+      const value = document.toJS({ maxAliasCount: 1000 }) as unknown;
+      out.push({ value, start: document.contents?.range?.[0] ?? document.range[0], index: { segments: index.segments.join(''), nodes: index.nodes }, nullFree: !hasNullField(value as JsonValue), lineStarts });
     } catch (error) {
       // toJS can still fail on pathological input (alias bombs): report, never crash.
       problems.push({ severity: 'error', message: `cannot read YAML: ${error instanceof Error ? cleanYamlMessage(error.message) : String(error)}`, location: at(1, 1) });
@@ -186,14 +226,15 @@ export function locatedDocuments(parsed: ParsedFile, absolutePath: string): Loca
       file: parsed.file,
       absolutePath,
       value: document.value,
+      nullFree: document.nullFree,
       locate(path, target = 'value') {
         let best = document.start;
-        let prefix = '';
+        let node = -1;
         for (let position = 0; position < path.length; position++) {
-          prefix = pathKeyPart(prefix, String(path[position]));
-          const offsets = document.index[prefix];
-          if (!offsets) return at(best);
-          const [key, value] = offsets;
+          node = childOf(document.index, node, String(path[position]));
+          if (node < 0) return at(best);
+          const key = document.index.nodes[node * NODE_FIELDS + 2] as number;
+          const value = document.index.nodes[node * NODE_FIELDS + 3] as number;
           if (key >= 0) best = key;
           if (position === path.length - 1 && target === 'key' && key >= 0) return at(key);
           if (value < 0) return at(best);
@@ -202,7 +243,12 @@ export function locatedDocuments(parsed: ParsedFile, absolutePath: string): Loca
         return at(best);
       },
       has(path) {
-        return path.length === 0 || document.index[pathKey(path)] !== undefined;
+        let node = -1;
+        for (let position = 0; position < path.length; position++) {
+          node = childOf(document.index, node, String(path[position]));
+          if (node < 0) return false;
+        }
+        return true;
       },
     };
   });

@@ -37,7 +37,7 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 
 function objectAt(spec: JsonObject, ...path: string[]): JsonObject {
   let current: JsonValue | undefined = spec;
-  for (const key of path) current = isObject(current) ? current[key] : undefined;
+  for (let step = 0; step < path.length; step++) current = isObject(current) ? current[path[step] as string] : undefined;
   return isObject(current) ? current : {};
 }
 
@@ -109,8 +109,10 @@ export function ownCapabilities(agent: AgentSpec, surfaces: LockedSurfaces | und
 }
 
 function subagentNames(spec: JsonObject): string[] {
-  const subagents = Array.isArray(spec.subagents) ? spec.subagents : [];
-  return subagents.flatMap((item) => (isObject(item) && typeof item.agent === 'string' ? [item.agent] : []));
+  const names: string[] = [];
+  if (!Array.isArray(spec.subagents)) return names;
+  for (const item of spec.subagents) if (isObject(item) && typeof item.agent === 'string') names.push(item.agent);
+  return names;
 }
 
 function compareCapabilities(a: Capability, b: Capability): number {
@@ -129,12 +131,24 @@ export function computeCapabilities(agents: readonly AgentSpec[], surfaces: Lock
   const own = new Map(agents.map((agent) => [agent.name, ownCapabilities(agent, surfaces)]));
   const out = new Map<string, AgentCapabilities>();
   for (const agent of agents) {
-    const capabilities = [...(own.get(agent.name)?.capabilities ?? [])];
-    const unknown = new Set(own.get(agent.name)?.unknownConnections ?? []);
+    const subagents = subagentNames(agent.spec);
+    const mine = own.get(agent.name);
+    if (subagents.length === 0) {
+      // Most agents have no subagents: their own tools are all they can reach (no chain to walk).
+      out.set(agent.name, {
+        agent: agent.name,
+        capabilities: [...(mine?.capabilities ?? [])].sort(compareCapabilities),
+        unknownConnections: uniqueSorted(mine?.unknownConnections ?? []),
+        missingSubagents: [],
+      });
+      continue;
+    }
+    const capabilities = [...(mine?.capabilities ?? [])];
+    const unknown = new Set(mine?.unknownConnections ?? []);
     const missing = new Set<string>();
     // Breadth first: each subagent once, by its shortest chain.
     const seen = new Set([agent.name]);
-    const queue: Array<{ name: string; via: string[] }> = subagentNames(agent.spec).map((name) => ({ name, via: [name] }));
+    const queue: Array<{ name: string; via: string[] }> = subagents.map((name) => ({ name, via: [name] }));
     while (queue.length > 0) {
       const next = queue.shift() as { name: string; via: string[] };
       if (seen.has(next.name)) continue;
@@ -156,6 +170,10 @@ export function computeCapabilities(agents: readonly AgentSpec[], surfaces: Lock
     });
   }
   return out;
+}
+
+function uniqueSorted(names: readonly string[]): string[] {
+  return names.length === 0 ? [] : [...new Set(names)].sort();
 }
 
 /** The longest subagent chain below an agent (0: none) and whether it loops back; cycle-safe. */

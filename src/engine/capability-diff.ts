@@ -9,6 +9,8 @@ const keyOf = (capability: Pick<Capability, 'tool' | 'via'>) => `${capability.vi
 
 /** The capability changes of one agent; `before`/`after` undefined when it does not exist on that side. */
 export function diffAgentCapabilities(agent: string, before: AgentCapabilities | undefined, after: AgentCapabilities | undefined): AgentCapabilityDiff | undefined {
+  // The same list on both sides (the usual case: an agent the plan leaves alone) has no change.
+  if (before && after && sameCapabilities(before.capabilities, after.capabilities)) return undefined;
   const beforeByKey = new Map((before?.capabilities ?? []).map((capability) => [keyOf(capability), capability]));
   const afterByKey = new Map((after?.capabilities ?? []).map((capability) => [keyOf(capability), capability]));
   const changes: CapabilityChange[] = [];
@@ -36,6 +38,18 @@ export function diffAgentCapabilities(agent: string, before: AgentCapabilities |
     capabilities: shown?.capabilities ?? [],
     unknownConnections: shown?.unknownConnections ?? [],
   };
+}
+
+/** Element by element: same tool, chain, decision and effect (the note is not compared, as below). */
+function sameCapabilities(before: readonly Capability[], after: readonly Capability[]): boolean {
+  if (before.length !== after.length) return false;
+  for (let index = 0; index < before.length; index++) {
+    const a = before[index] as Capability;
+    const b = after[index] as Capability;
+    if (a.tool !== b.tool || a.decision !== b.decision || a.effect !== b.effect || a.via.length !== b.via.length) return false;
+    for (let step = 0; step < a.via.length; step++) if (a.via[step] !== b.via[step]) return false;
+  }
+  return true;
 }
 
 /** Every agent whose capabilities change, sorted by name. */

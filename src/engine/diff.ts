@@ -24,10 +24,44 @@ export interface DiffRules {
 
 const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
+/**
+ * Joined paths by base and key. The same few dozen paths and patterns come back for every resource
+ * of a kind (a plan of 1,000 agents joined ~100,000 of them in each of the diff, the merge and the
+ * kept fields): each is built once, and being the same string every time, its hash is too (the rule
+ * sets are looked up by pattern). Bounded, since keys can be user data (maps like `byTool`).
+ */
+const joined = new Map<string, Map<string, string>>();
+let joinedCount = 0;
+const MAX_JOINED = 20_000;
+
 /** `a.b`, or `a["x.y"]` when the key would be ambiguous in a dotted path. */
 export function joinPath(base: string, key: string): string {
-  if (PLAIN_KEY.test(key)) return base === '' ? key : `${base}.${key}`;
-  return `${base}[${JSON.stringify(key)}]`;
+  let byKey = joined.get(base);
+  const known = byKey?.get(key);
+  if (known !== undefined) return known;
+  const path = PLAIN_KEY.test(key) ? (base === '' ? key : `${base}.${key}`) : `${base}[${JSON.stringify(key)}]`;
+  if (joinedCount >= MAX_JOINED) {
+    joined.clear();
+    joinedCount = 0;
+    byKey = undefined;
+  }
+  if (!byKey) joined.set(base, (byKey = new Map()));
+  byKey.set(key, path);
+  joinedCount++;
+  return path;
+}
+
+const elementPatterns = new Map<string, string>();
+
+/** The pattern of an array's elements (`tools[]`), built once per array pattern. */
+export function elementPattern(pattern: string): string {
+  let element = elementPatterns.get(pattern);
+  if (element === undefined) {
+    if (elementPatterns.size >= MAX_JOINED) elementPatterns.clear();
+    element = `${pattern}[]`;
+    elementPatterns.set(pattern, element);
+  }
+  return element;
 }
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
@@ -101,8 +135,10 @@ class Walker {
     if (isObject(desired)) {
       if (remote === undefined || isObject(remote)) {
         const fields = remote ?? {};
-        for (const key of Object.keys(desired)) {
-          this.walk(desired[key], fields[key], joinPath(path, key), joinPath(pattern, key));
+        for (const key in desired) {
+          // Outside arrays the path is the pattern: one join serves both.
+          const keyPath = joinPath(path, key);
+          this.walk(desired[key], fields[key], keyPath, path === pattern ? keyPath : joinPath(pattern, key));
         }
         return;
       }
@@ -140,14 +176,14 @@ class Walker {
 
   /** Arrays of objects: element by element in order (`tools[2].name`), extra elements added or removed. */
   private walkElements(desired: JsonValue[], actual: JsonValue[], path: string, pattern: string): void {
-    const elementPattern = `${pattern}[]`;
+    const elements = elementPattern(pattern);
     for (let i = 0; i < desired.length; i++) {
       const elementPath = `${path}[${i}]`;
-      if (i >= actual.length) this.record(elementPath, elementPattern, undefined, desired[i]);
-      else this.walk(desired[i], actual[i], elementPath, elementPattern);
+      if (i >= actual.length) this.record(elementPath, elements, undefined, desired[i]);
+      else this.walk(desired[i], actual[i], elementPath, elements);
     }
     for (let i = desired.length; i < actual.length; i++) {
-      this.record(`${path}[${i}]`, elementPattern, actual[i], undefined);
+      this.record(`${path}[${i}]`, elements, actual[i], undefined);
     }
   }
 }

@@ -58,15 +58,18 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-type Lookup = { found: false } | { found: true; value: JsonValue };
+/** Marks "not found" (undefined is a value a lookup can step over, never one it returns). */
+const ABSENT: unique symbol = Symbol('absent');
 
-function lookup(root: JsonObject, pattern: string): Lookup {
+/** The value at `keys`, or ABSENT; allocation-free, since it runs for every field of every agent of every plan. */
+function lookup(root: JsonObject, keys: readonly string[]): JsonValue | typeof ABSENT {
   let current: JsonValue = root;
-  for (const key of pattern.split('.')) {
-    if (!isObject(current) || !(key in current) || current[key] === undefined) return { found: false };
+  for (let step = 0; step < keys.length; step++) {
+    const key = keys[step] as string;
+    if (!isObject(current) || !(key in current) || current[key] === undefined) return ABSENT;
     current = current[key] as JsonValue;
   }
-  return { found: true, value: current };
+  return current;
 }
 
 /** The value without what says nothing: nulls, empty lists and maps, known defaults (by pattern). */
@@ -75,44 +78,62 @@ function meaningful(value: JsonValue, pattern: string, defaults: Readonly<Record
   if (Object.prototype.hasOwnProperty.call(defaults, pattern) && jsonEqual(defaults[pattern], value)) return undefined;
   if (Array.isArray(value)) return value.length === 0 ? undefined : value;
   if (isObject(value)) {
-    // Sorted keys: the line reads the same whatever order the server answers in.
-    const out: JsonObject = {};
-    for (const [key, inner] of Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const kept = meaningful(inner, joinPath(pattern, key), defaults);
-      if (kept !== undefined) out[key] = kept;
+    // Most objects say nothing (all defaults): only what is kept is sorted and copied.
+    let kept: Array<[string, JsonValue]> | undefined;
+    for (const key in value) {
+      const inner = meaningful(value[key] as JsonValue, joinPath(pattern, key), defaults);
+      if (inner !== undefined) (kept ??= []).push([key, inner]);
     }
-    return Object.keys(out).length === 0 ? undefined : out;
+    if (!kept) return undefined;
+    // Sorted keys: the line reads the same whatever order the server answers in.
+    kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: JsonObject = {};
+    for (const [key, inner] of kept) out[key] = inner;
+    return out;
   }
   return value;
 }
 
+/** Per kind, computed once: each pattern with its keys split, and the values not worth a line. */
+interface KindTable {
+  patterns: ReadonlyArray<{ pattern: string; keys: readonly string[] }>;
+  defaults: Readonly<Record<string, JsonValue>>;
+}
+const TABLES = new Map<ResourceKind, KindTable>();
+function tableFor(kind: ResourceKind): KindTable {
+  let table = TABLES.get(kind);
+  if (!table) {
+    table = { patterns: KEPT_FIELDS[kind].map((pattern) => ({ pattern, keys: pattern.split('.') })), defaults: { ...SERVER_DEFAULTS[kind], ...QUIET_VALUES[kind] } };
+    TABLES.set(kind, table);
+  }
+  return table;
+}
+
 export function keptFields(kind: ResourceKind, desired: JsonObject, remote: JsonObject): KeptField[] {
-  const defaults = { ...SERVER_DEFAULTS[kind], ...QUIET_VALUES[kind] };
+  const { patterns, defaults } = tableFor(kind);
   const out: KeptField[] = [];
-  const shown: string[] = [];
-  for (const pattern of KEPT_FIELDS[kind]) {
-    if (shown.some((parent) => pattern.startsWith(`${parent}.`))) continue;
-    const configured = lookup(desired, pattern);
+  for (let index = 0; index < patterns.length; index++) {
+    const { pattern, keys } = patterns[index] as KindTable['patterns'][number];
+    if (out.some((parent) => pattern.startsWith(parent.path) && pattern.charCodeAt(parent.path.length) === 46 /* . */)) continue;
     // Mentioned (even as null, or as part of a whole value above it): managed, or a finer field decides.
-    if (configured.found) continue;
-    if (!parentsAreObjects(desired, pattern)) continue;
-    const current = lookup(remote, pattern);
-    if (!current.found) continue;
-    const value = meaningful(current.value, pattern, defaults);
-    if (value === undefined && !(PRESENCE_MATTERS.has(pattern) && isObject(current.value))) continue;
+    if (lookup(desired, keys) !== ABSENT) continue;
+    if (!parentsAreObjects(desired, keys)) continue;
+    const current = lookup(remote, keys);
+    if (current === ABSENT) continue;
+    const value = meaningful(current, pattern, defaults);
+    if (value === undefined && !(PRESENCE_MATTERS.has(pattern) && isObject(current))) continue;
     out.push({ path: pattern, value: value ?? {} });
-    shown.push(pattern);
   }
   return out;
 }
 
-/** False when the configuration sets a non-object on the way to `pattern` (then it is not "left out"). */
-function parentsAreObjects(desired: JsonObject, pattern: string): boolean {
+/** False when the configuration sets a non-object on the way to `keys` (then it is not "left out"). */
+function parentsAreObjects(desired: JsonObject, keys: readonly string[]): boolean {
   let current: JsonValue | undefined = desired;
-  for (const key of pattern.split('.').slice(0, -1)) {
+  for (let index = 0; index < keys.length - 1; index++) {
     if (current === undefined) return true;
     if (!isObject(current)) return false;
-    current = current[key];
+    current = current[keys[index] as string];
   }
   return current === undefined || isObject(current);
 }

@@ -13,7 +13,7 @@
 //   operation that may patch (`nulls: 'send'`), so the server applies its default either way.
 // Pure.
 import type { JsonObject, JsonValue } from '../model/resources.js';
-import { joinPath, type DiffRules } from './diff.js';
+import { elementPattern, joinPath, type DiffRules } from './diff.js';
 import { withoutNulls } from '../model/json.js';
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
@@ -37,14 +37,16 @@ export function mergeForWrite(desired: JsonObject, remote: JsonObject | undefine
         const remoteElement = have[index];
         if (!isObject(element)) return withoutNulls(element);
         // Inside array elements a null cannot be sent as such: it is left out.
-        return isObject(remoteElement) ? mergeObject(element, remoteElement, `${pattern}[]`, 'omit') : (withoutNulls(element) as JsonObject);
+        return isObject(remoteElement) ? mergeObject(element, remoteElement, elementPattern(pattern), 'omit') : (withoutNulls(element) as JsonObject);
       });
     }
     return want;
   };
   const mergeObject = (want: JsonObject, have: JsonObject | undefined, pattern: string, nullsHere: NullHandling = nulls): JsonObject => {
     const out: JsonObject = { ...(have ?? {}) };
-    for (const key of Object.keys(want)) {
+    // for-in, not for-of over Object.keys: no key array and no iterator results per object (this
+    // runs for every resource of every plan, mostly before the optimiser has compiled it).
+    for (const key in want) {
       const wanted = want[key];
       if (wanted === undefined) continue;
       if (wanted === null && nullsHere === 'omit') {

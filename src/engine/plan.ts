@@ -171,19 +171,29 @@ function changeFor(
   dependsOn: ResourceAddress[],
   warnings: string[],
 ): ResourceChange {
-  const base: ResourceChange = { address, kind: resource.kind, name: resource.name, action: 'no-op', fields: [], dependsOn: [...dependsOn] };
   const reasons: string[] = [];
   if (resource.promotion) reasons.push(`promoted from ${resource.promotion.fromEnvironment} v${resource.promotion.version}`);
   const writeOnlyPaths = Object.keys(resource.writeOnly);
 
   if (!remote) {
     const fields = [...specAsFields(resource.spec), ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true }))];
-    return withReason({ ...base, action: 'create', fields }, reasons);
+    return withReason({ address, kind: resource.kind, name: resource.name, action: 'create', fields, dependsOn: [...dependsOn] }, reasons);
   }
-  base.id = remote.id;
-  // Read through: a no-op change never needs it (apply compares it only before a write), and
-  // remote.fingerprint is computed on first read (state/normalize.ts).
-  Object.defineProperty(base, 'remoteFingerprint', { enumerable: true, configurable: true, get: () => remote.fingerprint });
+  const base: ResourceChange = {
+    address,
+    kind: resource.kind,
+    name: resource.name,
+    action: 'no-op',
+    fields: [],
+    dependsOn: [...dependsOn],
+    id: remote.id,
+    // Read through: a no-op change never needs it (apply compares it only before a write), and
+    // remote.fingerprint is computed on first read (state/normalize.ts). A getter in the literal,
+    // not defineProperty: one shape for every change, no dictionary-mode object per resource.
+    get remoteFingerprint() {
+      return remote.fingerprint;
+    },
+  };
 
   const fields = diffSpec(resource.spec, remote.spec, rulesFor(resource.kind));
   for (const immutable of immutableFieldsOf(resource.kind)) {

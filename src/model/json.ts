@@ -11,3 +11,15 @@ export function withoutNulls(value: JsonValue): JsonValue {
   }
   return value;
 }
+
+/** Whether withoutNulls would drop anything: a `null` field in some object of the value. */
+export function hasNullField(value: JsonValue): boolean {
+  if (Array.isArray(value)) return value.some(hasNullField);
+  if (typeof value === 'object' && value !== null) {
+    for (const key in value) {
+      const item = value[key] as JsonValue;
+      if (item === null || hasNullField(item)) return true;
+    }
+  }
+  return false;
+}

@@ -55,7 +55,10 @@ type Connection = Omit<Session, 'project' | 'desired' | 'takeReadAhead'>;
 export async function openSession(inputs: OpenInputs, run: RunContext): Promise<Session> {
   let early: EarlyRead | undefined;
   try {
-    const project = await loadProject(inputs.dir, inputs.readAhead ? { onRoot: (root) => (early = startEarlyRead(root, inputs.environment, run)) } : {});
+    const project = await loadProject(inputs.dir, {
+      ...(inputs.environment !== undefined ? { environment: inputs.environment } : {}),
+      ...(inputs.readAhead ? { onRoot: (root: ProjectRoot) => (early = startEarlyRead(root, inputs.environment, run)) } : {}),
+    });
     const environment = pickEnvironment(project, inputs.environment);
     const desired = desiredStateFor(project, environment, run.env);
     if (early && sameTarget(early.target, desired.target)) {

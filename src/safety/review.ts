@@ -33,16 +33,54 @@ export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: stri
 /** Locates findings in the project's files, relative to `cwd`. */
 function findingLocator(project: Project, environment: string, cwd: string): (finding: Finding) => SourceLocation | undefined {
   const locateSpec = specLocator(project, environment);
+  // path.relative and resolve cost more than the lookup itself, and a project has few files but
+  // thousands of findings (a warning per agent): each file's name is worked out once.
+  const fileNames = new Map<string, string>();
+  const fileName = (file: string): string => {
+    let name = fileNames.get(file);
+    if (name === undefined) {
+      name = relative(cwd, resolve(project.dir, file)) || file;
+      fileNames.set(file, name);
+    }
+    return name;
+  };
   return (finding) => {
-    const [kind, ...rest] = finding.address.split('/');
-    const name = rest.join('/');
+    const slash = finding.address.indexOf('/');
+    const kind = slash < 0 ? finding.address : finding.address.slice(0, slash);
+    const name = slash < 0 ? '' : finding.address.slice(slash + 1);
     const location =
       kind === 'environment'
         ? project.root.locate(project.root.has(['environments', environment, 'settings']) ? ['environments', environment, 'settings', ...finding.path] : ['environments', environment], 'key')
         : locateSpec({ kind: kind as ResourceKind, name }, finding.path);
     if (!location) return undefined;
-    return { ...location, file: relative(cwd, resolve(project.dir, location.file)) || location.file };
+    return { ...location, file: fileName(location.file) };
   };
+}
+
+/**
+ * The finding (a new object of evaluatePolicy's, given to the review alone) with its `location`,
+ * worked out when first read: a plan of 1,000 agents has thousands of findings, and its text shows
+ * a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of the
+ * review. JSON, annotations and apply's refusal read every location they print, and get the same
+ * value as before. Without a location (the finding is not in the files), it reads as undefined,
+ * which every reader and JSON treat as absent.
+ */
+function withLazyLocation(finding: Finding, locate: (finding: Finding) => SourceLocation | undefined): Finding {
+  const out = finding;
+  let location: SourceLocation | undefined;
+  let located = false;
+  Object.defineProperty(out, 'location', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      if (!located) {
+        location = locate(finding);
+        located = true;
+      }
+      return location;
+    },
+  });
+  return out;
 }
 
 function agentsOf(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): AgentSpec[] {
@@ -84,11 +122,11 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const declared = new Set(configured.map((resource) => `${resource.kind}/${resource.name}`));
   const resources = after.filter((resource) => declared.has(`${resource.kind}/${resource.name}`));
   const locate = findingLocator(project, environment, cwd);
-  const findings = evaluatePolicy({ ...policyInput, resources }, settings).map((finding): Finding => {
-    const location = locate(finding);
-    return location ? { ...finding, location } : finding;
-  });
   const capabilitiesAfter = computeCapabilities(agentsOf(after), surfaces);
+  // With nothing left to the capability review alone, the policy sees the same agents: it takes
+  // their capabilities instead of computing them a second time.
+  const shared = resources.length === after.length ? { capabilities: capabilitiesAfter } : {};
+  const findings = evaluatePolicy({ ...policyInput, resources, ...shared }, settings).map((finding) => withLazyLocation(finding, locate));
   const unknown = [...new Set([...capabilitiesAfter.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {
     const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';

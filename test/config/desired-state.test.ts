@@ -267,3 +267,64 @@ describe('loadProject', () => {
     expect(project.documents.map((document) => `${document.kind}/${document.name}`)).toEqual(['Provider/p']);
   });
 });
+
+describe('desiredStateFor after loadProject (the build loadProject made is reused)', () => {
+  // With the process environment, desiredStateFor takes loadProject's build of the environment,
+  // whose unset ${env:} were set aside: it must report exactly what a build of its own reports.
+  const UNSET = 'AGENTFORM_TEST_SURELY_UNSET_VARIABLE';
+  const files = {
+    ...FILES,
+    'extra.yaml': `kind: Agent\nname: extra\nspec:\n  model: {provider: openai, model: m}\n  system: \${env:${UNSET}}\n  description: \${var:company}\n`,
+  };
+  const problemsOf = (run: () => unknown): string[] => {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof ProblemsError) return error.problems.map((problem) => `${problem.location?.line}:${problem.location?.col} ${problem.message}`);
+      throw error;
+    }
+    return [];
+  };
+
+  it('reports the same unset variables as a fresh build, the first time and again', async () => {
+    delete process.env[UNSET];
+    const dir = writeProject(files);
+    const freshProject = await loadProject(dir);
+    // Another object than process.env: a build of its own.
+    const fresh = problemsOf(() => desiredStateFor(freshProject, 'dev', { ...process.env }));
+    expect(fresh.some((line) => line.includes(UNSET))).toBe(true);
+    const project = await loadProject(dir, { environment: 'dev' });
+    expect(problemsOf(() => desiredStateFor(project, 'dev'))).toEqual(fresh);
+    expect(problemsOf(() => desiredStateFor(project, 'dev'))).toEqual(fresh);
+  });
+
+  it('gives the same desired state as a fresh build', async () => {
+    const dir = writeProject(FILES);
+    const added = Object.keys(ENV).filter((key) => process.env[key] === undefined);
+    Object.assign(process.env, ENV);
+    try {
+      const reused = desiredStateFor(await loadProject(dir, { environment: 'dev' }), 'dev');
+      expect(reused).toEqual(desiredStateFor(await loadProject(dir), 'dev', { ...process.env }));
+    } finally {
+      for (const key of added) delete process.env[key];
+    }
+  });
+});
+
+describe('interpolation copies only what it changes', () => {
+  it('leaves the parsed documents as written, in every environment', async () => {
+    const dir = writeProject({
+      'agentform.yaml': 'version: 1\nenvironments:\n  dev: {url: local, variables: {who: dev}}\n  prod: {url: local, slug: p, variables: {who: prod}}\n',
+      'a.yaml': 'kind: Agent\nname: a\nspec:\n  model: {provider: p, model: m}\n  system: x\n  tools: [{type: builtin, name: current_time}, {type: builtin, name: "${var:who}"}]\n  limits: {maxTurns: 3}\n',
+      'p.yaml': 'kind: Provider\nname: p\nspec:\n  type: openai\n',
+    });
+    const project = await loadProject(dir);
+    const dev = find(desiredStateFor(project, 'dev', {}), 'agent/a').spec;
+    const prod = find(desiredStateFor(project, 'prod', {}), 'agent/a').spec;
+    expect(dev.tools).toEqual([{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: 'dev' }]);
+    expect(prod.tools).toEqual([{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: 'prod' }]);
+    expect(dev.limits).toEqual({ maxTurns: 3 });
+    const written = project.documents.find((document) => document.name === 'a')!.spec!;
+    expect(written.tools).toEqual([{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: '${var:who}' }]);
+  });
+});

@@ -2,15 +2,40 @@
 import type { JsonObject } from '../../model/resources.js';
 import { subagentDepth, subagentNames } from '../capabilities.js';
 import { agentConnections } from '../tool-surface.js';
-import { type ResourceFinding, resourceRule } from './types.js';
+import { type ResourceFinding, resourceRule, type RuleContext } from './types.js';
 import { arrayAt, isObject, valueAt } from './spec-access.js';
+
+// What a rule needs of the whole environment, worked out once per evaluation rather than once per
+// agent (with 1,000 agents, once per agent was quadratic).
+const grantConnections = new WeakMap<RuleContext, Set<string>>();
+const specsByName = new WeakMap<RuleContext, Map<string, JsonObject>>();
+
+/** The connections that hold per-identity grants. */
+function connectionsWithGrants(context: RuleContext): Set<string> {
+  let names = grantConnections.get(context);
+  if (!names) {
+    names = new Set(context.byKind('grant').flatMap((grant) => (typeof grant.spec.connection === 'string' ? [grant.spec.connection] : [])));
+    grantConnections.set(context, names);
+  }
+  return names;
+}
+
+function agentSpecs(context: RuleContext): Map<string, JsonObject> {
+  let specs = specsByName.get(context);
+  if (!specs) {
+    specs = new Map<string, JsonObject>(context.byKind('agent').map((other) => [other.name, other.spec]));
+    specsByName.set(context, specs);
+  }
+  return specs;
+}
 
 export const identityNotRequiredWithGrants = resourceRule('agent', {
   id: 'identity-not-required-with-grants',
   rationale: 'With per-identity grants on its connections, an agent that does not require an identity may act with no one to answer for it.',
   check: (agent, context) => {
     if (valueAt(agent.spec, ['identity', 'required']) === true) return [];
-    const withGrants = new Set(context.byKind('grant').flatMap((grant) => (typeof grant.spec.connection === 'string' ? [grant.spec.connection] : [])));
+    const withGrants = connectionsWithGrants(context);
+    if (withGrants.size === 0) return [];
     const connections = agentConnections(agent.spec).filter((name) => withGrants.has(name));
     if (connections.length === 0) return [];
     const one = connections.length === 1;
@@ -27,8 +52,7 @@ export const subagentDepthRule = resourceRule('agent', {
     // The declared bounds matter only to an agent that delegates at all.
     if (fanOut === 0 && !selfDelegation) return [];
     const { subagentDepth: maxDepth, subagentFanOut: maxFanOut } = context.thresholds;
-    const agents = new Map<string, JsonObject>(context.byKind('agent').map((other) => [other.name, other.spec]));
-    const { depth, cycle } = subagentDepth(agent.name, agents);
+    const { depth, cycle } = subagentDepth(agent.name, agentSpecs(context));
     const declaredDepth = valueAt(agent.spec, ['subagentPolicy', 'maxDepth']);
     const concurrent = valueAt(agent.spec, ['subagentPolicy', 'maxConcurrent']);
     const findings: ResourceFinding[] = [];

@@ -64,8 +64,12 @@ export function severityFor(defaults: DefaultSeverity, setting: SeveritySetting 
 
 function contextOf(input: PolicyInput): RuleContext {
   const byKind = new Map<ResourceKind, DesiredResource[]>();
-  for (const resource of input.resources) byKind.set(resource.kind, [...(byKind.get(resource.kind) ?? []), resource]);
-  const capabilities = computeCapabilities(byKind.get('agent') ?? [], input.surfaces);
+  for (const resource of input.resources) {
+    const list = byKind.get(resource.kind);
+    if (list) list.push(resource);
+    else byKind.set(resource.kind, [resource]);
+  }
+  const capabilities = input.capabilities ?? computeCapabilities(byKind.get('agent') ?? [], input.surfaces);
   return { ...input, capabilities, byKind: (kind) => byKind.get(kind) ?? [] };
 }
 
@@ -82,7 +86,10 @@ export function evaluatePolicy(input: PolicyInput, settings: PolicySettings = NO
     if (severity === 'off') return;
     for (const finding of raw) {
       const suppression = settings.suppressions[finding.address]?.find((item) => item.rule === rule);
-      findings.push({ ...finding, rule, severity, ...(custom ? { custom: true } : {}), ...(suppression ? { suppressed: { reason: suppression.reason } } : {}) });
+      const added: Finding = { ...finding, rule, severity };
+      if (custom) added.custom = true;
+      if (suppression) added.suppressed = { reason: suppression.reason };
+      findings.push(added);
     }
   };
   for (const rule of BUILTIN_RULES) {

@@ -8,7 +8,7 @@ export function isObject(value: JsonValue | undefined): value is JsonObject {
 /** The value at `path`, or undefined when any step is missing. */
 export function valueAt(spec: JsonObject, path: readonly string[]): JsonValue | undefined {
   let current: JsonValue | undefined = spec;
-  for (const key of path) current = isObject(current) ? current[key] : undefined;
+  for (let step = 0; step < path.length; step++) current = isObject(current) ? current[path[step] as string] : undefined;
   return current;
 }
 
