@@ -1,17 +1,8 @@
-import { appendFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
-import { savePlan } from '../../../apply/saved-plan.js';
+import { resolve } from 'node:path';
 import { UserError } from '../../../errors.js';
-import { planFormatOf, renderPlanAs } from '../../../render/plan-formats.js';
-import { renderFindingAnnotations } from '../../../render/safety.js';
-import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
-import { writeFileAtomic } from '../../../util/atomic-write.js';
 import type { GlobalOptions } from '../../global-options.js';
-import { useColor } from '../../terminal.js';
-import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
-import { planInputsOf, type PlanCommandOptions } from './options.js';
+import type { PlanCommandOptions } from './options.js';
 
 export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.allEnvs && options.checkTools) throw new UserError('--check-tools checks one environment: pass -e instead of --all-envs');
@@ -21,21 +12,10 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
   }
   const session = await openSession({ dir: resolve(dir), ...(options.env ? { environment: options.env } : {}), readAhead: true }, runContext(globals));
   try {
-    const run = await planSession(session, planInputsOf(options));
-    const safety = await reviewPlan(run);
-    if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
-    const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
-    const context = { target: session.targetLabel, color: useColor(globals), safety, ...(toolSurface ? { toolSurface } : {}) };
-    process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
-    if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
-    if (process.env.GITHUB_STEP_SUMMARY) {
-      await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
-    }
-    if (options.out) {
-      await writeFileAtomic(resolve(options.out), `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`, { mode: 0o600 });
-      process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);
-    }
-    return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
+    // Loaded while the reads are on the wire (openSession sent them): on a small project the
+    // planning, review and rendering modules were loaded before, and the run then waited for them.
+    const { finishPlan } = await import('./finish.js');
+    return await finishPlan(session, options, globals);
   } finally {
     await session.close();
   }

@@ -1,0 +1,33 @@
+// The plan command after its session is open: plan, review, render, save. A module of its own so
+// that run.ts can load it while the session's reads are on the wire.
+import { appendFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { savePlan } from '../../../apply/saved-plan.js';
+import { planFormatOf, renderPlanAs } from '../../../render/plan-formats.js';
+import { renderFindingAnnotations } from '../../../render/safety.js';
+import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
+import { writeFileAtomic } from '../../../util/atomic-write.js';
+import type { GlobalOptions } from '../../global-options.js';
+import { useColor } from '../../terminal.js';
+import { planSession } from '../../../pipeline/plan.js';
+import type { Session } from '../../../pipeline/session.js';
+import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
+import { planInputsOf, type PlanCommandOptions } from './options.js';
+
+export async function finishPlan(session: Session, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
+  const run = await planSession(session, planInputsOf(options));
+  const safety = await reviewPlan(run);
+  if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
+  const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
+  const context = { target: session.targetLabel, color: useColor(globals), safety, ...(toolSurface ? { toolSurface } : {}) };
+  process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
+  if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
+  if (process.env.GITHUB_STEP_SUMMARY) {
+    await appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
+  }
+  if (options.out) {
+    await writeFileAtomic(resolve(options.out), `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`, { mode: 0o600 });
+    process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);
+  }
+  return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
+}
