@@ -213,7 +213,14 @@ export function precompiledName(name: SchemaName, part: 'document' | 'spec'): st
  * that sets up the compiler, the file's format. The precompiled validators are used only when this
  * matches now: the schemas may have been edited since the build, or the code rebuilt by tsc alone.
  */
+let sourceHash: string | undefined;
+/** Worked out once per process, like the schema texts it reads (both precompiled files check it). */
 export function schemaSourceHash(): string {
+  sourceHash ??= computeSchemaSourceHash();
+  return sourceHash;
+}
+
+function computeSchemaSourceHash(): string {
   const ajvVersion = (requireFromHere('ajv/package.json') as { version: string }).version;
   const compilerSetup = [createAjv, suggestKeyword.code].map(String);
   const hash = createHash('sha256');
