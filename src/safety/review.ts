@@ -66,10 +66,9 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
  * which every reader and JSON treat as absent.
  */
 function withLazyLocation(finding: Finding, locate: (finding: Finding) => SourceLocation | undefined): Finding {
-  const out = finding;
   let location: SourceLocation | undefined;
   let located = false;
-  Object.defineProperty(out, 'location', {
+  Object.defineProperty(finding, 'location', {
     enumerable: true,
     configurable: true,
     get: () => {
@@ -80,7 +79,7 @@ function withLazyLocation(finding: Finding, locate: (finding: Finding) => Source
       return location;
     },
   });
-  return out;
+  return finding;
 }
 
 function agentsOf(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): AgentSpec[] {

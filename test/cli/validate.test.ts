@@ -11,11 +11,10 @@ import { CLI, REPO } from '../helpers/cli.js';
 type AjvClass = typeof Ajv2020Module.default;
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;
 
-const MAIN = CLI;
 const INVALID = join('test', 'fixtures', 'invalid');
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [MAIN, ...args], {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: REPO,
     encoding: 'utf8',
     env: { PATH: process.env.PATH, ...env },
@@ -25,7 +24,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 beforeAll(() => {
   // dist/ is built once by test/global-setup.ts.
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} was not built`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} was not built`);
 }, 120_000);
 
 describe('agentform validate', () => {
