@@ -314,7 +314,7 @@ export async function writePrecompiledCodeCache(samples: Array<{ name: SchemaNam
   for (const kind of DOCUMENT_KINDS) loaded.compiled.specs[kind]({});
   const files = loaded.loadedFiles();
   if (files.length !== 2) throw new Error(`${precompiledSpecsPath(path)} is missing or out of date; write it first`);
-  for (const file of files) await writeCodeCache(file.path, file);
+  for (const file of files) await writeCodeCache(file);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ export function loadCommonJs(path: string): LoadedCommonJs {
 }
 
 /** Writes the code cache of a file loaded by loadCommonJs, for the next process with the same Node and V8 flags. */
-export async function writeCodeCache(path: string, loaded: LoadedCommonJs): Promise<void> {
-  const source = readFileSync(path, 'utf8');
-  await writeFileAtomic(path + CODE_CACHE_SUFFIX, Buffer.concat([digest(source), loaded.script.createCachedData()]));
+export async function writeCodeCache(loaded: LoadedCommonJs): Promise<void> {
+  const source = readFileSync(loaded.path, 'utf8');
+  await writeFileAtomic(loaded.path + CODE_CACHE_SUFFIX, Buffer.concat([digest(source), loaded.script.createCachedData()]));
 }
