@@ -3,7 +3,7 @@
 // The bundle is what users get: one entry file and a few lazily loaded chunks instead of ~90 ES
 // modules, whose resolving and loading was a third of a small plan's time.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -54,4 +54,9 @@ await bundle.close();
 node(join(bundleDir, 'write-precompiled-schemas.js'));
 node(join(bundleDir, 'write-code-cache.js'), join(repo, 'examples'));
 chmodSync(join(bundleDir, 'agentform.js'), 0o755);
-chmodSync(join(dist, 'src', 'cli', 'main.js'), 0o755);
+// tsc's entry (the bundle's input, above) becomes a forwarder to the bundle: whatever still runs the
+// old path (the peer benchmark in ../shared/bench, scripts written before the bundle) runs the CLI
+// users get, not ~90 unbundled modules that start ~40 ms slower.
+const tscEntry = join(dist, 'src', 'cli', 'main.js');
+writeFileSync(tscEntry, "#!/usr/bin/env node\n// Written by scripts/build.mjs: the CLI is the bundle.\nimport '../../cli/agentform.js';\n");
+chmodSync(tscEntry, 0o755);

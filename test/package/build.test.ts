@@ -17,6 +17,15 @@ describe('the built CLI in a checkout', () => {
     expect(stdout.trim()).toBe(VERSION);
   });
 
+  // The peer benchmark in ../shared/bench (and older scripts) run tsc's entry: it must be the bundle,
+  // or they time ~90 unbundled modules users never run.
+  it('runs the bundle from tsc’s old entry, dist/src/cli/main.js', async () => {
+    const entry = join(REPO, 'dist', 'src', 'cli', 'main.js');
+    expect(readFileSync(entry, 'utf8')).toContain("import '../../cli/agentform.js'");
+    const { stdout } = await run(process.execPath, [entry, '--version']);
+    expect(stdout.trim()).toBe(VERSION);
+  });
+
   it('runs as `npx agentform` inside the clone, without npm link', async () => {
     const { stdout } = await run('npx', ['--no-install', 'agentform', '--version'], { cwd: REPO });
     expect(stdout.trim()).toBe(VERSION);
