@@ -26,4 +26,8 @@ for (const file of yamlFiles(examples)) {
     else if (file.endsWith('agentform.yaml')) samples.push({ name: 'root', data });
   }
 }
-await writePrecompiledCodeCache(samples);
+// No top-level await: the bundle this runs from is CommonJS (scripts/build.mjs).
+writePrecompiledCodeCache(samples).catch((error: unknown) => {
+  process.stderr.write(`write-code-cache: ${String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -7,6 +7,12 @@ import { precompiledValidatorsCode } from './schemas-precompile.js';
 import { precompiledSpecsPath, precompiledValidatorsPath } from './schemas.js';
 import { apiPrecompiledPath, apiValidatorsCode } from '../server/validate.js';
 
-await writeFileAtomic(precompiledValidatorsPath(), precompiledValidatorsCode('documents'));
-await writeFileAtomic(precompiledSpecsPath(precompiledValidatorsPath()), precompiledValidatorsCode('specs'));
-await writeFileAtomic(apiPrecompiledPath(), apiValidatorsCode());
+// No top-level await: the bundle this also runs from is CommonJS (scripts/build.mjs).
+Promise.all([
+  writeFileAtomic(precompiledValidatorsPath(), precompiledValidatorsCode('documents')),
+  writeFileAtomic(precompiledSpecsPath(precompiledValidatorsPath()), precompiledValidatorsCode('specs')),
+  writeFileAtomic(apiPrecompiledPath(), apiValidatorsCode()),
+]).catch((error: unknown) => {
+  process.stderr.write(`write-precompiled-schemas: ${String(error)}\n`);
+  process.exitCode = 1;
+});
