@@ -3,7 +3,8 @@
 // The bundle is what users get: one entry file and a few lazily loaded chunks instead of ~90 ES
 // modules, whose resolving and loading was a third of a small plan's time.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -40,7 +41,7 @@ const lazyChildProcess = {
 rmSync(bundleDir, { recursive: true, force: true });
 const bundle = await rolldown({
   input: {
-    agentform: join(dist, 'src', 'cli', 'main.js'),
+    agentform: join(dist, 'src', 'cli', 'bin.js'),
     // Bundled too, so the validators it writes come from the very code the bundle checks them with.
     'write-precompiled-schemas': join(dist, 'src', 'config', 'write-precompiled-schemas.js'),
     'write-code-cache': join(dist, 'src', 'config', 'write-code-cache.js'),
@@ -62,6 +63,29 @@ await bundle.close();
 node(join(bundleDir, 'write-precompiled-schemas.js'));
 node(join(bundleDir, 'write-code-cache.js'), join(repo, 'examples'));
 chmodSync(join(bundleDir, 'agentform.js'), 0o755);
+trainCodeCache();
+/**
+ * The chunks' V8 code caches (src/util/code-cache.ts): the CLI run as users run it, validate, then
+ * apply and plan of a copy of the quickstart against the embedded local control plane, each run
+ * writing the caches of the chunks it loaded with every function it compiled (and keeping those it
+ * read: the caches accumulate). A failed run is reported, not fatal: the CLI works without caches,
+ * only slower (test/package/build.test.ts checks that a plan uses them).
+ */
+function trainCodeCache() {
+  const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
+  const cli = join(bundleDir, 'agentform.js');
+  try {
+    cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true });
+    const runs = [['validate', project], ['apply', project, '--auto-approve'], ['plan', project]];
+    for (const args of runs) {
+      execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1' } });
+    }
+  } catch (error) {
+    console.warn(`build: the bundle's code cache is incomplete (${String(error)}); the CLI runs, slower`);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+}
 // tsc's entry (the bundle's input, above) becomes a link to the bundle: whatever still runs the old
 // path (the peer benchmark in ../shared/bench, scripts written before the bundle) runs the CLI users
 // get. A link, not an ES module importing it: Node runs a main script from its real path, so it

@@ -19,7 +19,8 @@ import { setFlagsFromString } from 'node:v8';
 
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
 const command = process.argv.slice(2).find((argument) => !argument.startsWith('-'));
-if (command !== 'server') {
+export const isServerRun = command === 'server';
+if (!isServerRun) {
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--interrupt-budget=1081344');
 }

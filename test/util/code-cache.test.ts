@@ -59,3 +59,43 @@ describe('loadCommonJs', () => {
     expect(loadCommonJs(file).cacheUsed).toBeUndefined();
   });
 });
+
+describe('useBundleCodeCache', () => {
+  const BUNDLE_CACHE = `import { useBundleCodeCache } from ${JSON.stringify(BUILT)};`;
+  /** Requires main.js of the "bundle" in a new process (writing caches with `write`): its answer and the loader's counts. */
+  function runBundle(bundle: string, write: boolean): { answer: number; stats: { fromCache: number; compiled: number; rejected: number } } {
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write} }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
+    return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as ReturnType<typeof runBundle>;
+  }
+  let bundle: string;
+  beforeEach(() => {
+    bundle = join(dir, 'bundle');
+    execFileSync('mkdir', [bundle]);
+    writeFileSync(join(bundle, 'package.json'), '{ "type": "commonjs" }');
+    writeFileSync(join(bundle, 'main.js'), '#!/usr/bin/env node\nconst part = require("./part.js");\nexports.answer = () => part.value() + 1;\n');
+    writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 41;\n');
+  });
+
+  it('loads the bundle’s files as require does, compiled without caches at first', () => {
+    expect(runBundle(bundle, false)).toEqual({ answer: 42, stats: { fromCache: 0, compiled: 2, rejected: 0 } });
+  });
+
+  it('writes each loaded file’s cache at exit, which the next process uses', () => {
+    runBundle(bundle, true);
+    expect(runBundle(bundle, false)).toEqual({ answer: 42, stats: { fromCache: 2, compiled: 0, rejected: 0 } });
+  });
+
+  it('compiles a file changed since its cache was made, and still uses the others', () => {
+    runBundle(bundle, true);
+    writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 51;\n');
+    expect(runBundle(bundle, false)).toEqual({ answer: 52, stats: { fromCache: 1, compiled: 1, rejected: 0 } });
+  });
+
+  it('leaves files outside the bundle’s folder to Node', () => {
+    writeFileSync(join(dir, 'outside.js'), 'exports.value = () => 41;\n');
+    writeFileSync(join(bundle, 'part.js'), 'module.exports = require("../outside.js");\n');
+    runBundle(bundle, true);
+    expect(() => readFileSync(join(dir, 'outside.js') + CODE_CACHE_SUFFIX)).toThrow();
+    expect(runBundle(bundle, false).stats).toEqual({ fromCache: 2, compiled: 0, rejected: 0 });
+  });
+});
