@@ -14,10 +14,10 @@
 //   ignored: it can only make a run slower, never different.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
+import { installedVersion } from '../util/package-version.js';
 
 const FORMAT = 2;
 /** Entries not written for this long are removed, now and then, when another is written. */
@@ -40,7 +40,7 @@ let parserIdentity: string | undefined;
 function parserId(): string {
   if (parserIdentity === undefined) {
     const source = readFileSync(fileURLToPath(PARSER_MODULE_URL), 'utf8');
-    const yamlVersion = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
+    const yamlVersion = installedVersion('yaml', import.meta.url);
     parserIdentity = createHash('sha256').update(`${FORMAT}\0${yamlVersion}\0${source}`).digest('hex');
   }
   return parserIdentity;

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadCommonJs, writeCodeCache, type LoadedCommonJs } from '../util/code-cache.js';
+import { installedVersion } from '../util/package-version.js';
 
 export const SCHEMA_FILES = {
   root: 'agentform.schema.json',
@@ -221,7 +222,7 @@ export function schemaSourceHash(): string {
 }
 
 function computeSchemaSourceHash(): string {
-  const ajvVersion = (requireFromHere('ajv/package.json') as { version: string }).version;
+  const ajvVersion = installedVersion('ajv', import.meta.url);
   const compilerSetup = [createAjv, suggestKeyword.code].map(String);
   const hash = createHash('sha256');
   hash.update(JSON.stringify({ format: PRECOMPILED_FORMAT, ajv: ajvVersion, options: AJV_OPTIONS, compilerSetup }));

@@ -9,6 +9,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Rpc } from '../api/operations.js';
 import { ServiceError } from './service-error.js';
 import { asciiSource } from '../util/ascii-source.js';
+import { installedVersion } from '../util/package-version.js';
 
 type AjvClass = typeof import('ajv/dist/2020.js').default;
 type AddFormats = typeof import('ajv-formats').default;
@@ -87,7 +88,7 @@ function exportName(rpc: string): string {
 /** What the precompiled file is made from: schema texts, ajv's version, its options. */
 export function apiSchemaSourceHash(): string {
   const hash = createHash('sha256');
-  const ajvVersion = (requireFromHere('ajv/package.json') as { version: string }).version;
+  const ajvVersion = installedVersion('ajv', import.meta.url);
   hash.update(JSON.stringify({ format: API_PRECOMPILED_FORMAT, ajv: ajvVersion, setup: String(newAjv) }));
   for (const rpc of apiSchemaRpcs()) hash.update(`\0${rpc}\0${readFileSync(join(apiSchemasDir(), `${rpc}.json`), 'utf8')}`);
   return hash.digest('hex');
