@@ -1,7 +1,6 @@
 // The Project: the root file and the resource documents, read and checked against the schemas.
 // Everything environment-specific (overlays, interpolation, references) happens in build.ts.
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SourceLocation } from '../errors.js';
 import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
@@ -112,7 +111,7 @@ function readText(dir: string, file: string, problems: ProblemList): string | un
 async function findRootFile(dir: string): Promise<string> {
   for (const candidate of [ROOT_FILE, ROOT_FILE_ALTERNATIVE]) {
     try {
-      if ((await stat(join(dir, candidate))).isFile()) return candidate;
+      if (statSync(join(dir, candidate)).isFile()) return candidate;
     } catch {
       // try the next name
     }
@@ -123,7 +122,7 @@ async function findRootFile(dir: string): Promise<string> {
 /** Reads and schema-checks a project. Never throws for bad input: problems go into the list. */
 export async function readProject(dir: string, problems: ProblemList, hooks: ReadHooks = {}): Promise<Project | undefined> {
   try {
-    if (!(await stat(dir)).isDirectory()) {
+    if (!statSync(dir).isDirectory()) {
       problems.error(`${dir} is not a directory`, { file: ROOT_FILE, line: 1, col: 1 });
       return undefined;
     }

@@ -315,7 +315,7 @@ export async function writePrecompiledCodeCache(samples: Array<{ name: SchemaNam
   for (const kind of DOCUMENT_KINDS) loaded.compiled.specs[kind]({});
   const files = loaded.loadedFiles();
   if (files.length !== 2) throw new Error(`${precompiledSpecsPath(path)} is missing or out of date; write it first`);
-  for (const file of files) await writeCodeCache(file);
+  for (const file of files) writeCodeCache(file);
 }
 
 // ---------------------------------------------------------------------------------------------

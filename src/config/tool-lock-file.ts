@@ -1,7 +1,7 @@
 // agentform.lock.yaml beside agentform.yaml: read (located errors, checked against
 // schemas/agentform.lock.schema.json) and written (one byte-exact form, atomically). It holds tool
 // names, annotations and digests only: never a URL, a header or anything from a connection's auth.
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProblemsError } from '../errors.js';
 import type { LockedConnection, ToolAnnotations, ToolSurfaceLock } from '../model/tool-lock.js';
@@ -86,7 +86,7 @@ export async function readToolLock(projectDir: string): Promise<ToolSurfaceLock 
   const path = lockFilePath(projectDir);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -2,8 +2,8 @@
 // is made, whether it can be written, and the write itself, which never replaces a file that
 // changed since the plan (another apply at once) nor creates over one that appeared meanwhile.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
+// fs.promises loads on first use: only projects with token files pay for it.
+import { constants, promises as fs } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { TokenFileContent } from '../engine/api-key-files.js';
 import { UserError } from '../errors.js';
@@ -23,7 +23,7 @@ const digestOf = (bytes: Buffer): string => createHash('sha256').update(bytes).d
 async function snapshot(path: string): Promise<TokenFileSnapshot> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await fs.readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { path, content: { exists: false }, digest: null };
@@ -48,12 +48,12 @@ export async function readTokenFiles(desired: DesiredState): Promise<Map<string,
 
 /** Why a token could not be written to `path` (a problem for the preflight), or undefined when it can. */
 export async function tokenFileWriteProblem(path: string): Promise<string | undefined> {
-  const info = await stat(path).catch(() => undefined);
+  const info = await fs.stat(path).catch(() => undefined);
   if (info && !info.isFile()) return 'it exists and is not a regular file';
   // The nearest existing ancestor must be a writable directory (missing ones are created).
   let dir = dirname(path);
   for (;;) {
-    const found = await stat(dir).catch(() => undefined);
+    const found = await fs.stat(dir).catch(() => undefined);
     if (found) {
       if (!found.isDirectory()) return `${relative(process.cwd(), dir) || dir} is not a directory`;
       break;
@@ -63,7 +63,7 @@ export async function tokenFileWriteProblem(path: string): Promise<string | unde
     dir = parent;
   }
   try {
-    await access(dir, constants.W_OK | constants.X_OK);
+    await fs.access(dir, constants.W_OK | constants.X_OK);
   } catch {
     return `the directory ${relative(process.cwd(), dir) || dir} is not writable`;
   }

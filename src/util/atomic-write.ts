@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+// fs.promises, not node:fs/promises: its module loads on first use, not with every command that
+// might write a file (~1-3 ms of a plan, which writes nothing).
+import { promises as fs } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -12,17 +14,17 @@ import { basename, dirname, join } from 'node:path';
  * temporary files whose writer is gone (see {@link removeStaleTempFiles}).
  */
 export async function writeFileAtomic(path: string, content: string | Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await fs.mkdir(dirname(path), { recursive: true });
   await removeStaleTempFiles(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
+    await fs.writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
     // `exclusive`: never replace an existing file. link() fails with EEXIST when the target exists,
     // atomically, where a check before rename() would leave a window for a second writer.
-    if (options.exclusive) await link(temp, path);
-    else await rename(temp, path);
+    if (options.exclusive) await fs.link(temp, path);
+    else await fs.rename(temp, path);
   } finally {
-    await rm(temp, { force: true });
+    await fs.rm(temp, { force: true });
   }
 }
 
@@ -35,7 +37,7 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
   const prefix = `.${basename(path)}.`;
   let names: string[];
   try {
-    names = await readdir(dirname(path));
+    names = await fs.readdir(dirname(path));
   } catch {
     return [];
   }
@@ -44,7 +46,7 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
     if (!name.startsWith(prefix)) continue;
     const match = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length));
     if (!match || isRunning(Number(match[1]))) continue;
-    await rm(join(dirname(path), name), { force: true });
+    await fs.rm(join(dirname(path), name), { force: true });
     removed.push(name);
   }
   return removed;

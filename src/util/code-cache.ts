@@ -11,7 +11,6 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
-import { writeFileAtomic } from './atomic-write.js';
 
 export const CODE_CACHE_SUFFIX = '.v8cache';
 const DIGEST_BYTES = 32;
@@ -61,9 +60,11 @@ export function loadCommonJs(path: string): LoadedCommonJs {
 }
 
 /** Writes the code cache of a file loaded by loadCommonJs, for the next process with the same Node and V8 flags. */
-export async function writeCodeCache(loaded: LoadedCommonJs): Promise<void> {
-  const source = readFileSync(loaded.path, 'utf8');
-  await writeFileAtomic(loaded.path + CODE_CACHE_SUFFIX, Buffer.concat([digest(source), loaded.script.createCachedData()]));
+export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'>): void {
+  // Synchronous (also called as the process exits), and renamed into place so no reader sees half a file.
+  const temporary = `${loaded.path}${CODE_CACHE_SUFFIX}.${process.pid}.tmp`;
+  writeFileSync(temporary, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
+  renameSync(temporary, loaded.path + CODE_CACHE_SUFFIX);
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */
@@ -86,7 +87,7 @@ const loaders = (Module as unknown as { _extensions: Record<string, ModuleLoader
  */
 export function useBundleCodeCache(dir: string, options: { write: boolean }): BundleCacheStats {
   const stats: BundleCacheStats = { fromCache: 0, compiled: 0, rejected: 0 };
-  const loaded: LoadedCommonJs[] = [];
+  const loaded: Array<Pick<LoadedCommonJs, 'path' | 'script'>> = [];
   const plainJs = loaders['.js'];
   loaders['.js'] = (module, filename) => {
     if (dirname(filename) !== dir || !plainJs) return plainJs?.(module, filename);
@@ -95,18 +96,9 @@ export function useBundleCodeCache(dir: string, options: { write: boolean }): Bu
     if (cacheUsed) stats.fromCache += 1;
     else if (cacheUsed === false) stats.rejected += 1;
     else stats.compiled += 1;
-    if (options.write) loaded.push({ path: filename, exports: undefined, cacheUsed, script });
+    if (options.write) loaded.push({ path: filename, script });
     define(module.exports, createRequire(filename), module, filename, dir);
   };
-  if (options.write) {
-    process.on('exit', () => {
-      for (const file of loaded) {
-        // Synchronous (the process is exiting), and renamed into place so no reader sees half a file.
-        const temporary = `${file.path}${CODE_CACHE_SUFFIX}.${process.pid}.tmp`;
-        writeFileSync(temporary, Buffer.concat([digest(readFileSync(file.path, 'utf8')), file.script.createCachedData()]));
-        renameSync(temporary, file.path + CODE_CACHE_SUFFIX);
-      }
-    });
-  }
+  if (options.write) process.on('exit', () => loaded.forEach(writeCodeCache));
   return stats;
 }

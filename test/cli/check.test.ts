@@ -143,6 +143,17 @@ describe('plan and apply with the safety review (local control plane)', () => {
     expect(result.stderr).toMatch(/^::error file=[^,]*agents\.yaml,line=\d+,col=\d+::\[destructive-tool-without-decision\] agent\/support: /m);
   });
 
+  it('plan appends its Markdown to $GITHUB_STEP_SUMMARY (GitHub Actions), after what earlier steps wrote', async () => {
+    const summary = join(dir, 'step-summary.md');
+    await writeFile(summary, '## earlier step\n');
+    const result = await runCli(['plan', dir], { env: { GITHUB_STEP_SUMMARY: summary } });
+    expect(result.code).toBe(0);
+    const text = await readFile(summary, 'utf8');
+    expect(text.startsWith('## earlier step\n')).toBe(true);
+    expect(text).toContain('#### Capability changes');
+    expect(result.stdout).not.toContain('#### Capability changes');
+  });
+
   it('apply refuses while an error-severity finding stands, and writes nothing', async () => {
     const result = await runCli(['apply', dir, '--auto-approve', '--debug']);
     expect(result.code).toBe(1);

@@ -36,18 +36,18 @@ describe('loadCommonJs', () => {
   });
 
   it('uses the cache written for the same text', async () => {
-    await writeCodeCache(loadCommonJs(file));
+    writeCodeCache(loadCommonJs(file));
     expect(loadInFreshProcess(file)).toEqual({ used: true, answer: 41 });
   });
 
   it('ignores a cache made from other text of the same length (V8 would accept it)', async () => {
-    await writeCodeCache(loadCommonJs(file));
+    writeCodeCache(loadCommonJs(file));
     writeFileSync(file, source(42));
     expect(loadInFreshProcess(file)).toEqual({ used: null, answer: 42 });
   });
 
   it('compiles the file when V8 rejects a damaged cache', async () => {
-    await writeCodeCache(loadCommonJs(file));
+    writeCodeCache(loadCommonJs(file));
     const cache = readFileSync(file + CODE_CACHE_SUFFIX);
     cache.fill(7, 40, 80);
     writeFileSync(file + CODE_CACHE_SUFFIX, cache);
