@@ -166,7 +166,14 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
   const rootValue = root.value;
   const environments = readEnvironments(rootValue, root);
   const defaultEnvironment = typeof rootValue.defaultEnvironment === 'string' ? { defaultEnvironment: rootValue.defaultEnvironment } : {};
-  if (!problems.hasErrors) hooks.onRoot?.({ dir, rootFile, root, environments, ...defaultEnvironment });
+  if (!problems.hasErrors && hooks.onRoot) {
+    hooks.onRoot({ dir, rootFile, root, environments, ...defaultEnvironment });
+    // A turn of the event loop, so that the reads the hook started connect and are sent now: what
+    // follows (listing, reading and parsing the files) is synchronous and would hold them back to
+    // the end, leaving the server idle meanwhile. Two immediates: one set from an I/O callback runs
+    // before the loop polls again, the second only after it has.
+    for (let turn = 0; turn < 2; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   const include = stringArray(rootValue.include);
   const exclude = stringArray(rootValue.exclude);
 
