@@ -44,7 +44,8 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
       throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again').withCode('stale_plan');
     }
   }
-  refuseOnBlockingFindings(await reviewPlan(run));
+  // The findings in full (every rule, every resource); the capability diff is plan's to print.
+  refuseOnBlockingFindings(await reviewPlan(run, { capabilityChanges: false }));
   const plan = saved ? saved.plan : run.plan;
   await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
   if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
