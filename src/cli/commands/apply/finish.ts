@@ -163,10 +163,14 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
         printFailure = error;
       }
       planPending = false;
-      for (const line of held.splice(0)) process.stderr.write(`${line}\n`);
-      clearLive();
-      for (const line of queued.splice(0)) out(line);
-      drawLive();
+      try {
+        for (const line of held.splice(0)) process.stderr.write(`${line}\n`);
+        clearLive();
+        for (const line of queued.splice(0)) out(line);
+        drawLive();
+      } catch (error) {
+        printFailure ??= error;
+      }
     }
     result = await applying;
   } finally {
