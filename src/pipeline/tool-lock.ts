@@ -14,8 +14,18 @@ interface RunFacts {
   credentialScopes?: readonly string[];
 }
 
-/** apply: check the connections changed agents use against agentform.lock.yaml (throws to refuse). */
-export async function applyToolLockGate(client: RpcCaller, run: RunFacts, plan: Plan, updateLock: boolean, renderDiff: (connection: string, diff: SurfaceDiff) => string): Promise<ToolLockGate> {
+/**
+ * apply: check the connections changed agents use against agentform.lock.yaml (throws to refuse).
+ * `say`: where its lines for the person running apply go (default: stderr, as they come).
+ */
+export async function applyToolLockGate(
+  client: RpcCaller,
+  run: RunFacts,
+  plan: Plan,
+  updateLock: boolean,
+  renderDiff: (connection: string, diff: SurfaceDiff) => string,
+  say: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<ToolLockGate> {
   const projectDir = run.desired.projectDir;
   // No changed agent uses a connection: no tool server is asked (the check costs a round trip to
   // each server, and an unreachable one must not block an apply it has nothing to do with).
@@ -29,7 +39,7 @@ export async function applyToolLockGate(client: RpcCaller, run: RunFacts, plan: 
     lock: await readToolLock(projectDir),
     updateLock,
     save: (lock) => writeToolLock(projectDir, lock),
-    say: (line) => process.stderr.write(`${line}\n`),
+    say,
     renderDiff,
   });
 }

@@ -93,15 +93,30 @@ export function summaryLine(plan: Plan): string {
 }
 
 export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): string {
+  const lines: string[] = [];
+  for (const batch of planTextLines(plan, options)) for (const line of batch) lines.push(line);
+  return lines.join('\n');
+}
+
+/**
+ * renderPlanText's lines in batches of about `changesPerBatch` changes: joined with '\n', every
+ * batch's lines are renderPlanText's text. apply prints a large plan batch by batch while its first
+ * writes are on the wire, giving way to their answers between batches (cli/commands/apply).
+ */
+export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, changesPerBatch = Infinity): Generator<string[], void, undefined> {
   const palette = options.palette ?? paletteFor(options.color === true);
-  const blocks: string[][] = [];
+  let out: string[] = [];
+  let blocks = 0;
   for (const change of plan.changes) {
-    if (isWriting(change.action)) blocks.push(changeBlock(change as ResourceChange & { action: WritingAction }, palette));
-  }
-  const out: string[] = [];
-  if (blocks.length > 0) {
-    out.push(`Changes to environment ${plan.environment}:`, '');
-    for (const block of blocks) out.push(...block, '');
+    if (!isWriting(change.action)) continue;
+    if (blocks === 0) out.push(`Changes to environment ${plan.environment}:`, '');
+    for (const line of changeBlock(change as ResourceChange & { action: WritingAction }, palette)) out.push(line);
+    out.push('');
+    blocks += 1;
+    if (blocks % changesPerBatch === 0) {
+      yield out;
+      out = [];
+    }
   }
   const unmanaged = plan.changes.filter((change) => change.action === 'unmanaged');
   if (unmanaged.length > 0) {
@@ -118,5 +133,5 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): str
   for (const warning of plan.warnings) out.push(palette.warn(`Warning: ${warning}`));
   if (plan.warnings.length > 0) out.push('');
   out.push(palette.bold(summaryLine(plan)));
-  return out.join('\n');
+  yield out;
 }

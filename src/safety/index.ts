@@ -13,9 +13,12 @@ import { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.
 export { agentCapabilityChange, reviewEnvironment, reviewPromotion, surfacesFor } from './review.js';
 export { readToolLock } from '../config/tool-lock-file.js';
 
-/** The review of a plan run: findings on what the configuration wants, capabilities before → after. */
-export async function reviewPlan(run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan }): Promise<SafetyReview> {
-  return reviewEnvironment({ project: run.project, desired: run.desired, actual: run.actual, plan: run.plan, lock: await readToolLock(run.project.dir) });
+/**
+ * The review of a plan run: findings on what the configuration wants, capabilities before → after
+ * (`capabilityChanges: false`: findings only, for apply's refusal; see ReviewInputs).
+ */
+export async function reviewPlan(run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan }, options: { capabilityChanges?: boolean } = {}): Promise<SafetyReview> {
+  return reviewEnvironment({ project: run.project, desired: run.desired, actual: run.actual, plan: run.plan, lock: await readToolLock(run.project.dir), ...options });
 }
 
 /** Throws (exit 1, nothing written) while an error-severity finding is not suppressed. */

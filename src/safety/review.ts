@@ -24,6 +24,12 @@ export interface ReviewInputs {
   plan?: Pick<Plan, 'changes'>;
   lock?: ToolSurfaceLock;
   cwd?: string;
+  /**
+   * With the live state, also the capabilities before → after per agent (default). apply, which
+   * only refuses on blocking findings and prints no review, leaves it out: for thousands of agents
+   * it is computing every agent's capabilities a second time, and the diff, before the first write.
+   */
+  capabilityChanges?: boolean;
 }
 
 export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: string): LockedSurfaces | undefined {
@@ -132,7 +138,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
     notes.push(`tools of connection${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} unknown (${why}): treated as destructive; run agentform lock -e ${environment}`);
   }
   const review: SafetyReview = { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes, counts: countsOf(findings) };
-  if (inputs.actual) {
+  if (inputs.actual && inputs.capabilityChanges !== false) {
     const before = computeCapabilities(agentsOf(inputs.actual.resources), surfaces);
     review.capabilityChanges = diffCapabilities(before, capabilitiesAfter);
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computePlan } from '../../src/engine/plan.js';
-import { renderPlanText } from '../../src/render/text.js';
+import { planTextLines, renderPlanText } from '../../src/render/text.js';
 import { actual, actualState, desired, desiredState } from '../engine/builders.js';
 import { pruningPlan, samplePlan } from './fixtures.js';
 
@@ -58,5 +58,29 @@ describe('renderPlanText', () => {
   it('colours only when asked', () => {
     expect(renderPlanText(samplePlan(), { color: true })).toContain('\u001b[');
     expect(renderPlanText(samplePlan(), { color: false })).not.toContain('\u001b[');
+  });
+});
+
+describe('planTextLines: renderPlanText in batches (apply prints them while its first writes are on the wire)', () => {
+  const noChanges = computePlan(desiredState([desired('secret', 'same')]), actualState([actual('secret', 'same')]), { prune: false });
+  const manyCreates = computePlan(desiredState(Array.from({ length: 23 }, (_, index) => desired('secret', `s-${index}`))), actualState([]), { prune: false });
+  const plans = { sample: samplePlan(), pruning: pruningPlan(), 'no changes': noChanges, '23 creates': manyCreates };
+  for (const [name, plan] of Object.entries(plans)) {
+    for (const size of [1, 2, 5, 23, 100, Infinity]) {
+      for (const color of [false, true]) {
+        it(`${name}, ${size} a batch, ${color ? 'colour' : 'plain'}: the batches joined are the text`, () => {
+          const batches = [...planTextLines(plan, { color }, size)];
+          expect(batches.every((batch) => batch.length > 0)).toBe(true);
+          expect(batches.map((batch) => batch.join('\n')).join('\n')).toBe(renderPlanText(plan, { color }));
+        });
+      }
+    }
+  }
+
+  it('batches hold `changesPerBatch` changes each (the summary rides with the last)', () => {
+    const batches = [...planTextLines(manyCreates, {}, 10)];
+    expect(batches).toHaveLength(3);
+    expect(batches.map((batch) => batch.filter((line) => line.startsWith('  + ')).length)).toEqual([10, 10, 3]);
+    expect(batches.at(-1)?.at(-1)).toBe('Plan: 23 to add, 0 to change, 0 to replace, 0 to destroy.');
   });
 });

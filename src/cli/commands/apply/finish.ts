@@ -11,7 +11,7 @@ import type { DesiredResource, Plan, ResourceKind } from '../../../model/resourc
 import { renderApplyEvent, renderApplySummary } from '../../../render/apply-events.js';
 import { renderProgressLine } from '../../../render/apply-progress.js';
 import { advanceProgress, initialProgress } from '../../../apply/progress.js';
-import { renderPlanText } from '../../../render/text.js';
+import { planTextLines, renderPlanText } from '../../../render/text.js';
 import { readActualState } from '../../../state/read.js';
 import { removeStaleTempFiles } from '../../../util/atomic-write.js';
 import { tokenFileWriteProblem, writeTokenFile, type TokenFileSnapshot } from '../../../pipeline/token-files.js';
@@ -44,28 +44,52 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
       throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again').withCode('stale_plan');
     }
   }
-  refuseOnBlockingFindings(await reviewPlan(run));
+  // The findings in full (every rule, every resource); the capability diff is plan's to print.
+  refuseOnBlockingFindings(await reviewPlan(run, { capabilityChanges: false }));
   const plan = saved ? saved.plan : run.plan;
   await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
   if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
   const { add, change, replace, destroy } = plan.summary;
-  if (!options.json) out(renderPlanText(plan, { color }));
-  if (add + change + replace + destroy === 0) return;
+  const changes = add + change + replace + destroy;
+  // Without a question to ask, the first writes go out before the plan text is printed: it is
+  // printed while they are on the wire (a plan of thousands of creates takes tens of ms to render
+  // and print, as long as a round trip). The output is the same, in the same order: lines that
+  // come before the plan text is out wait for it (`held`, `queued`). Everything that gates the
+  // apply (review, preflight, tool-lock gate) has passed before anything is written.
+  const deferPlan = !options.json && changes > 0 && (saved !== undefined || options.autoApprove === true);
+  let planPending = deferPlan;
+  const held: string[] = [];
+  const say = (line: string) => (planPending ? held.push(line) : process.stderr.write(`${line}\n`));
+  const printPlanNow = () => {
+    if (!planPending) return;
+    planPending = false;
+    out(renderPlanText(plan, { color }));
+    for (const line of held.splice(0)) process.stderr.write(`${line}\n`);
+  };
+  if (!options.json && !deferPlan) out(renderPlanText(plan, { color }));
+  if (changes === 0) return;
 
-  // Nothing is written that cannot be finished: every problem, before the first write.
-  const problems = preflight(plan, run.desired, run.actual, {
-    maxRequestBytes: maxRequestBytesOption ?? run.desired.target.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
-    ...(run.credentialScopes ? { credentialScopes: run.credentialScopes } : {}),
-    tokenFileProblems: await tokenFileWriteProblems(plan, run.tokenFiles),
-  });
-  if (problems.length > 0) {
-    throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`).withCode('preflight_refused');
+  let toolLock;
+  try {
+    // Nothing is written that cannot be finished: every problem, before the first write.
+    const problems = preflight(plan, run.desired, run.actual, {
+      maxRequestBytes: maxRequestBytesOption ?? run.desired.target.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+      ...(run.credentialScopes ? { credentialScopes: run.credentialScopes } : {}),
+      tokenFileProblems: await tokenFileWriteProblems(plan, run.tokenFiles),
+    });
+    if (problems.length > 0) {
+      throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`).withCode('preflight_refused');
+    }
+
+    // The tool servers the changed agents use must still serve what agentform.lock.yaml records.
+    toolLock = await applyToolLockGate(session.client, run, plan, options.updateLock === true, (connection, diff) => renderSurfaceDiff(connection, diff), say);
+
+    if (!saved) await confirmOrRefuse(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `, options.autoApprove, 'apply');
+  } catch (error) {
+    // Refused before any write: the plan text first, then the reason, as without deferring.
+    printPlanNow();
+    throw error;
   }
-
-  // The tool servers the changed agents use must still serve what agentform.lock.yaml records.
-  const toolLock = await applyToolLockGate(session.client, run, plan, options.updateLock === true, (connection, diff) => renderSurfaceDiff(connection, diff));
-
-  if (!saved) await confirmOrRefuse(`\nApply these changes to ${session.targetLabel}? Only 'yes' will be accepted: `, options.autoApprove, 'apply');
 
   // On a terminal, a status line under the log shows what is in flight; it is cleared before
   // each log line and redrawn after it. Never in CI logs (no TTY) or with --json.
@@ -87,21 +111,29 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   process.on('SIGINT', onSigint);
   const clearLive = () => live && process.stderr.write('\r\x1b[2K');
   const drawLive = () => live && process.stderr.write(renderProgressLine(progress, (process.stderr.columns ?? 100) - 1));
+  // Event lines that come while the plan text is still being printed wait for it.
+  const queued: string[] = [];
   const emit = (event: ApplyEvent) => {
     progress = advanceProgress(progress, event);
+    const line = options.json ? JSON.stringify(event) : renderApplyEvent(event, { color });
+    if (planPending) {
+      queued.push(line);
+      return;
+    }
     clearLive();
-    out(options.json ? JSON.stringify(event) : renderApplyEvent(event, { color }));
+    out(line);
     drawLive();
   };
   const slug = run.desired.target.slug;
   const projectDir = run.desired.projectDir;
   const tested = new Map<string, { id: string; tools: readonly ToolDescriptor[] }>();
+  let printFailure: unknown;
   let result;
   try {
-    result = await applyPlan(plan, run.desired, run.actual, { caller: session.client }, {
+    const applying = applyPlan(plan, run.desired, run.actual, { caller: session.client }, {
       parallelism,
       waitForImages: options.wait === true,
-      shouldStop: () => stopping,
+      shouldStop: () => stopping || printFailure !== undefined,
       onEvent: emit,
       onConnectionTested: (name, id, tools) => tested.set(name, { id, tools }),
       reread: async (kind: ResourceKind) => {
@@ -121,12 +153,34 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
         return relative(process.cwd(), path);
       },
     });
+    if (planPending) {
+      // Awaited below; until then a failure must not count as unhandled.
+      applying.catch(() => undefined);
+      try {
+        await printPlanWhileWriting(plan, color, out);
+      } catch (error) {
+        // The writes already started finish and are reported; nothing new starts.
+        printFailure = error;
+      }
+      planPending = false;
+      try {
+        for (const line of held.splice(0)) process.stderr.write(`${line}\n`);
+        clearLive();
+        for (const line of queued.splice(0)) out(line);
+        drawLive();
+      } catch (error) {
+        printFailure ??= error;
+      }
+    }
+    result = await applying;
   } finally {
     clearLive();
     process.off('SIGINT', onSigint);
   }
+  if (printFailure !== undefined) result.stoppedBy = `printing the plan failed (${printFailure instanceof Error ? printFailure.message : String(printFailure)}), so nothing more was started`;
   if (options.json) out(JSON.stringify({ type: 'summary', ...result }));
   else out(renderApplySummary(result, { color }));
+  if (printFailure !== undefined) throw printFailure;
   if (!stopping) await toolLock.finish(tested);
   if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
   if (result.failed.length > 0) {
@@ -134,6 +188,22 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
     throw new UserError(`apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)${notStarted}`, 'fix the cause and run apply again: it picks up where this run stopped').withCode('apply_failed');
   }
 }
+
+/**
+ * The plan text, printed in batches while the first writes are on the wire: between batches the
+ * event loop takes their answers and starts the next writes, so a long plan never holds them up.
+ * The bytes are renderPlanText's, followed by a newline, as `out(renderPlanText(...))` prints them.
+ */
+async function printPlanWhileWriting(plan: Plan, color: boolean, out: (line: string) => void): Promise<void> {
+  for (const batch of planTextLines(plan, { color }, PLAN_BATCH_CHANGES)) {
+    // The first batch too: the first writes are sent (on the next ticks) before any rendering.
+    await new Promise((resolve) => setImmediate(resolve));
+    out(batch.join('\n'));
+  }
+}
+
+/** Changes rendered per batch: ~100 creates of the benchmark's agents take ~1 ms. */
+const PLAN_BATCH_CHANGES = 100;
 
 /** A run killed while writing a token file leaves its temporary file (a token, mode 0600): remove it. */
 async function removeStaleTokenTempFiles(resources: readonly DesiredResource[], projectDir: string): Promise<void> {

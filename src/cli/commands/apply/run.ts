@@ -58,11 +58,13 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   if (saved && options.env && options.env !== saved.environment) {
     throw new UserError(`the saved plan is for environment ${saved.environment}, not ${options.env}`);
   }
+  // Loaded while the project is read and the session's reads are on the wire (the module's files
+  // are read between the project's): after the session was open, its ~20 ms came after the reads.
+  const finishing = import('./finish.js');
+  finishing.catch(() => undefined);
   const session = await openSession({ dir: resolve(saved ? saved.projectDir : dirOrPlan), ...(environment ? { environment } : {}), readAhead: true }, runContext(globals));
   try {
-    // Loaded while the session's reads are on the wire: before, every module of the apply was
-    // loaded before the reads were sent, and a small project then waited for the network.
-    const { finishApply } = await import('./finish.js');
+    const { finishApply } = await finishing;
     await finishApply(session, { saved, inputs, parallelism, maxRequestBytes: maxRequestBytesOption }, options, globals);
   } finally {
     await session.close();
