@@ -58,8 +58,12 @@ const bundle = await rolldown({
 // The folder's package.json says so (the package itself is "type": "module").
 mkdirSync(bundleDir, { recursive: true });
 writeFileSync(join(bundleDir, 'package.json'), '{ "type": "commonjs" }\n');
-await bundle.write({ dir: bundleDir, format: 'cjs', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+const { output } = await bundle.write({ dir: bundleDir, format: 'cjs', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
 await bundle.close();
+// Chunks that import() a module outside the bundle (a Node built-in, in the MCP SDK): compiled from
+// a code cache (vm.Script), import() would have no loader, so they keep none and Node compiles them.
+const bundled = new Set(output.map((file) => file.fileName));
+const dynamicImporters = output.filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !bundled.has(id))).map((file) => file.fileName);
 node(join(bundleDir, 'write-precompiled-schemas.js'));
 node(join(bundleDir, 'write-code-cache.js'), join(repo, 'examples'));
 chmodSync(join(bundleDir, 'agentform.js'), 0o755);
@@ -84,6 +88,7 @@ function trainCodeCache() {
     console.warn(`build: the bundle's code cache is incomplete (${String(error)}); the CLI runs, slower`);
   } finally {
     rmSync(project, { recursive: true, force: true });
+    for (const file of dynamicImporters) rmSync(join(bundleDir, `${file}.v8cache`), { force: true });
   }
 }
 // tsc's entry (the bundle's input, above) becomes a link to the bundle: whatever still runs the old

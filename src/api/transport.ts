@@ -8,6 +8,7 @@
 // ~3 ms to load (node:https, with TLS, is loaded only for https:// URLs).
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import { ApiError } from '../errors.js';
 import { redactText } from './redact.js';
 
@@ -53,9 +54,12 @@ export class Transport {
   }
 
   private connection(): Promise<{ protocol: Protocol; agent: HttpAgent }> {
-    this.agent ??= (this.url.protocol === 'https:' ? import('node:https').then((module) => module.default as unknown as Protocol) : Promise.resolve(http as unknown as Protocol)).then(
-      (protocol) => ({ protocol, agent: new protocol.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, keepAliveMsecs: 10_000 }) }),
-    );
+    // https (and TLS under it) is loaded only for an https URL. require, not import(): the bundle's
+    // chunks are compiled through vm.Script for their code cache, where import() has no loader.
+    this.agent ??= Promise.resolve().then(() => {
+      const protocol = this.url.protocol === 'https:' ? (createRequire(import.meta.url)('node:https') as Protocol) : (http as unknown as Protocol);
+      return { protocol, agent: new protocol.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, keepAliveMsecs: 10_000 }) };
+    });
     return this.agent;
   }
 

@@ -41,9 +41,8 @@ function cachedDataFor(path: string, source: string): Buffer | undefined {
 
 type CommonJsWrapper = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
 
-/** Compiles CommonJS source as Node's loader would wrap it, from its code cache when there is a matching one. */
-function compileCommonJs(path: string, source: string): { define: CommonJsWrapper; script: Script; cacheUsed: boolean | undefined } {
-  const cachedData = cachedDataFor(path, source);
+/** Compiles CommonJS source as Node's loader would wrap it, with V8's cached data for it if given. */
+function compileCommonJs(path: string, source: string, cachedData: Buffer | undefined): { define: CommonJsWrapper; script: Script; cacheUsed: boolean | undefined } {
   // A `#!` line is valid only as a script's very first characters, which the wrapper is.
   const body = source.startsWith('#!') ? `//${source}` : source;
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${body}\n})`, { filename: path, cachedData });
@@ -53,7 +52,7 @@ function compileCommonJs(path: string, source: string): { define: CommonJsWrappe
 /** `require(path)` for a CommonJS file, compiled from its code cache when there is a matching one. */
 export function loadCommonJs(path: string): LoadedCommonJs {
   const source = readFileSync(path, 'utf8');
-  const { define, script, cacheUsed } = compileCommonJs(path, source);
+  const { define, script, cacheUsed } = compileCommonJs(path, source, cachedDataFor(path, source));
   const module = { exports: {} as unknown };
   define(module.exports, createRequire(path), module, path, dirname(path));
   return { path, exports: module.exports, cacheUsed, script };
@@ -92,7 +91,14 @@ export function useBundleCodeCache(dir: string, options: { write: boolean }): Bu
   loaders['.js'] = (module, filename) => {
     if (dirname(filename) !== dir || !plainJs) return plainJs?.(module, filename);
     const source = readFileSync(filename, 'utf8');
-    const { define, script, cacheUsed } = compileCommonJs(filename, source);
+    const cachedData = cachedDataFor(filename, source);
+    // Without a cache, Node compiles it as usual: vm.Script gives the code no loader for import(),
+    // so the build keeps no cache for a chunk that imports a module dynamically (scripts/build.mjs).
+    if (cachedData === undefined && !options.write) {
+      stats.compiled += 1;
+      return plainJs(module, filename);
+    }
+    const { define, script, cacheUsed } = compileCommonJs(filename, source, cachedData);
     if (cacheUsed) stats.fromCache += 1;
     else if (cacheUsed === false) stats.rejected += 1;
     else stats.compiled += 1;

@@ -76,6 +76,14 @@ describe('useBundleCodeCache', () => {
     writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 41;\n');
   });
 
+  // vm.Script gives compiled code no loader for import(): a file without a cache is Node's to compile.
+  it('leaves a file without a cache to Node, so that its import() works', () => {
+    writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 41;\nexports.later = () => import("node:os").then((os) => typeof os.cpus);\n');
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: false }); const part = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'part.js'))}); console.log(JSON.stringify({ later: await part.later(), stats }));`;
+    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as unknown;
+    expect(result).toEqual({ later: 'function', stats: { fromCache: 0, compiled: 1, rejected: 0 } });
+  });
+
   it('loads the bundle’s files as require does, compiled without caches at first', () => {
     expect(runBundle(bundle, false)).toEqual({ answer: 42, stats: { fromCache: 0, compiled: 2, rejected: 0 } });
   });
