@@ -109,13 +109,7 @@ export class Transport {
           response.on('close', () => {
             if (!response.complete) finish(codedError('ECONNRESET', 'the connection closed in the middle of the answer'));
           });
-          response.on('end', () => {
-            const body = text;
-            // The listeners (and so this closure) stay reachable from the kept-alive socket for a
-            // while after the answer: they must not keep the body too.
-            text = '';
-            finish(undefined, { status: response.statusCode ?? 0, headers: response.headers, text: body });
-          });
+          response.on('end', () => finish(undefined, { status: response.statusCode ?? 0, headers: response.headers, text }));
         },
       );
       // The limit covers the whole exchange, body included; node's own socket timeout would only
