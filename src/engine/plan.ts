@@ -179,21 +179,18 @@ function changeFor(
     const fields = [...specAsFields(resource.spec), ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true }))];
     return withReason({ address, kind: resource.kind, name: resource.name, action: 'create', fields, dependsOn: [...dependsOn] }, reasons);
   }
-  const base: ResourceChange = {
-    address,
-    kind: resource.kind,
-    name: resource.name,
-    action: 'no-op',
-    fields: [],
-    dependsOn: [...dependsOn],
-    id: remote.id,
-    // Read through: a no-op change never needs it (apply compares it only before a write), and
-    // remote.fingerprint is computed on first read (state/normalize.ts). A getter in the literal,
-    // not defineProperty: one shape for every change, no dictionary-mode object per resource.
-    get remoteFingerprint() {
-      return remote.fingerprint;
+  const base = readsRemoteFingerprint(
+    {
+      address,
+      kind: resource.kind,
+      name: resource.name,
+      action: 'no-op',
+      fields: [],
+      dependsOn: [...dependsOn],
+      id: remote.id,
     },
-  };
+    remote,
+  );
 
   const fields = diffSpec(resource.spec, remote.spec, rulesFor(resource.kind));
   for (const immutable of immutableFieldsOf(resource.kind)) {
@@ -272,6 +269,31 @@ function isRotated(resource: DesiredResource, path: string, remote: ActualResour
     return false;
   }
   return marker > lastWrite;
+}
+
+// A change's remote resource, hidden (symbol key, not enumerable): JSON and spreads see only
+// `remoteFingerprint`, read through it.
+const REMOTE = Symbol('remote');
+
+/**
+ * One getter for every change, reading the remote resource kept on the change: a no-op change never
+ * needs the fingerprint (apply compares it only before a write), and remote.fingerprint is computed
+ * on first read (state/normalize.ts). Not a getter closing over each change's own `remote` (in the
+ * literal or by defineProperty): V8 keeps an object's accessors in its shape, so that gave every
+ * change a hidden class of its own, ~600 bytes more per resource of a plan.
+ */
+const REMOTE_FINGERPRINT: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: { [REMOTE]: ActualResource }): string {
+    return this[REMOTE].fingerprint;
+  },
+};
+
+/** `change` with `remoteFingerprint` read through from `remote` (defined here: after `id`, as the key order of JSON was). */
+function readsRemoteFingerprint(change: ResourceChange, remote: ActualResource): ResourceChange {
+  Object.defineProperty(change, REMOTE, { value: remote });
+  return Object.defineProperty(change, 'remoteFingerprint', REMOTE_FINGERPRINT);
 }
 
 function withReason(change: ResourceChange, reasons: string[]): ResourceChange {

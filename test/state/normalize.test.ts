@@ -97,4 +97,20 @@ describe('the fingerprint, computed on first read', () => {
     const b = normalizeAgent({ ...raw, definition: { ...raw.definition, system: 'changed' } } as never);
     expect(a.fingerprint).not.toBe(b.fingerprint);
   });
+
+  it('fingerprint: read through one getter for every resource, computed from the resource, hidden from keys and JSON order as before', () => {
+    const raw = (id: string, type: string) => ({ id, name: `p-${id}`, type, baseUrl: null, hasSecret: true, updatedAt: 't' });
+    const a = normalizeProvider(raw('p1', 'openai'));
+    const b = normalizeProvider(raw('p2', 'azure'));
+    // A getter closing over each resource's values gave every resource a hidden class of its own.
+    expect(Object.getOwnPropertyDescriptor(a, 'fingerprint')?.get).toBe(Object.getOwnPropertyDescriptor(b, 'fingerprint')?.get);
+    expect(a.fingerprint).toBe(remoteFingerprint('p1', a.spec, raw('p1', 'openai')));
+    expect(b.fingerprint).toBe(remoteFingerprint('p2', b.spec, raw('p2', 'azure')));
+    expect(a.fingerprint).not.toBe(b.fingerprint);
+    expect(Object.keys(a)).toEqual(['kind', 'name', 'id', 'spec', 'remote', 'fingerprint']);
+    expect(JSON.parse(JSON.stringify(a))).toEqual({ kind: 'provider', name: 'p-p1', id: 'p1', spec: a.spec, remote: a.remote, fingerprint: a.fingerprint });
+    const copy = { ...a };
+    expect(copy.fingerprint).toBe(a.fingerprint);
+    expect(Object.getOwnPropertySymbols(copy)).toEqual([]);
+  });
 });
