@@ -126,11 +126,20 @@ describe('secrets at rest', () => {
     }
   });
 
-  it.each(['0755', '0705', '0770'])('refuses a data dir with mode %s, saying how to fix it', async (mode) => {
+  it.each(['0755', '0705', '0770'])('refuses a data dir with mode %s that already holds something, saying how to fix it', async (mode) => {
     const dataDir = privateDir();
+    writeFileSync(join(dataDir, 'left-here'), 'x');
     chmodSync(dataDir, Number.parseInt(mode, 8));
     await expect(startLocalControlPlane({ dataDir })).rejects.toThrow(/other users could read.*chmod 700/);
     expect(existsSync(join(dataDir, DATABASE_FILE))).toBe(false);
+    expect(statSync(dataDir).mode & 0o777).toBe(Number.parseInt(mode, 8));
+  });
+
+  it.each(['0755', '0777'])('makes an empty data dir of its own with mode %s private (0700) before writing to it, as initdb does', async (mode) => {
+    const dataDir = privateDir();
+    chmodSync(dataDir, Number.parseInt(mode, 8));
+    await (await startLocalControlPlane({ dataDir })).close();
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
   });
 
   it('accepts 0750 (group may read, as PostgreSQL allows)', async () => {

@@ -1,7 +1,7 @@
 // `agentform server` as a user runs it: the built CLI in a child process (run `npm run build`
 // first; `npm test` does).
 import { spawn } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
@@ -115,12 +115,25 @@ describe('agentform server', () => {
   it('refuses a data dir other users can read, saying how to fix it, with no stack trace', async () => {
     const data = tempDir();
     dirs.push(data);
+    writeFileSync(join(data, 'notes.txt'), 'something already here\n');
     chmodSync(data, 0o755);
     const result = await runCli(['server', '--port', '0', '--data', data]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the data dir ${data} has mode 0755`);
     expect(result.stderr).toContain(`chmod 700 ${data}`);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  // As initdb does: an empty directory made with plain `mkdir` (0755) holds nothing anyone could have
+  // read (the shared peer benchmark makes its data dirs that way).
+  it('makes an empty data dir of its own private (0700) instead of refusing it', async () => {
+    const data = tempDir();
+    dirs.push(data);
+    chmodSync(data, 0o755);
+    const server = await start(['--port', '0', '--data', data]);
+    expect(await server.ready).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(await server.stop('SIGTERM')).toBe(0);
   });
 
   it('serves /dev/ only with --dev-endpoints', async () => {
