@@ -105,6 +105,16 @@ export function useBundleCodeCache(dir: string, options: { write: boolean }): Bu
     if (options.write) loaded.push({ path: filename, script });
     define(module.exports, createRequire(filename), module, filename, dir);
   };
-  if (options.write) process.on('exit', () => loaded.forEach(writeCodeCache));
+  if (options.write) {
+    process.on('exit', () => {
+      for (const file of loaded) {
+        try {
+          writeCodeCache(file);
+        } catch {
+          // A folder the run cannot write to (an installed package): the caches are only a speed-up.
+        }
+      }
+    });
+  }
   return stats;
 }
