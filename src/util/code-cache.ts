@@ -7,7 +7,7 @@
 // for that text. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
 // the file is compiled as if there were none.
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
@@ -62,8 +62,13 @@ export function loadCommonJs(path: string): LoadedCommonJs {
 export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'>): void {
   // Synchronous (also called as the process exits), and renamed into place so no reader sees half a file.
   const temporary = `${loaded.path}${CODE_CACHE_SUFFIX}.${process.pid}.tmp`;
-  writeFileSync(temporary, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
-  renameSync(temporary, loaded.path + CODE_CACHE_SUFFIX);
+  try {
+    writeFileSync(temporary, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
+    renameSync(temporary, loaded.path + CODE_CACHE_SUFFIX);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */

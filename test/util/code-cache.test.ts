@@ -2,7 +2,7 @@
 // Loads that should read a cache run in a fresh process (the built module): within one process V8
 // reuses what it compiled before and never looks at the cache.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -97,6 +97,13 @@ describe('useBundleCodeCache', () => {
     runBundle(bundle, true);
     writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 51;\n');
     expect(runBundle(bundle, false)).toEqual({ answer: 52, stats: { fromCache: 1, compiled: 1, rejected: 0 } });
+  });
+
+  it('exits as usual when a cache cannot be written, leaving no temporary file', () => {
+    mkdirSync(join(bundle, `part.js${CODE_CACHE_SUFFIX}`, 'in-the-way'), { recursive: true });
+    expect(runBundle(bundle, true).answer).toBe(42);
+    expect(readdirSync(bundle).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(runBundle(bundle, false).stats).toEqual({ fromCache: 1, compiled: 1, rejected: 0 });
   });
 
   it('leaves files outside the bundle’s folder to Node', () => {
