@@ -13,6 +13,7 @@ import type { ActualState, DesiredResource, DesiredState, JsonObject, Plan, Reso
 import { effectiveState } from '../engine/effective-state.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { policySettingsFor } from './settings.js';
+import { lazyProperty } from '../util/lazy-property.js';
 
 export type { SafetyReview } from '../model/safety.js';
 
@@ -63,34 +64,6 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
   };
 }
 
-// A finding's location once worked out (undefined included), hidden (symbol key, not enumerable).
-const LOCATION = Symbol('location');
-
-/**
- * The getter of `location` for the findings of one review: worked out when first read, because a
- * plan of 1,000 agents has thousands of findings, and its text shows a few of each rule
- * (render/safety.ts folds the rest), while locating every one was a fifth of the review. JSON,
- * annotations and apply's refusal read every location they print, and get the same value as before.
- * Without a location (the finding is not in the files), it reads as undefined, which every reader
- * and JSON treat as absent. One getter for all the findings (not a closure per finding): V8 keeps an
- * object's accessors in its shape, and a getter of its own gave every finding a hidden class of its
- * own, ~400 bytes more per finding.
- */
-function lazyLocation(locate: (finding: Finding) => SourceLocation | undefined): PropertyDescriptor {
-  return {
-    enumerable: true,
-    configurable: true,
-    get(this: Finding & { [LOCATION]?: { value: SourceLocation | undefined } }): SourceLocation | undefined {
-      let located = this[LOCATION];
-      if (located === undefined) {
-        located = { value: locate(this) };
-        Object.defineProperty(this, LOCATION, { value: located });
-      }
-      return located.value;
-    },
-  };
-}
-
 function agentsOf(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): AgentSpec[] {
   return resources.filter((resource) => resource.kind === 'agent').map((resource) => ({ name: resource.name, spec: resource.spec }));
 }
@@ -134,8 +107,11 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // With nothing left to the capability review alone, the policy sees the same agents: it takes
   // their capabilities instead of computing them a second time.
   const shared = resources.length === after.length ? { capabilities: capabilitiesAfter } : {};
-  // The findings are evaluatePolicy's new objects, given to the review alone.
-  const location = lazyLocation(locate);
+  // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
+  // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
+  // a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of
+  // the review. JSON, annotations and apply's refusal read every location they print.
+  const location = lazyProperty(locate);
   const findings = evaluatePolicy({ ...policyInput, resources, ...shared }, settings).map((finding) => Object.defineProperty(finding, 'location', location));
   const unknown = [...new Set([...capabilitiesAfter.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {

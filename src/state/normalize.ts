@@ -14,6 +14,7 @@ import type {
 import type { ActualResource, JsonObject, JsonValue, ResourceKind } from '../model/resources.js';
 import { fingerprint } from '../engine/canonical.js';
 import { jsonOf } from '../model/specs.js';
+import { lazyProperty } from '../util/lazy-property.js';
 
 /** Copies the listed fields that are present (undefined ones are left out, null kept). */
 function pick(source: object, fields: readonly string[]): JsonObject {
@@ -59,30 +60,13 @@ function resource(kind: ResourceKind, name: string, id: string, spec: JsonObject
   return normalized;
 }
 
-// The raw object and, once read, the fingerprint: hidden (symbol keys, not enumerable), so JSON,
-// spreads and Object.keys see the resource exactly as before.
+// The raw object, hidden (symbol key, not enumerable), so JSON, spreads and Object.keys see the
+// resource exactly as before.
 const RAW = Symbol('raw');
-const FINGERPRINT = Symbol('fingerprint');
-type Fingerprinted = ActualResource & { [RAW]: object; [FINGERPRINT]?: string };
+type Fingerprinted = ActualResource & { [RAW]: object };
 
-/**
- * One getter for every resource, reading its inputs from the resource itself (`id` and `spec` are
- * never reassigned): a getter closing over each resource's own values gave every resource its own
- * hidden class (V8 keeps an object's accessors in its shape), ~400 bytes more per resource in a
- * dictionary-mode object, and a plan reads thousands of them.
- */
-const LAZY_FINGERPRINT: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: Fingerprinted): string {
-    let value = this[FINGERPRINT];
-    if (value === undefined) {
-      value = remoteFingerprint(this.id, this.spec, this[RAW]);
-      Object.defineProperty(this, FINGERPRINT, { value });
-    }
-    return value;
-  },
-};
+// Reads its inputs from the resource itself (`id` and `spec` are never reassigned).
+const LAZY_FINGERPRINT = lazyProperty((resource: Fingerprinted) => remoteFingerprint(resource.id, resource.spec, resource[RAW]));
 
 /** The organization has one address: `organization/current`. */
 export function normalizeOrganization(raw: Organization): ActualResource {
