@@ -1,12 +1,13 @@
 // plan and apply read the live state while the resource files are still being parsed. What the
 // user sees must not change: configuration problems first, the key guard before any request, each
 // read once, and no wait on reads whose answers are no longer needed.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
 import { calledRpcs, READ_RPC, runCli } from '../helpers/cli.js';
@@ -56,6 +57,21 @@ describe('reading the live state ahead of the resource files', () => {
     expect(rpcs.filter((rpc) => !READ_RPC.test(rpc))).toEqual([]);
     expect(rpcs.length).toBe(new Set(rpcs).size);
     expect(rpcs).toContain('agents.list');
+  });
+
+  it('sends the reads before loading the modules that work on their answers (plan and apply)', async () => {
+    // The bundle is CommonJS: an import() started before the session opens is a require in the
+    // next microtask, which held apply's reads back by ~15 ms of loading.
+    const preload = fileURLToPath(new URL('../fixtures/preload/load-order.cjs', import.meta.url));
+    for (const args of [['plan'], ['apply', '--auto-approve']]) {
+      const dir = await project(plane.url, { 'helper.yaml': AGENT });
+      const out = join(dir, 'load-order.txt');
+      const result = await runCli([args[0] as string, dir, ...args.slice(1)], { env: { READ_AHEAD_TOKEN: token, NODE_OPTIONS: `--require ${preload}`, LOAD_ORDER_OUT: out } });
+      expect(result.code, result.stderr).toBe(0);
+      const events = readFileSync(out, 'utf8').split('\n');
+      expect(events[0], events.join(', ')).toBe('request');
+      expect(events.some((event) => event.startsWith('load ')), events.join(', ')).toBe(true);
+    }
   });
 
   it('reports a problem in a resource file, located, and nothing about the server', async () => {
