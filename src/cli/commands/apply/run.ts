@@ -1,6 +1,6 @@
 // The apply command: reads the command line and a saved plan, opens the session (which sends the
 // reads), then runs the rest (finish.ts) loaded while they are on the wire.
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseSavedPlan, type SavedPlan } from '../../../apply/saved-plan.js';
 import { UserError } from '../../../errors.js';
@@ -10,10 +10,12 @@ import type { PlanInputs } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import type { ApplyCommandOptions } from './options.js';
 
-async function readSavedPlan(path: string): Promise<SavedPlan> {
+// Synchronous on purpose (and isFile below): one small file is read before anything is sent, and
+// node:fs/promises (~3.5 ms to load) is left to the writers that need it, after the reads.
+function readSavedPlan(path: string): SavedPlan {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new UserError(`cannot read the saved plan ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
@@ -28,9 +30,9 @@ async function readSavedPlan(path: string): Promise<SavedPlan> {
   return saved;
 }
 
-async function isFile(path: string): Promise<boolean> {
+function isFile(path: string): boolean {
   try {
-    return (await stat(path)).isFile();
+    return statSync(path).isFile();
   } catch {
     return false;
   }
@@ -45,10 +47,10 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   if (maxRequestBytesOption !== undefined && (!Number.isInteger(maxRequestBytesOption) || maxRequestBytesOption < 1024)) {
     throw new UserError(`--max-request-bytes must be a whole number of bytes, at least 1024, not ${options.maxRequestBytes}`);
   }
-  if (dirOrPlan.endsWith('.json') && !(await isFile(dirOrPlan))) {
+  if (dirOrPlan.endsWith('.json') && !isFile(dirOrPlan)) {
     throw new UserError(`no saved plan ${dirOrPlan}`, 'save one with `agentform plan --out <file>`, or name a project directory');
   }
-  const saved = (await isFile(dirOrPlan)) ? await readSavedPlan(dirOrPlan) : undefined;
+  const saved = isFile(dirOrPlan) ? readSavedPlan(dirOrPlan) : undefined;
   const environment = saved ? saved.environment : options.env;
   const inputs: PlanInputs = {
     ...(options.prune ? { prune: true } : {}),
