@@ -44,7 +44,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   const db = new Database(file);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.pragma('journal_mode = WAL');
+    retryWhileBusy(() => db.pragma('journal_mode = WAL'));
     db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = ON');
     const { cipher, sealedNow } = migrate(db, options.keys);
@@ -61,6 +61,33 @@ export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   }
   cachePreparedStatements(db);
   return db;
+}
+
+/**
+ * Runs `run`, again while SQLite answers SQLITE_BUSY, for as long as busy_timeout would wait.
+ *
+ * Why: switching a new file to WAL needs an exclusive lock, and when two connections race for it
+ * SQLite answers SQLITE_BUSY at once instead of waiting (waiting could deadlock), busy_timeout or
+ * not. Two servers started together on an empty data dir hit it: one of them failed to start with
+ * "database is locked" (test/server/persistence.test.ts, once in a CI rehearsal).
+ */
+export function retryWhileBusy<T>(run: () => T, options: { timeoutMs?: number; pause?: (ms: number) => void; now?: () => number } = {}): T {
+  const now = options.now ?? Date.now;
+  const pause = options.pause ?? pauseSync;
+  const deadline = now() + (options.timeoutMs ?? BUSY_TIMEOUT_MS);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return run();
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== 'SQLITE_BUSY' || now() >= deadline) throw error;
+      pause(Math.min(100, 5 * attempt));
+    }
+  }
+}
+
+/** Blocks the thread: opening the store is synchronous, and nothing else may run meanwhile. */
+function pauseSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**

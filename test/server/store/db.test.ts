@@ -1,0 +1,84 @@
+// Opening the store: the retry around switching a new file to WAL, which SQLite refuses at once
+// (SQLITE_BUSY, no busy_timeout wait) when two servers start together on an empty data dir.
+import { describe, expect, it } from 'vitest';
+import { retryWhileBusy } from '../../../src/server/store/db.js';
+
+const busy = (): Error => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+
+/** A clock that only moves when the retry pauses, and records the pauses. */
+function fakeTime() {
+  let clock = 0;
+  const pauses: number[] = [];
+  return { now: () => clock, pause: (ms: number) => (pauses.push(ms), (clock += ms)), pauses };
+}
+
+describe('retryWhileBusy', () => {
+  it('returns at once when nothing is busy', () => {
+    const time = fakeTime();
+    expect(retryWhileBusy(() => 'wal', { ...time, timeoutMs: 1_000 })).toBe('wal');
+    expect(time.pauses).toEqual([]);
+  });
+
+  it('tries again while SQLite answers SQLITE_BUSY, with growing pauses', () => {
+    const time = fakeTime();
+    let calls = 0;
+    const result = retryWhileBusy(
+      () => {
+        calls++;
+        if (calls < 4) throw busy();
+        return 'wal';
+      },
+      { ...time, timeoutMs: 1_000 },
+    );
+    expect(result).toBe('wal');
+    expect(calls).toBe(4);
+    expect(time.pauses).toEqual([5, 10, 15]);
+  });
+
+  it('gives up with the last SQLITE_BUSY once the timeout has passed', () => {
+    const time = fakeTime();
+    let calls = 0;
+    expect(() =>
+      retryWhileBusy(
+        () => {
+          calls++;
+          throw busy();
+        },
+        { ...time, timeoutMs: 200 },
+      ),
+    ).toThrow('database is locked');
+    expect(time.pauses.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(200);
+    expect(time.pauses.every((ms) => ms <= 100)).toBe(true);
+    expect(calls).toBe(time.pauses.length + 1);
+  });
+
+  it('does not retry any other error', () => {
+    const time = fakeTime();
+    let calls = 0;
+    const corrupt = Object.assign(new Error('file is not a database'), { code: 'SQLITE_NOTADB' });
+    expect(() =>
+      retryWhileBusy(
+        () => {
+          calls++;
+          throw corrupt;
+        },
+        { ...time, timeoutMs: 1_000 },
+      ),
+    ).toThrow('file is not a database');
+    expect(calls).toBe(1);
+  });
+
+  it('really waits between attempts with the default pause', () => {
+    let calls = 0;
+    const started = Date.now();
+    retryWhileBusy(
+      () => {
+        calls++;
+        if (calls < 3) throw busy();
+      },
+      { timeoutMs: 1_000 },
+    );
+    // 5 ms, then 10 ms.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(14);
+  });
+});
