@@ -13,11 +13,12 @@
 //   comes later). AGENTFORM_PARSE_CACHE=off turns it off. Any failure to read or write the cache is
 //   ignored: it can only make a run slower, never different.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
 
 const FORMAT = 2;
 /** Entries not written for this long are removed, now and then, when another is written. */
@@ -90,10 +91,7 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
           if (Math.random() < 0.05) removeOld(dir);
         }
         const entry: Entry = { format: FORMAT, file, lineStarts: parsed.documents[0]!.lineStarts, documents: parsed.documents.map(({ lineStarts: _shared, ...rest }) => rest) };
-        const target = join(dir, `${keyOf(file, text)}.json`);
-        const temporary = `${target}.${process.pid}.tmp`;
-        writeFileSync(temporary, JSON.stringify(entry), { mode: 0o600 });
-        renameSync(temporary, target);
+        writeFileAtomicSync(join(dir, `${keyOf(file, text)}.json`), JSON.stringify(entry), { mode: 0o600 });
       } catch {
         // A cache that cannot be written (read-only home, full disk) only costs time.
       }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 // fs.promises, not node:fs/promises: its module loads on first use, not with every command that
 // might write a file (~1-3 ms of a plan, which writes nothing).
-import { promises as fs } from 'node:fs';
+import { promises as fs, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -16,7 +16,7 @@ import { basename, dirname, join } from 'node:path';
 export async function writeFileAtomic(path: string, content: string | Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
   await fs.mkdir(dirname(path), { recursive: true });
   await removeStaleTempFiles(path);
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = temporaryPathFor(path);
   try {
     await fs.writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
     // `exclusive`: never replace an existing file. link() fails with EEXIST when the target exists,
@@ -26,6 +26,26 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
   } finally {
     await fs.rm(temp, { force: true });
   }
+}
+
+/**
+ * {@link writeFileAtomic} for a writer that cannot wait (a cache written as the process exits, or
+ * from synchronous code): the same temporary file, renamed over the target. It neither creates the
+ * directory nor clears other writers' leftovers, and it throws what the write throws.
+ */
+export function writeFileAtomicSync(path: string, content: string | Uint8Array, options: { mode?: number } = {}): void {
+  const temp = temporaryPathFor(path);
+  try {
+    writeFileSync(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
+    renameSync(temp, path);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+/** Beside `path`, named after it and this process (see {@link removeStaleTempFiles}). */
+function temporaryPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
 /**

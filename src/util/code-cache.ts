@@ -7,10 +7,11 @@
 // for that text. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
 // the file is compiled as if there were none.
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
+import { writeFileAtomicSync } from './atomic-write.js';
 
 export const CODE_CACHE_SUFFIX = '.v8cache';
 const DIGEST_BYTES = 32;
@@ -60,15 +61,8 @@ export function loadCommonJs(path: string): LoadedCommonJs {
 
 /** Writes the code cache of a file loaded by loadCommonJs, for the next process with the same Node and V8 flags. */
 export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'>): void {
-  // Synchronous (also called as the process exits), and renamed into place so no reader sees half a file.
-  const temporary = `${loaded.path}${CODE_CACHE_SUFFIX}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temporary, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
-    renameSync(temporary, loaded.path + CODE_CACHE_SUFFIX);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  // Synchronous: also called as the process exits.
+  writeFileAtomicSync(loaded.path + CODE_CACHE_SUFFIX, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeStaleTempFiles, writeFileAtomic } from '../../src/util/atomic-write.js';
+import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicSync } from '../../src/util/atomic-write.js';
 
 /** The pid of a process that has exited (pids are not reused this quickly on Linux). */
 function deadPid(): number {
@@ -39,5 +40,25 @@ describe('writeFileAtomic', () => {
     await writeFile(join(dir, stale), '{');
     expect(await removeStaleTempFiles(join(dir, 'plan.json'))).toEqual([stale]);
     expect(await removeStaleTempFiles(join(dir, 'missing', 'plan.json'))).toEqual([]);
+  });
+});
+
+describe('writeFileAtomicSync', () => {
+  it('replaces the whole content with the asked mode and leaves no temporary file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentform-atomic-'));
+    const file = join(dir, 'entry.json');
+    await writeFile(file, 'old content, longer than the new');
+    writeFileAtomicSync(file, '{}', { mode: 0o600 });
+    expect(await readFile(file, 'utf8')).toBe('{}');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readdir(dir)).toEqual(['entry.json']);
+  });
+
+  it('throws what the write throws, and leaves no temporary file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentform-atomic-'));
+    // A directory where the file should go: the rename fails.
+    mkdirSync(join(dir, 'entry.json'));
+    expect(() => writeFileAtomicSync(join(dir, 'entry.json'), '{}')).toThrow();
+    expect(await readdir(dir)).toEqual(['entry.json']);
   });
 });

@@ -59,12 +59,14 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const deferPlan = !options.json && changes > 0 && (saved !== undefined || options.autoApprove === true);
   let planPending = deferPlan;
   const held: string[] = [];
-  const say = (line: string) => (planPending ? held.push(line) : process.stderr.write(`${line}\n`));
+  const tell = (line: string) => process.stderr.write(`${line}\n`);
+  const say = (line: string) => (planPending ? held.push(line) : tell(line));
+  const flushHeld = () => held.splice(0).forEach(tell);
   const printPlanNow = () => {
     if (!planPending) return;
     planPending = false;
     out(renderPlanText(plan, { color }));
-    for (const line of held.splice(0)) process.stderr.write(`${line}\n`);
+    flushHeld();
   };
   if (!options.json && !deferPlan) out(renderPlanText(plan, { color }));
   if (changes === 0) return;
@@ -164,7 +166,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
       }
       planPending = false;
       try {
-        for (const line of held.splice(0)) process.stderr.write(`${line}\n`);
+        flushHeld();
         clearLive();
         for (const line of queued.splice(0)) out(line);
         drawLive();
