@@ -1,15 +1,50 @@
 // Plain-JSON helpers shared by the configuration layer and the engine (neither may import the other).
 import type { JsonObject, JsonValue } from './resources.js';
 
-/** The value with every `null` inside objects dropped: a null field means "left to the server". */
+/**
+ * The value with every `null` inside objects dropped: a null field means "left to the server".
+ *
+ * Only the objects and arrays on the way to a dropped null are copied; every part without one is
+ * returned as it is, so the result shares those parts with `value` and must be treated as
+ * read-only (as every caller does: validation, request bodies, merged bodies). Why: an apply calls
+ * this for each resource it writes, and copying every spec cost ~5 KB of garbage per write (1,000
+ * agents: 5 MB), most of it iterator results from the Object.entries loop this replaced.
+ */
 export function withoutNulls(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (Array.isArray(value)) {
+    let copy: JsonValue[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index] as JsonValue;
+      const kept = withoutNulls(item);
+      if (copy === undefined && kept !== item) copy = value.slice(0, index);
+      copy?.push(kept);
+    }
+    return copy ?? value;
+  }
   if (typeof value === 'object' && value !== null) {
-    const out: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) if (item !== null) out[key] = withoutNulls(item);
-    return out;
+    const keys = Object.keys(value);
+    let copy: JsonObject | undefined;
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string;
+      const item = value[key] as JsonValue;
+      if (item === null) {
+        copy ??= objectOfKeys(value, keys, index);
+        continue;
+      }
+      const kept = withoutNulls(item);
+      if (copy === undefined && kept !== item) copy = objectOfKeys(value, keys, index);
+      if (copy !== undefined) copy[key] = kept;
+    }
+    return copy ?? value;
   }
   return value;
+}
+
+/** A new object with the first `count` of `keys` of `value`, in their order. */
+function objectOfKeys(value: JsonObject, keys: readonly string[], count: number): JsonObject {
+  const copy: JsonObject = {};
+  for (let index = 0; index < count; index++) copy[keys[index] as string] = value[keys[index] as string] as JsonValue;
+  return copy;
 }
 
 /** Whether withoutNulls would drop anything: a `null` field in some object of the value. */
