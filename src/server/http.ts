@@ -1,8 +1,9 @@
 // The HTTP face of the local control plane (node:http). `POST /v1/<group>/<op>` runs an operation:
-// auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler. The
-// credential is checked before a byte of the body is read, so an unauthenticated caller cannot
-// make the server read, decode or parse anything. `/dev/...` holds dev-only helpers (cookies, the
-// session simulator), off unless the server was started with them, never fault-injected.
+// auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler → the
+// injected latency, if any → the answer. The credential is checked before a byte of the body is
+// read, so an unauthenticated caller cannot make the server read, decode or parse anything.
+// `/dev/...` holds dev-only helpers (cookies, the session simulator), off unless the server was
+// started with them, never fault-injected.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isRpc, OPERATIONS, type Rpc } from '../api/operations.js';
 import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
@@ -98,8 +99,8 @@ async function serialiseParts(body: unknown): Promise<string[]> {
   return parts;
 }
 
-async function sendJsonAsync(res: ServerResponse, body: unknown): Promise<void> {
-  const parts = await serialiseParts(body);
+/** Writes an answer made by serialiseParts (yielding between the parts of a large one). */
+async function sendJsonParts(res: ServerResponse, parts: string[]): Promise<void> {
   const length = parts.reduce((sum, part) => sum + Buffer.byteLength(part), 0);
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': length });
   for (let i = 0; i < parts.length - 1; i++) {
@@ -132,6 +133,15 @@ function asServiceError(error: unknown): ServiceError | undefined {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What `run` gave or threw, to be acted on later. */
+async function settled<T>(run: () => Promise<T>): Promise<{ ok: true; answer: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, answer: await run() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
 export function createControlPlaneServer(options: HttpServerOptions): Server {
   const { db, services, faults, profile } = options;
 
@@ -140,26 +150,40 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
     const body = await readJsonBody(req, OPERATIONS[rpc].scope === 'read');
     const fault = faults.next(rpc);
+    // Injected faults answer without acting.
+    const acted = fault.fail || fault.throttle ? undefined : await settled(() => act(rpc, tenancy, body));
+    // The injected latency is waited after acting, before the answer leaves: the operation acts as
+    // soon as its request is read. Waited first, it made the requests of one round (an apply's 16,
+    // which the 1 ms timer clock keeps in step) act one after the other when their timers fired
+    // together, each answer held up by the others' work; a real service works on its callers'
+    // requests in parallel. Measured (2 cores, a bare client at 16 in flight, 20 ms): 0.2 ms of
+    // work per request after the wait took a round from 20.9 to 23.2 ms, before it 21.0 ms.
     if (fault.delayMs > 0) await sleep(fault.delayMs);
     if (fault.fail) throw new ServiceError('unavailable', 'injected fault: the service is unavailable; retry');
     if (fault.throttle) {
       sendError(res, new ServiceError('resource_exhausted', 'injected fault: too many requests; retry'), { 'retry-after': '0' });
       return;
     }
-    validateRequest(rpc, body);
-    const ctx: HandlerContext = { db, tenancy, services, profile };
-    const result = await (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never);
-    // No answer before what it reports (or read) is on disk (group commit, store/group-commit.ts).
-    await committed(db);
+    if (!acted?.ok) throw acted?.error;
     if (fault.loseResponse) {
       // The operation took effect; the caller never hears so (a lost response).
       req.socket.destroy();
       return;
     }
-    if (result === undefined) {
+    if (acted.answer === undefined) {
       res.writeHead(204);
       res.end();
-    } else await sendJsonAsync(res, profile.present(rpc, result));
+    } else await sendJsonParts(res, acted.answer);
+  }
+
+  /** Runs the operation and makes its answer (undefined: 204), once what it did is committed. */
+  async function act(rpc: Rpc, tenancy: HandlerContext['tenancy'], body: unknown): Promise<string[] | undefined> {
+    validateRequest(rpc, body);
+    const ctx: HandlerContext = { db, tenancy, services, profile };
+    const result = await (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never);
+    // No answer before what it reports (or read) is on disk (group commit, store/group-commit.ts).
+    await committed(db);
+    return result === undefined ? undefined : serialiseParts(profile.present(rpc, result));
   }
 
   async function runDev(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {

@@ -1,8 +1,11 @@
 // Fault injection: off by default, reproducible with a seed, never on /dev/, and a lost response
 // really did take effect.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DATABASE_FILE } from '../../src/server/embedded.js';
 import { FaultInjector, seededRandom } from '../../src/server/faults.js';
-import { call, post, startServer } from './helpers.js';
+import { call, post, startServer, waitFor } from './helpers.js';
 
 async function outcomes(seed: number, n: number): Promise<string[]> {
   const plane = await startServer({ faults: { failRate: 0.3, lostResponseRate: 0.2, seed } });
@@ -99,5 +102,42 @@ describe('fault injection', () => {
     const started = Date.now();
     expect((await call(plane.url, 'agents.list', {}, plane.tokens.dev!)).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(115);
+  });
+
+  it('with latency, an operation acts as soon as its request is read and answers after the delay; refusals wait too', async () => {
+    // Acting first keeps the requests of one round from queueing behind each other's work when
+    // their timers fire together (src/server/http.ts); the caller still waits the whole delay.
+    const latencyMs = 1_500;
+    const plane = await startServer({ faults: { latencyMs } });
+    cleanups.push(plane.cleanup);
+    const token = plane.tokens.dev!;
+    const reader = new Database(join(plane.dataDir, DATABASE_FILE), { readonly: true });
+    cleanups.push(async () => {
+      reader.close();
+    });
+    const started = Date.now();
+    const answer = call(plane.url, 'secrets.create', { name: 'EARLY', value: 'v' }, token);
+    const held = (): boolean => reader.prepare('SELECT 1 FROM secrets WHERE name = ?').get('EARLY') !== undefined;
+    const seenAfter = await waitFor(async () => (held() ? Date.now() - started : undefined), 10_000, 10);
+    expect(seenAfter).toBeLessThan(latencyMs - 500);
+    expect((await answer).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(latencyMs - 5);
+
+    const refusedAt = Date.now();
+    const invalid = await call(plane.url, 'secrets.create', { value: 'no name' }, token);
+    expect(invalid.status).toBe(400);
+    expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(latencyMs - 5);
+  }, 30_000);
+
+  it('with latency, an injected 503 or 429 still acts on nothing', async () => {
+    for (const faults of [{ failRate: 1 }, { throttleRate: 1 }]) {
+      const plane = await startServer({ faults: { latencyMs: 50, ...faults } });
+      cleanups.push(plane.cleanup);
+      const answer = await call(plane.url, 'secrets.create', { name: 'NEVER', value: 'v' }, plane.tokens.dev!);
+      expect(answer.status).toBe('failRate' in faults ? 503 : 429);
+      const reader = new Database(join(plane.dataDir, DATABASE_FILE), { readonly: true });
+      expect(reader.prepare('SELECT count(*) AS n FROM secrets').get()).toEqual({ n: 0 });
+      reader.close();
+    }
   });
 });
