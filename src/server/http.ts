@@ -1,7 +1,8 @@
 // The HTTP face of the local control plane (node:http). `POST /v1/<group>/<op>` runs an operation:
-// auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler → the
-// injected latency, if any → the answer. The credential is checked before a byte of the body is
-// read, so an unauthenticated caller cannot make the server read, decode or parse anything.
+// auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler →
+// commit → the answer, which also waits for the injected latency, if any, counted from the read.
+// The credential is checked before a byte of the body is read, so an unauthenticated caller cannot
+// make the server read, decode or parse anything.
 // `/dev/...` holds dev-only helpers (cookies, the session simulator), off unless the server was
 // started with them, never fault-injected.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -150,15 +151,18 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
     const body = await readJsonBody(req, OPERATIONS[rpc].scope === 'read');
     const fault = faults.next(rpc);
-    // Injected faults answer without acting.
+    // The injected latency runs from the moment the request is read, while the operation acts
+    // (faults that refuse it act on nothing); the answer leaves once both are done. So a request
+    // waits max(latency, the server's own work), as from a remote service whose work hides
+    // behind the network's delay, and the latency measures the client, not this server's SQLite
+    // and fsync. Waited first and acted after, the 16 requests of an apply round (kept in step by
+    // the 1 ms timer clock) acted one after the other when their timers fired together, each answer
+    // held up by the others' work. A bare Node client at 16 in flight, 20 ms, 2 cores: 23.6 ms a
+    // round (act after the wait), 22.3 ms (act, then wait the whole latency), 21.1 ms (this); a
+    // server that does nothing, 21.0 ms.
+    const delay = fault.delayMs > 0 ? sleep(fault.delayMs) : undefined;
     const acted = fault.fail || fault.throttle ? undefined : await settled(() => act(rpc, tenancy, body));
-    // The injected latency is waited after acting, before the answer leaves: the operation acts as
-    // soon as its request is read. Waited first, it made the requests of one round (an apply's 16,
-    // which the 1 ms timer clock keeps in step) act one after the other when their timers fired
-    // together, each answer held up by the others' work; a real service works on its callers'
-    // requests in parallel. Measured (2 cores, a bare client at 16 in flight, 20 ms): 0.2 ms of
-    // work per request after the wait took a round from 20.9 to 23.2 ms, before it 21.0 ms.
-    if (fault.delayMs > 0) await sleep(fault.delayMs);
+    await delay;
     if (fault.fail) throw new ServiceError('unavailable', 'injected fault: the service is unavailable; retry');
     if (fault.throttle) {
       sendError(res, new ServiceError('resource_exhausted', 'injected fault: too many requests; retry'), { 'retry-after': '0' });

@@ -105,7 +105,7 @@ describe('fault injection', () => {
   });
 
   it('with latency, an operation acts as soon as its request is read and answers after the delay; refusals wait too', async () => {
-    // Acting first keeps the requests of one round from queueing behind each other's work when
+    // Acting at once keeps the requests of one round from queueing behind each other's work when
     // their timers fire together (src/server/http.ts); the caller still waits the whole delay.
     const latencyMs = 1_500;
     const plane = await startServer({ faults: { latencyMs } });
