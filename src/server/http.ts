@@ -161,6 +161,9 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     // round (act after the wait), 22.3 ms (act, then wait the whole latency), 21.1 ms (this); a
     // server that does nothing, 21.0 ms.
     const delay = fault.delayMs > 0 ? sleep(fault.delayMs) : undefined;
+    // With a delay, the operation acts once the requests that arrived with it are read too, so
+    // that their delays start as they arrive rather than after each other's work.
+    if (delay) await yieldToEventLoop();
     const acted = fault.fail || fault.throttle ? undefined : await settled(() => act(rpc, tenancy, body));
     await delay;
     if (fault.fail) throw new ServiceError('unavailable', 'injected fault: the service is unavailable; retry');
