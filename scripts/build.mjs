@@ -13,6 +13,9 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(repo, 'dist');
 const bundleDir = join(dist, 'cli');
 const node = (...args) => execFileSync(process.execPath, args, { cwd: repo, stdio: 'inherit' });
+// The CLI runs under one of two sets of V8 flags (src/util/v8-mode.ts), each with its own code caches.
+const V8_MODES = ['full', 'lean'];
+const cacheSuffixes = ['.v8cache', '.lean.v8cache'];
 
 // tsc's entry is a link to the bundle after a build (below); tsc would write through it.
 const tscEntry = join(dist, 'src', 'cli', 'main.js');
@@ -65,31 +68,35 @@ await bundle.close();
 const bundled = new Set(output.map((file) => file.fileName));
 const dynamicImporters = output.filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !bundled.has(id))).map((file) => file.fileName);
 node(join(bundleDir, 'write-precompiled-schemas.js'));
-node(join(bundleDir, 'write-code-cache.js'), join(repo, 'examples'));
+for (const mode of V8_MODES) {
+  execFileSync(process.execPath, [join(bundleDir, 'write-code-cache.js'), join(repo, 'examples')], { cwd: repo, stdio: 'inherit', env: { ...process.env, AGENTFORM_V8_MODE: mode } });
+}
 chmodSync(join(bundleDir, 'agentform.js'), 0o755);
 trainCodeCache();
 /**
  * The chunks' V8 code caches (src/util/code-cache.ts): the CLI run as users run it, validate, then
  * apply and plan of a copy of the quickstart against the embedded local control plane, each run
  * writing the caches of the chunks it loaded with every function it compiled (and keeping those it
- * read: the caches accumulate). A failed run is reported, not fatal: the CLI works without caches,
- * only slower (test/package/build.test.ts checks that a plan uses them).
+ * read: the caches accumulate); once per V8 mode. A failed run is reported, not fatal: the CLI works
+ * without caches, only slower (test/package/build.test.ts checks that a plan uses them).
  */
 function trainCodeCache() {
-  const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
   const cli = join(bundleDir, 'agentform.js');
-  try {
-    cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true });
-    const runs = [['validate', project], ['apply', project, '--auto-approve'], ['plan', project]];
-    for (const args of runs) {
-      execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1' } });
+  for (const mode of V8_MODES) {
+    const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
+    try {
+      cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true });
+      const runs = [['validate', project], ['apply', project, '--auto-approve'], ['plan', project]];
+      for (const args of runs) {
+        execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_V8_MODE: mode } });
+      }
+    } catch (error) {
+      console.warn(`build: the bundle's ${mode} code cache is incomplete (${String(error)}); the CLI runs, slower`);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
-  } catch (error) {
-    console.warn(`build: the bundle's code cache is incomplete (${String(error)}); the CLI runs, slower`);
-  } finally {
-    rmSync(project, { recursive: true, force: true });
-    for (const file of dynamicImporters) rmSync(join(bundleDir, `${file}.v8cache`), { force: true });
   }
+  for (const file of dynamicImporters) for (const suffix of cacheSuffixes) rmSync(join(bundleDir, `${file}${suffix}`), { force: true });
 }
 // tsc's entry (the bundle's input, above) becomes a link to the bundle: whatever still runs the old
 // path (the peer benchmark in ../shared/bench, scripts written before the bundle) runs the CLI users

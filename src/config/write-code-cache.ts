@@ -1,9 +1,11 @@
 // Build step, for the bundle (scripts/build.mjs), after its precompiled validators are written: their
 // V8 code cache, made with the CLI's V8 settings in effect (V8 checks its flags before using a
 // cache), after validating the example projects' documents so that it holds what a run compiles.
-import '../util/v8-tuning.js';
+// Run once per V8 mode (AGENTFORM_V8_MODE=full|lean): each mode's flags need their own cache.
+import { v8Choice } from '../util/v8-tuning.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { useCodeCachesOf } from '../util/code-cache.js';
 import { DOCUMENT_KINDS, type SchemaName, writePrecompiledCodeCache } from './schemas.js';
 import { yamlLibrary } from './yaml-source.js';
 
@@ -15,6 +17,7 @@ function yamlFiles(dir: string): string[] {
   });
 }
 
+useCodeCachesOf(v8Choice?.mode ?? 'full');
 const examples = process.argv[2];
 if (!examples) throw new Error('usage: write-code-cache <examples folder>');
 const samples: Array<{ name: SchemaName; data: unknown }> = [];

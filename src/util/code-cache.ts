@@ -5,15 +5,30 @@
 // V8 accepts cached data by the source's length, V8's version and its flags, not by the source's
 // content, so each cache file starts with the SHA-256 of the text it was made from, and is used only
 // for that text. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
-// the file is compiled as if there were none.
+// the file is compiled as if there were none. The CLI runs under one of two sets of flags
+// (v8-mode.ts), each with its own cache files: `<file>.v8cache` (full) and `<file>.lean.v8cache`.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { writeFileAtomicSync } from './atomic-write.js';
+import type { V8Mode } from './v8-mode.js';
 
+/** The cache files of the full mode (and of any process that did not choose: V8's own defaults aside). */
 export const CODE_CACHE_SUFFIX = '.v8cache';
+
+export function codeCacheSuffix(mode: V8Mode): string {
+  return mode === 'lean' ? '.lean.v8cache' : CODE_CACHE_SUFFIX;
+}
+
+// Process-wide, like the V8 flags it follows: set once at start-up (bin.ts), before any cache is read.
+let activeSuffix = CODE_CACHE_SUFFIX;
+
+/** From now on, caches are read and written for the flags of `mode` (which the caller has applied). */
+export function useCodeCachesOf(mode: V8Mode): void {
+  activeSuffix = codeCacheSuffix(mode);
+}
 const DIGEST_BYTES = 32;
 
 export interface LoadedCommonJs {
@@ -32,7 +47,7 @@ function digest(source: string): Buffer {
 function cachedDataFor(path: string, source: string): Buffer | undefined {
   let file: Buffer;
   try {
-    file = readFileSync(path + CODE_CACHE_SUFFIX);
+    file = readFileSync(path + activeSuffix);
   } catch {
     return undefined;
   }
@@ -62,7 +77,7 @@ export function loadCommonJs(path: string): LoadedCommonJs {
 /** Writes the code cache of a file loaded by loadCommonJs, for the next process with the same Node and V8 flags. */
 export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'>): void {
   // Synchronous: also called as the process exits.
-  writeFileAtomicSync(loaded.path + CODE_CACHE_SUFFIX, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
+  writeFileAtomicSync(loaded.path + activeSuffix, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */
@@ -83,7 +98,8 @@ const loaders = (Module as unknown as { _extensions: Record<string, ModuleLoader
  * With `write`, each chunk's cache is (re)written when the process exits, holding every function
  * compiled by then: the build runs a few commands this way (scripts/build.mjs).
  */
-export function useBundleCodeCache(dir: string, options: { write: boolean }): BundleCacheStats {
+export function useBundleCodeCache(dir: string, options: { write: boolean; mode: V8Mode }): BundleCacheStats {
+  useCodeCachesOf(options.mode);
   const stats: BundleCacheStats = { fromCache: 0, compiled: 0, rejected: 0 };
   const loaded: Array<Pick<LoadedCommonJs, 'path' | 'script'>> = [];
   const plainJs = loaders['.js'];

@@ -15,12 +15,19 @@
 // plan of 1,000 agents, no changes 0.51 -> 0.42 s, 81 -> 76 MB; plan of 10,000 agents 2.04 -> 1.82 s,
 // 257 -> 245 MB; apply of 5,000 agents from empty 3.1 -> 3.3 s CPU (8.2 -> 8.1 s wall, 161 -> 156 MB).
 // Code that stays hot still gets optimised, only later.
+//
+// Without TurboFan for small projects ("lean", v8-mode.ts): optimised code does not pay off there,
+// and TurboFan's own machine code was ~4 MB of a small plan's memory.
 import { setFlagsFromString } from 'node:v8';
+import { chooseV8Mode, type V8ModeChoice } from './v8-mode.js';
 
+const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
-const command = process.argv.slice(2).find((argument) => !argument.startsWith('-'));
-export const isServerRun = command === 'server';
-if (!isServerRun) {
+export const isServerRun = args.find((argument) => !argument.startsWith('-')) === 'server';
+/** The settings this run uses (undefined: V8's defaults, for the server). */
+export const v8Choice: V8ModeChoice | undefined = isServerRun ? undefined : chooseV8Mode(args, process.env, process.cwd());
+if (v8Choice) {
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--interrupt-budget=1081344');
+  if (v8Choice.mode === 'lean') setFlagsFromString('--no-turbofan');
 }

@@ -49,19 +49,25 @@ describe('the bundle', () => {
   });
 
   // Without its chunks' code caches, a small plan compiles ~0.5 MB of code again on every run (~25 ms).
-  it('loads its chunks through the code cache the build trained', async () => {
-    const { stderr } = await run(process.execPath, [CLI, 'validate', join(REPO, 'examples', 'quickstart'), '--debug']);
-    const [, fromCache, compiled, rejected] = /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected/.exec(stderr) ?? [];
+  // Each V8 mode (src/util/v8-mode.ts) runs under its own flags, so each needs its own caches.
+  it.each([
+    ['lean', {}, /V8 lean \(a project of \d+ KB of YAML\)/],
+    ['full', { AGENTFORM_V8_MODE: 'full' }, /V8 full \(AGENTFORM_V8_MODE\)/],
+  ])('loads its chunks through the code cache the build trained (%s)', async (_mode, env, mode) => {
+    const { AGENTFORM_V8_MODE: _chosen, ...inherited } = process.env;
+    const { stderr } = await run(process.execPath, [CLI, 'validate', join(REPO, 'examples', 'quickstart'), '--debug'], { env: { ...inherited, ...env } });
+    const [line = '', fromCache, compiled, rejected] = /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected.*/.exec(stderr) ?? [];
     expect(Number(fromCache)).toBeGreaterThan(3);
     expect([compiled, rejected]).toEqual(['0', '0']);
+    expect(line).toMatch(mode);
   });
 
   // V8 takes a code cache only under the flags it was made with: made without the CLI's V8
   // settings, it would be rejected on every run and cost a compile (~9 ms of a small plan).
-  it('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings', async () => {
+  it.each(['lean', 'full'])('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)', async (mode) => {
     const built = (file: string) => JSON.stringify(join(REPO, 'dist', 'src', 'util', file));
-    const script = `import ${built('v8-tuning.js')}; import { loadCommonJs } from ${built('code-cache.js')}; console.log(loadCommonJs(${JSON.stringify(join(REPO, 'dist', 'cli', 'schemas.precompiled.cjs'))}).cacheUsed);`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
+    const script = `import { v8Choice } from ${built('v8-tuning.js')}; import { loadCommonJs, useCodeCachesOf } from ${built('code-cache.js')}; useCodeCachesOf(v8Choice.mode); console.log(loadCommonJs(${JSON.stringify(join(REPO, 'dist', 'cli', 'schemas.precompiled.cjs'))}).cacheUsed);`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, AGENTFORM_V8_MODE: mode } });
     expect(stdout.trim()).toBe('true');
   });
 });
