@@ -16,9 +16,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseCacheDir } from './parse-cache-dir.js';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
+
+export { parseCacheDir };
 
 const FORMAT = 2;
 /** Entries not written for this long are removed, now and then, when another is written. */
@@ -47,12 +50,6 @@ function parserId(): string {
   return parserIdentity;
 }
 
-export function parseCacheDir(env: NodeJS.ProcessEnv, projectDir: string): string | undefined {
-  const setting = env.AGENTFORM_PARSE_CACHE?.trim();
-  if (setting === 'off' || setting === '0' || setting === 'false') return undefined;
-  if (setting) return setting;
-  return join(projectDir, '.agentform', 'cache', 'parse');
-}
 
 /** True when JSON.parse(JSON.stringify(value)) gives back the same data. */
 function survivesJson(value: unknown): boolean {

@@ -4,17 +4,25 @@
 // often enough for optimised code to pay off, yet V8 still optimised a couple of Node's own helpers
 // (path separators, argument validation), and the first optimisation pages TurboFan's machine code
 // in: a plan of 20 agents peaked at 54.6 MB RSS with it and 50.8 MB without (bare node: 38 MB), for
-// the same CPU. What sets the limit is parsing YAML that the parse cache does not hold (a fresh CI
-// checkout): the parser is the one hot loop, and without TurboFan validate took as long at 73 KB of
-// YAML, 3 % longer at 104 KB, 7 % at 137 KB, 15 % at 334 KB. With the cache warm, plan and apply of
-// 1,000 agents (334 KB) took the same time either way. Issue 17 measured all of this.
-// "full" keeps TurboFan: for projects over LEAN_MAX_YAML_BYTES, and whenever the size of the work is
-// not known from a project directory (a saved plan, a command that only talks to the API).
+// the same CPU. Two things set the limits (issue 17 measured them, A/B on 2 cores):
+// - Parsing YAML that the parse cache does not hold (a fresh CI checkout, files just edited) is the
+//   one loop TurboFan helps at these sizes: without it, validate from a cold cache took as long at
+//   73 KB of YAML, 3 % longer at 104 KB, 7 % at 137 KB, 15 % at 334 KB. So: at most
+//   LEAN_MAX_COLD_YAML_BYTES of files that changed since the parse cache last took an entry.
+// - With the cache warm, plan and apply took the same time either way up to 2,000 agents (664 KB);
+//   at 5,000 (1.7 MB) apply's first write came ~30 ms later and its CPU rose ~7 %. So: at most
+//   LEAN_MAX_YAML_BYTES in all.
+// "full" keeps TurboFan: over either limit, and whenever the size of the work is not known from a
+// project directory (a saved plan, a command that only talks to the API). Whether a file is in the
+// parse cache would take hashing it to know; its modification time against the cache directory's
+// (which changes whenever an entry is written or removed) is the estimate, and a wrong guess only
+// costs time.
 //
 // V8 accepts a code cache only under the flags it was made with, so each mode has its own caches
 // (code-cache.ts; scripts/build.mjs trains both).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseCacheDir } from '../config/parse-cache-dir.js';
 
 export type V8Mode = 'lean' | 'full';
 
@@ -24,8 +32,10 @@ export interface V8ModeChoice {
   reason: string;
 }
 
-/** Projects with at most this much YAML run lean: ~250 agents. */
-export const LEAN_MAX_YAML_BYTES = 96 * 1024;
+/** Lean runs have at most this much YAML to parse without the parse cache: ~250 agents. */
+export const LEAN_MAX_COLD_YAML_BYTES = 96 * 1024;
+/** ... and at most this much YAML in all: ~2,300 agents. */
+export const LEAN_MAX_YAML_BYTES = 768 * 1024;
 /** A walk that meets more directory entries than this stops: such a tree is not a small project. */
 const MAX_ENTRIES = 5_000;
 const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];
@@ -39,11 +49,11 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
   const forced = env.AGENTFORM_V8_MODE?.trim();
   if (forced === 'lean' || forced === 'full') return { mode: forced, reason: 'AGENTFORM_V8_MODE' };
   for (const dir of [...directoryArguments(args), cwd]) {
-    const bytes = projectYamlBytes(dir, LEAN_MAX_YAML_BYTES);
-    if (bytes === undefined) continue;
-    return bytes <= LEAN_MAX_YAML_BYTES
-      ? { mode: 'lean', reason: `a project of ${kilobytes(bytes)} of YAML` }
-      : { mode: 'full', reason: `a project of over ${kilobytes(LEAN_MAX_YAML_BYTES)} of YAML` };
+    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: LEAN_MAX_YAML_BYTES, coldBytes: LEAN_MAX_COLD_YAML_BYTES });
+    if (yaml === undefined) continue;
+    if (yaml.bytes > LEAN_MAX_YAML_BYTES) return { mode: 'full', reason: `a project of over ${kilobytes(LEAN_MAX_YAML_BYTES)} of YAML` };
+    if (yaml.coldBytes > LEAN_MAX_COLD_YAML_BYTES) return { mode: 'full', reason: `over ${kilobytes(LEAN_MAX_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry` };
+    return { mode: 'lean', reason: `a project of ${kilobytes(yaml.bytes)} of YAML, ${kilobytes(yaml.coldBytes)} of it changed since the parse cache last took an entry` };
   }
   return { mode: 'full', reason: 'no project directory' };
 }
@@ -59,35 +69,50 @@ function directoryArguments(args: readonly string[]): string[] {
   return out;
 }
 
+export interface ProjectYaml {
+  /** Bytes of YAML; Infinity for a tree too large to walk. */
+  bytes: number;
+  /** The part of `bytes` in files modified since the parse cache directory last changed (all of it without a cache). */
+  coldBytes: number;
+}
+
 /**
- * The bytes of YAML in the project at `dir` (its root file and every *.yaml / *.yml below it,
- * skipping dot-directories and node_modules, as config/files.ts does), counted until they pass
- * `limit`; Infinity for a tree too large to walk; undefined when `dir` holds no agentform.yaml.
- * Never throws: what cannot be read counts as not a project.
+ * The YAML of the project at `dir`: its root file and every *.yaml / *.yml below it, skipping
+ * dot-directories and node_modules, as config/files.ts does; counted until either figure passes its
+ * limit. Undefined when `dir` holds no agentform.yaml. Never throws: what cannot be read counts as
+ * not a project.
  */
-export function projectYamlBytes(dir: string, limit: number): number | undefined {
+export function projectYaml(dir: string, cacheDir: string | undefined, limits: ProjectYaml): ProjectYaml | undefined {
   try {
     if (!ROOT_FILES.some((name) => isFile(join(dir, name)))) return undefined;
-    const walk = { bytes: 0, entries: 0 };
-    addYamlBytes(dir, walk, limit);
-    return walk.bytes;
+    const cachedUntil = cacheDir === undefined ? -Infinity : (statSync(cacheDir, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity);
+    const walk = { bytes: 0, coldBytes: 0, entries: 0, cachedUntil };
+    addYaml(dir, walk, limits);
+    return { bytes: walk.bytes, coldBytes: walk.coldBytes };
   } catch {
     return undefined;
   }
 }
 
-function addYamlBytes(dir: string, walk: { bytes: number; entries: number }, limit: number): void {
+interface Walk extends ProjectYaml {
+  entries: number;
+  cachedUntil: number;
+}
+
+function addYaml(dir: string, walk: Walk, limits: ProjectYaml): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (walk.bytes > limit) return;
+    if (walk.bytes > limits.bytes || walk.coldBytes > limits.coldBytes) return;
     walk.entries += 1;
     if (walk.entries > MAX_ENTRIES) {
       walk.bytes = Infinity;
       return;
     }
     if (entry.isDirectory()) {
-      if (!entry.name.startsWith('.') && entry.name !== 'node_modules') addYamlBytes(join(dir, entry.name), walk, limit);
+      if (!entry.name.startsWith('.') && entry.name !== 'node_modules') addYaml(join(dir, entry.name), walk, limits);
     } else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) {
-      walk.bytes += statSync(join(dir, entry.name)).size;
+      const stats = statSync(join(dir, entry.name));
+      walk.bytes += stats.size;
+      if (stats.mtimeMs >= walk.cachedUntil) walk.coldBytes += stats.size;
     }
   }
 }

@@ -1,6 +1,6 @@
 // The build as a developer uses it from a Git checkout: the CLI runs directly and through `npx`.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,7 +51,7 @@ describe('the bundle', () => {
   // Without its chunks' code caches, a small plan compiles ~0.5 MB of code again on every run (~25 ms).
   // Each V8 mode (src/util/v8-mode.ts) runs under its own flags, so each needs its own caches.
   it.each([
-    ['lean', {}, /V8 lean \(a project of \d+ KB of YAML\)/],
+    ['lean', {}, /V8 lean \(a project of \d+ KB of YAML, /],
     ['full', { AGENTFORM_V8_MODE: 'full' }, /V8 full \(AGENTFORM_V8_MODE\)/],
   ])('loads its chunks through the code cache the build trained (%s)', async (_mode, env, mode) => {
     const { AGENTFORM_V8_MODE: _chosen, ...inherited } = process.env;
@@ -60,6 +60,30 @@ describe('the bundle', () => {
     expect(Number(fromCache)).toBeGreaterThan(3);
     expect([compiled, rejected]).toEqual(['0', '0']);
     expect(line).toMatch(mode);
+  });
+
+  // The mode follows the parse cache: a mid-size project parsed afresh runs full (TurboFan pays off
+  // on the YAML parser), then lean once its files are in the cache, and stays lean after a small edit.
+  it('runs a mid-size project full on its first run, lean once its parse cache holds it', async () => {
+    const { writeProject } = await import('../../bench/lib/generate.js');
+    const project = writeProject({ agents: 400, connections: 50, providers: 10 }, 'dev');
+    const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
+    const modeOf = async () => {
+      const { stderr } = await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited });
+      return /; V8 (lean|full) \(([^)]*)\)/.exec(stderr)?.slice(1, 3);
+    };
+    try {
+      expect(await modeOf()).toEqual(['full', expect.stringMatching(/^over 96 KB of YAML changed since/)]);
+      expect(await modeOf()).toEqual(['lean', expect.stringMatching(/, 0 KB of it changed since/)]);
+      const edited = join(project, 'agents', 'agents-0.yaml');
+      // An edit after the cache's last entry, as an editor would make it (a later modification time).
+      const later = new Date(Date.now() + 5_000);
+      writeFileSync(edited, readFileSync(edited, 'utf8').replace('maxTurns: 20', 'maxTurns: 21'));
+      utimesSync(edited, later, later);
+      expect(await modeOf()).toEqual(['lean', expect.stringMatching(/, [1-9]\d* KB of it changed since/)]);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   // V8 takes a code cache only under the flags it was made with: made without the CLI's V8

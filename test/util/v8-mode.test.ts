@@ -1,33 +1,58 @@
-// Which V8 settings a CLI run picks: lean (no TurboFan) only for a project known to be small, full
-// otherwise; and that each mode's flags are really in force in the process that chose them.
+// Which V8 settings a CLI run picks: lean (no TurboFan) only for a project known to be small, with
+// little YAML to parse afresh; full otherwise. And that each mode's flags are really in force in the
+// process that chose them.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseV8Mode, LEAN_MAX_YAML_BYTES, projectYamlBytes } from '../../src/util/v8-mode.js';
+import { chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LEAN_MAX_YAML_BYTES, projectYaml } from '../../src/util/v8-mode.js';
 
 let root: string;
 const at = (...parts: string[]) => join(root, ...parts);
-function file(path: string, bytes: number): void {
+const KB = 1024;
+const HOUR_AGO = new Date(Date.now() - 3600_000);
+const IN_AN_HOUR = new Date(Date.now() + 3600_000);
+/** A file of `bytes` bytes, last modified at `when`. */
+function file(path: string, bytes: number, when: Date = HOUR_AGO): void {
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, 'x'.repeat(bytes));
+  utimesSync(path, when, when);
+}
+/** A parse cache directory that last took an entry now (after every HOUR_AGO file). */
+function parseCache(projectDir: string): void {
+  mkdirSync(join(projectDir, '.agentform', 'cache', 'parse'), { recursive: true });
 }
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'v8-mode-'));
-  // small: 1,000 bytes of YAML in all, whatever else lies around.
+  // small: 1,000 bytes of YAML, whatever else lies around; no parse cache yet.
   file(at('small', 'agentform.yaml'), 100);
   file(at('small', 'agents', 'a.yaml'), 400);
   file(at('small', 'agents', 'b.yml'), 500);
   file(at('small', 'agents', 'notes.md'), LEAN_MAX_YAML_BYTES * 2);
   file(at('small', '.agentform', 'cache', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
   file(at('small', 'node_modules', 'pkg', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
-  // large: more YAML than the lean limit, spread over files.
+  // cold: just over the cold limit, no parse cache.
+  file(at('cold', 'agentform.yaml'), 10);
+  file(at('cold', 'agents.yaml'), LEAN_MAX_COLD_YAML_BYTES);
+  // warm: at the total limit, every file older than the cache's last entry.
+  file(at('warm', 'agentform.yaml'), 0);
+  for (let index = 0; index < 4; index++) file(at('warm', 'agents', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4);
+  parseCache(at('warm'));
+  // edited: warm but for one file changed since, at the cold limit; and one past it.
+  file(at('edited', 'agentform.yaml'), 0);
+  file(at('edited', 'old.yaml'), 300 * KB);
+  file(at('edited', 'new.yaml'), LEAN_MAX_COLD_YAML_BYTES, IN_AN_HOUR);
+  parseCache(at('edited'));
+  file(at('edited-more', 'agentform.yaml'), 0);
+  file(at('edited-more', 'old.yaml'), 300 * KB);
+  file(at('edited-more', 'new.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, IN_AN_HOUR);
+  parseCache(at('edited-more'));
+  // large: more YAML than the total limit, spread over files, all of it in the cache.
   file(at('large', 'agentform.yml'), 10);
   for (let index = 0; index < 5; index++) file(at('large', 'agents', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4);
-  // exactly at the limit: still lean.
-  file(at('limit', 'agentform.yaml'), LEAN_MAX_YAML_BYTES);
+  parseCache(at('large'));
   // many entries: not walked to the end.
   file(at('wide', 'agentform.yaml'), 10);
   for (let index = 0; index < 5_100; index++) writeFileSync(at('wide', `f${index}.txt`), '');
@@ -36,50 +61,68 @@ beforeAll(() => {
   symlinkSync(at('large', 'agents'), at('linked', 'agents'));
   mkdirSync(at('not-a-project'));
   file(at('not-a-project', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
+  // a parse cache kept elsewhere (AGENTFORM_PARSE_CACHE=<dir>)
+  mkdirSync(at('elsewhere'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe('projectYamlBytes', () => {
+const cacheOf = (dir: string) => join(at(dir), '.agentform', 'cache', 'parse');
+const NO_LIMIT = { bytes: Infinity, coldBytes: Infinity };
+
+describe('projectYaml', () => {
   it.each([
-    ['small', 1_000],
-    ['limit', LEAN_MAX_YAML_BYTES],
-    ['wide', Infinity],
-    ['linked', 10],
-  ])('%s: %d bytes', (dir, bytes) => {
-    expect(projectYamlBytes(at(dir), LEAN_MAX_YAML_BYTES)).toBe(bytes);
+    ['small', { bytes: 1_000, coldBytes: 1_000 }],
+    ['warm', { bytes: LEAN_MAX_YAML_BYTES, coldBytes: 0 }],
+    ['edited', { bytes: 300 * KB + LEAN_MAX_COLD_YAML_BYTES, coldBytes: LEAN_MAX_COLD_YAML_BYTES }],
+    ['wide', { bytes: Infinity, coldBytes: 10 }],
+    ['linked', { bytes: 10, coldBytes: 10 }],
+  ])('%s', (dir, expected) => {
+    expect(projectYaml(at(dir), cacheOf(dir), NO_LIMIT)).toEqual(expected);
   });
 
-  it('stops counting once past the limit', () => {
-    const bytes = projectYamlBytes(at('large'), LEAN_MAX_YAML_BYTES) ?? 0;
-    expect(bytes).toBeGreaterThan(LEAN_MAX_YAML_BYTES);
-    expect(bytes).toBeLessThan(LEAN_MAX_YAML_BYTES * 1.25 + 11);
+  it('counts every file as changed without a parse cache', () => {
+    expect(projectYaml(at('warm'), undefined, NO_LIMIT)).toEqual({ bytes: LEAN_MAX_YAML_BYTES, coldBytes: LEAN_MAX_YAML_BYTES });
+  });
+
+  it.each([
+    ['in all', { bytes: 100 * KB, coldBytes: Infinity }, 'bytes'],
+    ['changed', { bytes: Infinity, coldBytes: 100 * KB }, 'coldBytes'],
+  ] as const)('stops counting once past the limit (%s)', (_name, limits, figure) => {
+    const counted = projectYaml(at('large'), undefined, limits)?.[figure] ?? 0;
+    expect(counted).toBeGreaterThan(100 * KB);
+    expect(counted).toBeLessThanOrEqual(100 * KB + LEAN_MAX_YAML_BYTES / 4);
   });
 
   it.each([['not-a-project'], ['missing'], ['small/agentform.yaml']])('%s: not a project', (dir) => {
-    expect(projectYamlBytes(at(dir), LEAN_MAX_YAML_BYTES)).toBeUndefined();
+    expect(projectYaml(at(dir), cacheOf(dir), NO_LIMIT)).toBeUndefined();
   });
 });
 
 describe('chooseV8Mode', () => {
-  const cases: Array<[string, () => string[], NodeJS.ProcessEnv, () => string, string, RegExp]> = [
-    ['a small project as the argument', () => ['plan', at('small'), '-e', 'dev'], {}, () => root, 'lean', /1 KB of YAML/],
-    ['a large project as the argument', () => ['apply', at('large'), '--auto-approve'], {}, () => root, 'full', /over 96 KB/],
-    ['the project at the limit', () => ['validate', at('limit')], {}, () => root, 'lean', / 96 KB of YAML/],
-    ['a tree too wide to walk', () => ['plan', at('wide')], {}, () => root, 'full', /over 96 KB/],
-    ['-C DIR', () => ['plan', '-C', at('large')], {}, () => at('small'), 'full', /over/],
-    ['--dir DIR', () => ['plan', '--dir', at('small')], {}, () => at('large'), 'lean', /1 KB/],
-    ['--dir=DIR', () => ['plan', `--dir=${at('small')}`], {}, () => at('large'), 'lean', /1 KB/],
-    ['option values that are not projects are passed over', () => ['plan', '-e', 'dev', at('small')], {}, () => at('large'), 'lean', /1 KB/],
-    ['no argument: the current directory', () => ['plan'], {}, () => at('small'), 'lean', /1 KB/],
-    ['no argument, a large current directory', () => ['plan'], {}, () => at('large'), 'full', /over/],
-    ['no project anywhere', () => ['whoami'], {}, () => at('not-a-project'), 'full', /no project directory/],
-    ['a saved plan (not a directory)', () => ['apply', at('small', 'agentform.yaml')], {}, () => at('not-a-project'), 'full', /no project/],
-    ['forced lean', () => ['plan', at('large')], { AGENTFORM_V8_MODE: 'lean' }, () => root, 'lean', /AGENTFORM_V8_MODE/],
-    ['forced full', () => ['plan', at('small')], { AGENTFORM_V8_MODE: ' full ' }, () => root, 'full', /AGENTFORM_V8_MODE/],
-    ['an unknown forced mode is ignored', () => ['plan', at('small')], { AGENTFORM_V8_MODE: 'fast' }, () => root, 'lean', /1 KB/],
+  const cases: Array<[string, () => string[], () => NodeJS.ProcessEnv, () => string, string, RegExp]> = [
+    ['a small project as the argument', () => ['plan', at('small'), '-e', 'dev'], () => ({}), () => root, 'lean', /a project of 1 KB of YAML, 1 KB of it changed/],
+    ['too much YAML to parse without the cache', () => ['validate', at('cold')], () => ({}), () => root, 'full', /over 96 KB of YAML changed since/],
+    ['a large project, all of it in the cache', () => ['plan', at('warm')], () => ({}), () => root, 'lean', /768 KB of YAML, 0 KB of it changed/],
+    ['the same without its cache', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'full', /over 96 KB of YAML changed/],
+    ['the same with its cache elsewhere', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: at('elsewhere') }), () => root, 'lean', /0 KB of it changed/],
+    ['edits since the last run, up to the limit', () => ['plan', at('edited')], () => ({}), () => root, 'lean', /96 KB of it changed/],
+    ['edits since the last run, past the limit', () => ['plan', at('edited-more')], () => ({}), () => root, 'full', /over 96 KB of YAML changed/],
+    ['over the total limit', () => ['apply', at('large'), '--auto-approve'], () => ({}), () => root, 'full', /over 768 KB/],
+    ['a tree too wide to walk', () => ['plan', at('wide')], () => ({}), () => root, 'full', /over 768 KB/],
+    ['-C DIR', () => ['plan', '-C', at('large')], () => ({}), () => at('small'), 'full', /over/],
+    ['--dir DIR', () => ['plan', '--dir', at('small')], () => ({}), () => at('large'), 'lean', /1 KB of YAML/],
+    ['--dir=DIR', () => ['plan', `--dir=${at('small')}`], () => ({}), () => at('large'), 'lean', /1 KB of YAML/],
+    ['option values that are not projects are passed over', () => ['plan', '-e', 'dev', at('small')], () => ({}), () => at('large'), 'lean', /1 KB of YAML/],
+    ['no argument: the current directory', () => ['plan'], () => ({}), () => at('small'), 'lean', /1 KB of YAML/],
+    ['no argument, a large current directory', () => ['plan'], () => ({}), () => at('large'), 'full', /over/],
+    ['no project anywhere', () => ['whoami'], () => ({}), () => at('not-a-project'), 'full', /no project directory/],
+    ['a saved plan (not a directory)', () => ['apply', at('small', 'agentform.yaml')], () => ({}), () => at('not-a-project'), 'full', /no project/],
+    ['forced lean', () => ['plan', at('large')], () => ({ AGENTFORM_V8_MODE: 'lean' }), () => root, 'lean', /AGENTFORM_V8_MODE/],
+    ['forced full', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: ' full ' }), () => root, 'full', /AGENTFORM_V8_MODE/],
+    ['an unknown forced mode is ignored', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'fast' }), () => root, 'lean', /1 KB of YAML/],
   ];
   it.each(cases)('%s', (_name, args, env, cwd, mode, reason) => {
-    const choice = chooseV8Mode(args(), env, cwd());
+    const choice = chooseV8Mode(args(), env(), cwd());
     expect(choice.mode).toBe(mode);
     expect(choice.reason).toMatch(reason);
   });
