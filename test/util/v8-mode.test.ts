@@ -150,6 +150,22 @@ describe('v8-tuning applies the mode it chose', () => {
     return result.optimised;
   }
 
+  // Regression: choosing the mode walks the project, and a walk through hundreds of files made V8
+  // optimise Node's path helpers before --no-turbofan was set: the lean run paged TurboFan in anyway
+  // and peaked as high as a full one (plan of 1,000 agents: 68.4 MB, against 64.5 MB forced lean).
+  it('lean: nothing is optimised while the project is looked through', () => {
+    const project = at('many-files');
+    file(join(project, 'agentform.yaml'), 10);
+    for (let index = 0; index < 1_500; index++) file(join(project, 'agents', `a-${index}.yaml`), 10);
+    parseCache(project);
+    // `node -e SCRIPT plan DIR`: as for `agentform plan DIR`, process.argv.slice(2) is [DIR].
+    const script = `const { v8Choice } = await import(${JSON.stringify(BUILT)}); console.log('mode', v8Choice.mode);`;
+    const { AGENTFORM_V8_MODE: _forced, ...env } = process.env;
+    const out = execFileSync(process.execPath, ['--trace-opt', '--input-type=module', '-e', script, 'plan', project], { encoding: 'utf8', env });
+    expect(out).toContain('mode lean');
+    expect(out.split('\n').filter((line) => /optimiz/i.test(line))).toEqual([]);
+  });
+
   it('lean: TurboFan never optimises', () => {
     expect(optimisedUnder('lean')).toBe(false);
   });
