@@ -8,6 +8,7 @@ import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf,
 import { redact, redactText, secretValuesIn } from './redact.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { Transport, UNCERTAIN_TRANSPORT_CODES, type Exchange } from './transport.js';
+import { monotonicMs } from '../util/clock.js';
 
 export type Credential =
   | { kind: 'key'; token: string }
@@ -204,17 +205,17 @@ export class ControlApiClient implements RpcCaller {
       this.trace(`  headers ${JSON.stringify(redact(headers, secrets()))}`);
       if (body !== undefined) this.trace(`  body ${JSON.stringify(redact(request, secrets()))}`);
     }
-    const startedAt = performance.now();
+    const startedAt = monotonicMs();
     let exchange: Exchange;
     try {
       exchange = await this.transport.send({ path, headers, body, timeoutMs: this.timeoutMs, rpc, requestId });
     } catch (error) {
-      const ms = Math.round(performance.now() - startedAt);
+      const ms = Math.round(monotonicMs() - startedAt);
       this.options.onRequest?.({ rpc, attempt, status: 0, ms });
       this.trace(`← ${rpc} failed after ${ms} ms: ${error instanceof ApiError ? `${error.code}: ${error.message}` : String(error)}`);
       throw error;
     }
-    const ms = Math.round(performance.now() - startedAt);
+    const ms = Math.round(monotonicMs() - startedAt);
     this.options.onRequest?.({ rpc, attempt, status: exchange.status, ms });
     if (this.options.debug) this.trace(`← ${exchange.status} ${path} in ${ms} ms ${redactedBody(exchange.text, secrets())}`);
     if (exchange.status >= 200 && exchange.status < 300) {

@@ -3,6 +3,7 @@
 // skipped, while independent branches go on. Stopping (SIGINT) lets running nodes finish and starts
 // no new ones. A node may release its dependents before it ends (`release`): its remaining work is
 // something they do not need (a connection's informational tools/list after its write).
+import { monotonicMs } from '../util/clock.js';
 
 export type NodeState = 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 
@@ -78,7 +79,7 @@ export async function runWorkGraph(nodes: WorkNode[], options: WorkGraphOptions)
         const node = byId.get(id) as WorkNode;
         running += 1;
         options.onStart?.(id);
-        const started = performance.now();
+        const started = monotonicMs();
         let released = false;
         const releaseDependents = () => {
           if (released) return;
@@ -99,13 +100,13 @@ export async function runWorkGraph(nodes: WorkNode[], options: WorkGraphOptions)
           .then(
             () => {
               running -= 1;
-              record({ id, state: 'done', ms: performance.now() - started });
+              record({ id, state: 'done', ms: monotonicMs() - started });
               releaseDependents();
               pump();
             },
             (error: unknown) => {
               running -= 1;
-              record({ id, state: 'failed', error, ms: performance.now() - started });
+              record({ id, state: 'failed', error, ms: monotonicMs() - started });
               if (!released) skipDependents(id, id);
               pump();
             },

@@ -1,10 +1,14 @@
 // The one confirmation prompt of every command that writes (apply, promote, rollback). Only `yes`
 // proceeds. Ctrl-C or Ctrl-D at the prompt is an answer too: "cancelled", exit 1, never a crash.
-import { createInterface } from 'node:readline';
+import { createRequire } from 'node:module';
 import { AbortedError, UserError } from '../errors.js';
 
 /** What the terminal answered: the typed line, or undefined for Ctrl-C / Ctrl-D / a closed input. */
 function ask(question: string): Promise<string | undefined> {
+  // Loaded here, not with the module: apply loads this module on every run, and most runs never
+  // ask (--auto-approve, a saved plan, CI); node:readline costs ~0.6 ms to load. Not import(): a
+  // bundle chunk that imports dynamically loses its code cache (util/code-cache.ts).
+  const { createInterface } = createRequire(import.meta.url)('node:readline') as typeof import('node:readline');
   const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true });
   return new Promise<string | undefined>((resolve) => {
     let answered = false;
