@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadCommonJs, writeCodeCache, type LoadedCommonJs } from '../util/code-cache.js';
+import { requireForValidators } from './validator-runtime.js';
 import { installedVersion } from '../util/package-version.js';
 
 export const SCHEMA_FILES = {
@@ -120,6 +121,7 @@ export const AJV_OPTIONS = {
 // ajv is CommonJS; it is required (synchronously, since validators() is synchronous) only when
 // something is compiled, so a run with the precompiled validators never loads its compiler.
 const requireFromHere = createRequire(import.meta.url);
+const validatorRequire = requireForValidators(requireFromHere);
 type AjvModule = typeof import('ajv/dist/2020.js');
 function ajvModule(): AjvModule {
   return requireFromHere('ajv/dist/2020.js') as AjvModule;
@@ -268,9 +270,10 @@ function loadPrecompiledPart(path: string): PrecompiledFile | undefined {
   const loaded = file.exports;
   if (!isPrecompiledModule(loaded) || loaded.sourceHash !== schemaSourceHash()) return undefined;
   const exported: Record<string, Validator> = {};
-  // ajv's runtime helpers (require("ajv/dist/runtime/…")) resolve from this module, not from the
-  // generated file, so the file works wherever it is written (the tests write it to a temp dir).
-  loaded.defineValidators(exported, requireFromHere, VALIDATOR_HELPERS);
+  // ajv's runtime helpers (require("ajv/dist/runtime/…")) come from this module (validator-runtime.ts),
+  // not from the generated file's folder, so the file works wherever it is written (the tests write
+  // it to a temp dir).
+  loaded.defineValidators(exported, validatorRequire, VALIDATOR_HELPERS);
   const validator = (name: string): Validator => {
     const found = exported[name];
     if (typeof found !== 'function') throw new Error(`${path} has no validator "${name}"; rebuild with npm run build`);
