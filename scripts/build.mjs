@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rolldown } from 'rolldown';
@@ -48,6 +49,9 @@ const bundle = await rolldown({
     // Bundled too, so the validators it writes come from the very code the bundle checks them with.
     'write-precompiled-schemas': join(dist, 'src', 'config', 'write-precompiled-schemas.js'),
     'write-code-cache': join(dist, 'src', 'config', 'write-code-cache.js'),
+    // The YAML parser as a file of its own, which src/config/yaml-source.ts requires on its first
+    // parse: bundled (hence code-cached) rather than ~70 files from node_modules.
+    yaml: createRequire(import.meta.url).resolve('yaml'),
   },
   platform: 'node',
   // The native SQLite binding is loaded from node_modules (and only by the local control plane).
