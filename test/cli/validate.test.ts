@@ -97,7 +97,7 @@ describe('agentform validate', () => {
     }
   });
 
-  it('locates problems in a large project, whose second half is parsed in a worker thread', () => {
+  it('locates problems in a large project (121 files, 1,200 agents), in a file near its end', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentform-large-'));
     writeFileSync(join(dir, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev:\n    url: local\n');
     const agent = (name: string) => `kind: Agent\nname: ${name}\nspec:\n  model: {provider: openai, model: gpt-4o}\n  system: "${'x'.repeat(200)}"\n`;
