@@ -7,7 +7,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFi
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -16,7 +16,6 @@ const bundleDir = join(dist, 'cli');
 const node = (...args) => execFileSync(process.execPath, args, { cwd: repo, stdio: 'inherit' });
 // The CLI runs under one of two sets of V8 flags (src/util/v8-mode.ts), each with its own code caches.
 const V8_MODES = ['full', 'lean'];
-const cacheSuffixes = ['.v8cache', '.lean.v8cache'];
 
 // tsc's entry is a link to the bundle after a build (below); tsc would write through it.
 const tscEntry = join(dist, 'src', 'cli', 'main.js');
@@ -76,7 +75,7 @@ for (const mode of V8_MODES) {
   execFileSync(process.execPath, [join(bundleDir, 'write-code-cache.js'), join(repo, 'examples')], { cwd: repo, stdio: 'inherit', env: { ...process.env, AGENTFORM_V8_MODE: mode } });
 }
 chmodSync(join(bundleDir, 'agentform.js'), 0o755);
-trainCodeCache();
+await trainCodeCache();
 /**
  * The chunks' V8 code caches (src/util/code-cache.ts): the CLI run as users run it, validate, then
  * apply and plan of a copy of the quickstart against the embedded local control plane, each run
@@ -84,7 +83,7 @@ trainCodeCache();
  * read: the caches accumulate); once per V8 mode. A failed run is reported, not fatal: the CLI works
  * without caches, only slower (test/package/build.test.ts checks that a plan uses them).
  */
-function trainCodeCache() {
+async function trainCodeCache() {
   const cli = join(bundleDir, 'agentform.js');
   for (const mode of V8_MODES) {
     const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
@@ -100,7 +99,8 @@ function trainCodeCache() {
       rmSync(project, { recursive: true, force: true });
     }
   }
-  for (const file of dynamicImporters) for (const suffix of cacheSuffixes) rmSync(join(bundleDir, `${file}${suffix}`), { force: true });
+  const { codeCacheSuffix } = await import(pathToFileURL(join(dist, 'src', 'util', 'code-cache.js')).href);
+  for (const file of dynamicImporters) for (const mode of V8_MODES) rmSync(join(bundleDir, `${file}${codeCacheSuffix(mode)}`), { force: true });
 }
 // tsc's entry (the bundle's input, above) becomes a link to the bundle: whatever still runs the old
 // path (the peer benchmark in ../shared/bench, scripts written before the bundle) runs the CLI users
