@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rolldown } from 'rolldown';
 
@@ -14,8 +14,6 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(repo, 'dist');
 const bundleDir = join(dist, 'cli');
 const node = (...args) => execFileSync(process.execPath, args, { cwd: repo, stdio: 'inherit' });
-// The CLI runs under one of two sets of V8 flags (src/util/v8-mode.ts), each with its own code caches.
-const V8_MODES = ['full', 'lean'];
 
 // tsc's entry is a link to the bundle after a build (below); tsc would write through it.
 const tscEntry = join(dist, 'src', 'cli', 'main.js');
@@ -23,6 +21,8 @@ rmSync(tscEntry, { force: true });
 node(join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json'));
 // For the tests and benchmarks that import dist/src directly.
 node(join(dist, 'src', 'config', 'write-precompiled-schemas.js'));
+// The CLI runs under one of a few sets of V8 flags, each with its own code caches.
+const { V8_MODES } = await import(pathToFileURL(join(dist, 'src', 'util', 'v8-mode.js')).href);
 
 /**
  * commander requires node:child_process when it loads, for executable subcommands (agentform has
@@ -85,13 +85,19 @@ await trainCodeCache();
  */
 async function trainCodeCache() {
   const cli = join(bundleDir, 'agentform.js');
+  // Each mode's runs parse the project's YAML in its own parse cache: with one shared cache (the
+  // tests' AGENTFORM_PARSE_CACHE), only the first mode's runs loaded the YAML parser, and the other
+  // modes shipped without its code cache.
+  const { AGENTFORM_PARSE_CACHE: _sharedParseCache, ...trainingEnv } = process.env;
   for (const mode of V8_MODES) {
     const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
     try {
-      cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true });
+      // Without the local data the README's first command leaves there (its parse cache among it):
+      // the training runs must parse the YAML, as a user's first run does, to cache the parser.
+      cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
       const runs = [['validate', project], ['apply', project, '--auto-approve'], ['plan', project]];
       for (const args of runs) {
-        execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: { ...process.env, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_V8_MODE: mode } });
+        execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: { ...trainingEnv, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_V8_MODE: mode } });
       }
     } catch (error) {
       console.warn(`build: the bundle's ${mode} code cache is incomplete (${String(error)}); the CLI runs, slower`);

@@ -5,8 +5,9 @@
 // V8 accepts cached data by the source's length, V8's version and its flags, not by the source's
 // content, so each cache file starts with the SHA-256 of the text it was made from, and is used only
 // for that text. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
-// the file is compiled as if there were none. The CLI runs under one of two sets of flags
-// (v8-mode.ts), each with its own cache files: `<file>.v8cache` (full) and `<file>.lean.v8cache`.
+// the file is compiled as if there were none. The CLI runs under one of three sets of flags
+// (v8-mode.ts), each with its own cache files: `<file>.v8cache` (full), `<file>.lean.v8cache` and
+// `<file>.parse.v8cache`.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -19,7 +20,7 @@ import type { V8Mode } from './v8-mode.js';
 export const CODE_CACHE_SUFFIX = '.v8cache';
 
 export function codeCacheSuffix(mode: V8Mode): string {
-  return mode === 'lean' ? '.lean.v8cache' : CODE_CACHE_SUFFIX;
+  return mode === 'full' ? CODE_CACHE_SUFFIX : `.${mode}${CODE_CACHE_SUFFIX}`;
 }
 
 // Process-wide, like the V8 flags it follows: set once at start-up (bin.ts), before any cache is read.

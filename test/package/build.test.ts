@@ -78,9 +78,12 @@ describe('the bundle', () => {
   it.each([
     ['lean', {}, /V8 lean \(a project of \d+ KB of YAML, /],
     ['full', { AGENTFORM_V8_MODE: 'full' }, /V8 full \(AGENTFORM_V8_MODE\)/],
+    ['parse', { AGENTFORM_V8_MODE: 'parse' }, /V8 parse \(AGENTFORM_V8_MODE\)/],
   ])('loads its chunks through the code cache the build trained (%s)', async (_mode, env, mode) => {
     const { AGENTFORM_V8_MODE: _chosen, ...inherited } = process.env;
-    const { stderr } = await run(process.execPath, [CLI, 'validate', join(REPO, 'examples', 'quickstart'), '--debug'], { env: { ...inherited, ...env } });
+    // Without the parse cache, so that the YAML parser's chunks load too. Regression: with the tests'
+    // shared parse cache, the build trained them in the first mode only.
+    const { stderr } = await run(process.execPath, [CLI, 'validate', join(REPO, 'examples', 'quickstart'), '--debug'], { env: { ...inherited, ...env, AGENTFORM_PARSE_CACHE: 'off' } });
     const [line = '', fromCache, compiled, rejected] = /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected.*/.exec(stderr) ?? [];
     expect(Number(fromCache)).toBeGreaterThan(3);
     expect([compiled, rejected]).toEqual(['0', '0']);
@@ -95,7 +98,7 @@ describe('the bundle', () => {
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     const modeOf = async () => {
       const { stderr } = await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited });
-      return /; V8 (lean|full) \(([^)]*)\)/.exec(stderr)?.slice(1, 3);
+      return /; V8 (lean|full|parse) \(([^)]*)\)/.exec(stderr)?.slice(1, 3);
     };
     try {
       expect(await modeOf()).toEqual(['full', expect.stringMatching(/^over 96 KB of YAML changed since/)]);
@@ -111,9 +114,25 @@ describe('the bundle', () => {
     }
   });
 
+  // Much YAML to parse afresh (a fresh CI checkout of a large project): V8's own settings, under
+  // which the build's parse caches are accepted; then full once the parse cache holds the files.
+  it('runs a large project parse on its first run, with the code caches of that mode', async () => {
+    const { writeProject } = await import('../../bench/lib/generate.js');
+    const project = writeProject({ agents: 700, connections: 50, providers: 10 }, 'dev');
+    const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
+    try {
+      const first = (await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited })).stderr;
+      expect(first).toMatch(/, 0 without one, 0 whose cache V8 rejected; V8 parse \(over 192 KB of YAML changed since/);
+      const second = (await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited })).stderr;
+      expect(second).toMatch(/; V8 lean \(a project of \d+ KB of YAML, 0 KB of it changed since/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
   // V8 takes a code cache only under the flags it was made with: made without the CLI's V8
   // settings, it would be rejected on every run and cost a compile (~9 ms of a small plan).
-  it.each(['lean', 'full'])('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)', async (mode) => {
+  it.each(['lean', 'full', 'parse'])('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)', async (mode) => {
     const built = (file: string) => JSON.stringify(join(REPO, 'dist', 'src', 'util', file));
     const script = `import { v8Choice } from ${built('v8-tuning.js')}; import { loadCommonJs, useCodeCachesOf } from ${built('code-cache.js')}; useCodeCachesOf(v8Choice.mode); console.log(loadCommonJs(${JSON.stringify(join(REPO, 'dist', 'cli', 'schemas.precompiled.cjs'))}).cacheUsed);`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, AGENTFORM_V8_MODE: mode } });
