@@ -12,15 +12,16 @@
 // - With the cache warm, plan and apply took the same time either way up to 2,000 agents (664 KB);
 //   at 5,000 (1.7 MB) apply's first write came ~30 ms later and its CPU rose ~7 %. So: at most
 //   LEAN_MAX_YAML_BYTES in all.
-// "parse" is V8's own settings, for a run with much YAML to parse without the parse cache: the YAML
-// parser is one hot loop, which TurboFan should optimise early (the tuned interrupt budget held it
-// back), allocating all the way, which a young generation free to grow collects with fewer
-// scavenges. Validate from a cold cache, medians of 9 interleaved runs, lean / full / parse:
-// 115 KB 359 / 376 / 433 ms, 182 KB 537 / 532 / 519 ms, 216 KB 754 / 686 / 648 ms, 266 KB
-// 809 / 751 / 583 ms, 350 KB (1,000 agents) 958 / 857 / 653 ms; 1.7 MB (5,000 agents) full 2.2-3.9 s,
-// parse 1.6-2.4 s on a noisy machine. So: over PARSE_MIN_COLD_YAML_BYTES, for ~10 MB more peak RSS.
-// "full" keeps TurboFan with the tuned budget and young generation (v8-tuning.ts): a large project
-// whose YAML the parse cache holds, between the two limits on YAML to parse, and whenever the size of the work is not known from a project
+// "parse" is TurboFan at V8's own interrupt budget, for a run with more YAML to parse than lean
+// allows: the YAML parser is one hot loop, which TurboFan should optimise early, where the tuned
+// budget (v8-tuning.ts) held it back. Validate from a cold cache, medians of 9 interleaved runs,
+// lean / full / parse: 115 KB 307 / 292 / 297 ms, 148 KB 368 / 344 / 333 ms, 182 KB 466 / 429 /
+// 397 ms, 266 KB 633 / 542 / 447 ms. Plan from a cold cache at 20 ms, against the build before the
+// parse mode (full): 1,000 agents 0.79-0.85 -> 0.67-0.70 s, 5,000 agents 2.57-2.88 -> 2.23-2.40 s,
+// peak RSS unchanged. V8's default young-generation growth on top made it another ~10 % faster,
+// for 8 MB (1,000 agents) to 30 MB (5,000) more peak RSS: left out.
+// "full" keeps TurboFan with the tuned budget (v8-tuning.ts): a large project whose YAML the parse
+// cache holds, and whenever the size of the work is not known from a project
 // directory (a saved plan, a command that only talks to the API). Whether a file is in the parse
 // cache would take hashing it to know; its modification time against the cache directory's (which
 // changes whenever an entry is written or removed) is the estimate, and a wrong guess only costs time.
@@ -36,11 +37,10 @@ export const V8_MODES = ['full', 'lean', 'parse'] as const;
 export type V8Mode = (typeof V8_MODES)[number];
 
 /**
- * What the "parse" mode sets back: V8's own values of the flags v8-tuning.ts changes (Node 20's V8;
- * test/util/v8-mode.test.ts checks them against `node --v8-options`). A flag at its default value
- * counts as unset, so V8 hashes these flags as it hashes a process that never set them.
+ * What the "parse" mode turns back on: TurboFan, at V8's own interrupt budget (Node 20's V8;
+ * test/util/v8-mode.test.ts checks the value against `node --v8-options`).
  */
-export const V8_DEFAULTS = ['--semi-space-growth-factor=2', '--interrupt-budget=67584', '--turbofan'] as const;
+export const PARSE_MODE_FLAGS = ['--interrupt-budget=67584', '--turbofan'] as const;
 
 export interface V8ModeChoice {
   mode: V8Mode;
@@ -52,8 +52,6 @@ export interface V8ModeChoice {
 export const LEAN_MAX_COLD_YAML_BYTES = 96 * 1024;
 /** ... and at most this much YAML in all: ~2,300 agents. */
 export const LEAN_MAX_YAML_BYTES = 768 * 1024;
-/** Runs with more YAML than this to parse without the parse cache are "parse": ~550 agents. */
-export const PARSE_MIN_COLD_YAML_BYTES = 192 * 1024;
 /** A walk that meets more directory entries than this stops: such a tree is not a small project. */
 const MAX_ENTRIES = 5_000;
 const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];
@@ -68,12 +66,11 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
   const forcedMode = V8_MODES.find((mode) => mode === forced);
   if (forcedMode) return { mode: forcedMode, reason: 'AGENTFORM_V8_MODE' };
   for (const dir of [...directoryArguments(args), cwd]) {
-    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: LEAN_MAX_YAML_BYTES, coldBytes: PARSE_MIN_COLD_YAML_BYTES });
+    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: LEAN_MAX_YAML_BYTES, coldBytes: LEAN_MAX_COLD_YAML_BYTES });
     if (yaml === undefined) continue;
     // Parsing dominates any run that has much of it to do, whatever the project's size.
-    if (yaml.coldBytes > PARSE_MIN_COLD_YAML_BYTES) return { mode: 'parse', reason: `over ${kilobytes(PARSE_MIN_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry` };
+    if (yaml.coldBytes > LEAN_MAX_COLD_YAML_BYTES) return { mode: 'parse', reason: `over ${kilobytes(LEAN_MAX_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry` };
     if (yaml.bytes > LEAN_MAX_YAML_BYTES) return { mode: 'full', reason: `a project of over ${kilobytes(LEAN_MAX_YAML_BYTES)} of YAML` };
-    if (yaml.coldBytes > LEAN_MAX_COLD_YAML_BYTES) return { mode: 'full', reason: `over ${kilobytes(LEAN_MAX_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry` };
     return { mode: 'lean', reason: `a project of ${kilobytes(yaml.bytes)} of YAML, ${kilobytes(yaml.coldBytes)} of it changed since the parse cache last took an entry` };
   }
   return { mode: 'full', reason: 'no project directory' };

@@ -19,7 +19,7 @@
 // Without TurboFan for small projects ("lean", v8-mode.ts): optimised code does not pay off there,
 // and TurboFan's own machine code was ~4 MB of a small plan's memory.
 import { setFlagsFromString } from 'node:v8';
-import { chooseV8Mode, V8_DEFAULTS, type V8ModeChoice } from './v8-mode.js';
+import { chooseV8Mode, PARSE_MODE_FLAGS, type V8ModeChoice } from './v8-mode.js';
 
 const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
@@ -36,4 +36,4 @@ if (!isServerRun) {
 /** The settings this run uses (undefined: V8's defaults, for the server). */
 export const v8Choice: V8ModeChoice | undefined = isServerRun ? undefined : chooseV8Mode(args, process.env, process.cwd());
 if (v8Choice?.mode === 'full') setFlagsFromString('--turbofan');
-if (v8Choice?.mode === 'parse') for (const flag of V8_DEFAULTS) setFlagsFromString(flag);
+if (v8Choice?.mode === 'parse') for (const flag of PARSE_MODE_FLAGS) setFlagsFromString(flag);
