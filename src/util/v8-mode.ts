@@ -18,7 +18,7 @@
 // lean / full / parse: 115 KB 307 / 292 / 297 ms, 148 KB 368 / 344 / 333 ms, 182 KB 466 / 429 /
 // 397 ms, 266 KB 633 / 542 / 447 ms. Plan from a cold cache at 20 ms, against the build before the
 // parse mode (full): 1,000 agents 0.79-0.85 -> 0.67-0.70 s, 5,000 agents 2.57-2.88 -> 2.23-2.40 s,
-// peak RSS unchanged. V8's default young-generation growth on top made it another ~10 % faster,
+// peak RSS +4 MB / -1 MB. V8's default young-generation growth on top made it another ~10 % faster,
 // for 8 MB (1,000 agents) to 30 MB (5,000) more peak RSS: left out.
 // "full" keeps TurboFan with the tuned budget (v8-tuning.ts): a large project whose YAML the parse
 // cache holds, and whenever the size of the work is not known from a project
@@ -36,11 +36,6 @@ import { parseCacheDir } from '../config/parse-cache-dir.js';
 export const V8_MODES = ['full', 'lean', 'parse'] as const;
 export type V8Mode = (typeof V8_MODES)[number];
 
-/**
- * What the "parse" mode turns back on: TurboFan, at V8's own interrupt budget (Node 20's V8;
- * test/util/v8-mode.test.ts checks the value against `node --v8-options`).
- */
-export const PARSE_MODE_FLAGS = ['--interrupt-budget=67584', '--turbofan'] as const;
 
 export interface V8ModeChoice {
   mode: V8Mode;
@@ -57,7 +52,7 @@ const MAX_ENTRIES = 5_000;
 const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];
 
 /**
- * The mode for a run with these arguments (after `node agentform.js`). AGENTFORM_V8_MODE=lean|parse|full
+ * The mode for a run with these arguments (after `node agentform.js`). AGENTFORM_V8_MODE=lean|full|parse
  * decides when set (the build trains each mode's caches that way). Otherwise the project is the
  * first argument (or -C/--dir value) that is a project directory, else the current directory.
  */
@@ -66,7 +61,9 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
   const forcedMode = V8_MODES.find((mode) => mode === forced);
   if (forcedMode) return { mode: forcedMode, reason: 'AGENTFORM_V8_MODE' };
   for (const dir of [...directoryArguments(args), cwd]) {
-    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: LEAN_MAX_YAML_BYTES, coldBytes: LEAN_MAX_COLD_YAML_BYTES });
+    // The whole tree (up to MAX_ENTRIES) until enough changed YAML is found: a large project whose
+    // edited files come late in the walk must still run parse.
+    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: Infinity, coldBytes: LEAN_MAX_COLD_YAML_BYTES });
     if (yaml === undefined) continue;
     // Parsing dominates any run that has much of it to do, whatever the project's size.
     if (yaml.coldBytes > LEAN_MAX_COLD_YAML_BYTES) return { mode: 'parse', reason: `over ${kilobytes(LEAN_MAX_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry` };

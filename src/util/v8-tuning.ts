@@ -9,7 +9,7 @@
 // factor is read whenever the spaces would grow: a factor of 1 keeps them at their initial 1 MB.
 //
 // The interrupt budget (how much a function runs before V8 considers optimising it with TurboFan)
-// is 16 times the default: a CLI run calls its per-resource functions a few thousand times, and
+// is 16 times the default, except in the "parse" mode (v8-mode.ts), whose YAML parser wants TurboFan early: a CLI run calls its per-resource functions a few thousand times, and
 // compiling them with TurboFan (on helper threads, with its own memory) cost more than the
 // optimised code saved. Measured on 2 cores, CPU user+sys and peak RSS, median of 7 (3 for 10,000):
 // plan of 1,000 agents, no changes 0.51 -> 0.42 s, 81 -> 76 MB; plan of 10,000 agents 2.04 -> 1.82 s,
@@ -19,14 +19,13 @@
 // Without TurboFan for small projects ("lean", v8-mode.ts): optimised code does not pay off there,
 // and TurboFan's own machine code was ~4 MB of a small plan's memory.
 import { setFlagsFromString } from 'node:v8';
-import { chooseV8Mode, PARSE_MODE_FLAGS, type V8ModeChoice } from './v8-mode.js';
+import { chooseV8Mode, type V8ModeChoice } from './v8-mode.js';
 
 const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
 export const isServerRun = args.find((argument) => !argument.startsWith('-')) === 'server';
 if (!isServerRun) {
   setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--interrupt-budget=1081344');
   // Off while the mode is chosen: looking through a project of 1,000 agents calls Node's path helpers
   // often enough for V8 to optimise them, which pages TurboFan in, the very thing lean avoids (the
   // lean run then peaked as high as a full one). V8 hashes the flags as they are when a code cache
@@ -35,5 +34,6 @@ if (!isServerRun) {
 }
 /** The settings this run uses (undefined: V8's defaults, for the server). */
 export const v8Choice: V8ModeChoice | undefined = isServerRun ? undefined : chooseV8Mode(args, process.env, process.cwd());
-if (v8Choice?.mode === 'full') setFlagsFromString('--turbofan');
-if (v8Choice?.mode === 'parse') for (const flag of PARSE_MODE_FLAGS) setFlagsFromString(flag);
+// The parse mode keeps V8's own interrupt budget: TurboFan early, for the YAML parser's loop.
+if (v8Choice && v8Choice.mode !== 'parse') setFlagsFromString('--interrupt-budget=1081344');
+if (v8Choice && v8Choice.mode !== 'lean') setFlagsFromString('--turbofan');
