@@ -21,10 +21,10 @@
 // peak RSS +4 MB / -1 MB. V8's default young-generation growth on top made it another ~10 % faster,
 // for 8 MB (1,000 agents) to 30 MB (5,000) more peak RSS: left out.
 // "full" keeps TurboFan with the tuned budget (v8-tuning.ts): a large project whose YAML the parse
-// cache holds, and whenever the size of the work is not known from a project
-// directory (a saved plan, a command that only talks to the API). Whether a file is in the parse
-// cache would take hashing it to know; its modification time against the cache directory's (which
-// changes whenever an entry is written or removed) is the estimate, and a wrong guess only costs time.
+// cache holds, and whenever the size of the work is not known from a project directory (a saved
+// plan, a command that only talks to the API). Whether a file is in the parse cache would take
+// hashing it to know; its modification time against the cache directory's (which changes whenever
+// an entry is written or removed) is the estimate, and a wrong guess only costs time.
 //
 // V8 accepts a code cache only under the flags it was made with, so each mode has its own caches
 // (code-cache.ts; scripts/build.mjs trains them all).
@@ -35,7 +35,6 @@ import { parseCacheDir } from '../config/parse-cache-dir.js';
 /** Every mode, in the order the build trains their code caches. */
 export const V8_MODES = ['full', 'lean', 'parse'] as const;
 export type V8Mode = (typeof V8_MODES)[number];
-
 
 export interface V8ModeChoice {
   mode: V8Mode;

@@ -9,8 +9,9 @@
 // factor is read whenever the spaces would grow: a factor of 1 keeps them at their initial 1 MB.
 //
 // The interrupt budget (how much a function runs before V8 considers optimising it with TurboFan)
-// is 16 times the default, except in the "parse" mode (v8-mode.ts), whose YAML parser wants TurboFan early: a CLI run calls its per-resource functions a few thousand times, and
-// compiling them with TurboFan (on helper threads, with its own memory) cost more than the
+// is 16 times the default, except in the "parse" mode (v8-mode.ts), whose YAML parser wants
+// TurboFan early: a CLI run calls its per-resource functions a few thousand times, and compiling
+// them with TurboFan (on helper threads, with its own memory) cost more than the
 // optimised code saved. Measured on 2 cores, CPU user+sys and peak RSS, median of 7 (3 for 10,000):
 // plan of 1,000 agents, no changes 0.51 -> 0.42 s, 81 -> 76 MB; plan of 10,000 agents 2.04 -> 1.82 s,
 // 257 -> 245 MB; apply of 5,000 agents from empty 3.1 -> 3.3 s CPU (8.2 -> 8.1 s wall, 161 -> 156 MB).
