@@ -21,8 +21,6 @@ import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-
 import { installedVersion } from '../util/package-version.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 
-export { parseCacheDir };
-
 const FORMAT = 2;
 /** Entries not written for this long are removed, now and then, when another is written. */
 const MAX_AGE_MS = 14 * 24 * 3600 * 1000;
@@ -49,7 +47,6 @@ function parserId(): string {
   }
   return parserIdentity;
 }
-
 
 /** True when JSON.parse(JSON.stringify(value)) gives back the same data. */
 function survivesJson(value: unknown): boolean {

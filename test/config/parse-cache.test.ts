@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openParseCache, parseCacheDir, type ParseCache } from '../../src/config/parse-cache.js';
+import { openParseCache, type ParseCache } from '../../src/config/parse-cache.js';
+import { parseCacheDir } from '../../src/config/parse-cache-dir.js';
 import { readProject } from '../../src/config/project.js';
 import { ProblemList } from '../../src/config/problems.js';
 import { parseYamlText } from '../../src/config/yaml-source.js';
