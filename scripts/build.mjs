@@ -2,8 +2,8 @@
 // dist/cli/ (what `agentform` runs), each layout with its own precompiled validators.
 // The bundle is what users get: one entry file and a few lazily loaded chunks instead of ~90 ES
 // modules, whose resolving and loading was a third of a small plan's time.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
@@ -105,8 +105,47 @@ async function trainCodeCache() {
       rmSync(project, { recursive: true, force: true });
     }
   }
+  try {
+    await trainServerCodeCache(cli, trainingEnv);
+  } catch (error) {
+    console.warn(`build: the bundle's server code cache is incomplete (${String(error)}); \`agentform server\` runs, slower`);
+  }
   const { codeCacheSuffix } = await import(pathToFileURL(join(dist, 'src', 'util', 'code-cache.js')).href);
-  for (const file of dynamicImporters) for (const mode of V8_MODES) rmSync(join(bundleDir, `${file}${codeCacheSuffix(mode)}`), { force: true });
+  for (const file of dynamicImporters) for (const set of [...V8_MODES, 'server']) rmSync(join(bundleDir, `${file}${codeCacheSuffix(set)}`), { force: true });
+}
+
+/**
+ * `agentform server`'s caches (V8's defaults, no CLI mode): the server started as users start it,
+ * writing its caches when it stops, after the CLI (not writing any) has applied and planned a copy
+ * of the quickstart against it, so that they hold its whole request path.
+ */
+async function trainServerCodeCache(cli, env) {
+  const data = mkdtempSync(join(tmpdir(), 'agentform-train-server-'));
+  const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
+  const server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data', data, '--environments', 'dev'], { env: { ...env, AGENTFORM_WRITE_CODE_CACHE: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.setEncoding('utf8').on('data', (chunk) => {
+        out += chunk;
+        const listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (listening) resolve(listening[1]);
+      });
+      server.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
+    });
+    const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token;
+    cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
+    const client = { ...env, NO_COLOR: '1', AGENTFORM_TOKEN: token };
+    for (const args of [['apply', project, '--url', url, '--auto-approve'], ['plan', project, '--url', url]]) {
+      execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: client });
+    }
+  } finally {
+    server.kill('SIGINT');
+    await exited;
+    rmSync(project, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  }
 }
 // tsc's entry (the bundle's input, above) becomes a link to the bundle: whatever still runs the old
 // path (the peer benchmark in ../shared/bench, scripts written before the bundle) runs the CLI users

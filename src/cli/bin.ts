@@ -7,13 +7,14 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useBundleCodeCache } from '../util/code-cache.js';
 
-// The build's training runs write the caches; `agentform server` runs with other V8 settings, under
-// which every cache would be rejected after being read.
+// The build's training runs write the caches. `agentform server` runs under V8's defaults (no CLI
+// mode), with caches of its own: a fresh server compiled its request path while answering its first
+// requests, which held up the first writes of an apply.
 const write = process.env.AGENTFORM_WRITE_CODE_CACHE === '1';
-const stats = isServerRun && !write ? undefined : useBundleCodeCache(dirname(fileURLToPath(import.meta.url)), { write, mode: v8Choice?.mode ?? 'full' });
-if (stats && (process.argv.includes('--debug') || process.env.AGENTFORM_DEBUG === '1')) {
+const stats = useBundleCodeCache(dirname(fileURLToPath(import.meta.url)), { write, set: isServerRun ? 'server' : (v8Choice?.mode ?? 'full') });
+if (process.argv.includes('--debug') || process.env.AGENTFORM_DEBUG === '1') {
   process.on('exit', () => {
-    const mode = v8Choice ? `; V8 ${v8Choice.mode} (${v8Choice.reason})` : '';
+    const mode = v8Choice ? `; V8 ${v8Choice.mode} (${v8Choice.reason})` : isServerRun ? '; V8 defaults (server)' : '';
     process.stderr.write(`[debug] start-up: ${stats.fromCache} bundle files compiled from the V8 code cache, ${stats.compiled} without one, ${stats.rejected} whose cache V8 rejected${mode}\n`);
   });
 }

@@ -7,7 +7,7 @@
 // for that text. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
 // the file is compiled as if there were none. The CLI runs under one of three sets of flags
 // (v8-mode.ts), each with its own cache files: `<file>.v8cache` (full), `<file>.lean.v8cache` and
-// `<file>.parse.v8cache`.
+// `<file>.parse.v8cache`; `agentform server` runs under V8's defaults, with `<file>.server.v8cache`.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -16,19 +16,22 @@ import { Script } from 'node:vm';
 import { writeFileAtomicSync } from './atomic-write.js';
 import type { V8Mode } from './v8-mode.js';
 
-/** The cache files of the full mode (and of any process that did not choose: V8's own defaults aside). */
+/** The cache files of the full mode (and of any process that did not choose). */
 export const CODE_CACHE_SUFFIX = '.v8cache';
 
-export function codeCacheSuffix(mode: V8Mode): string {
-  return mode === 'full' ? CODE_CACHE_SUFFIX : `.${mode}${CODE_CACHE_SUFFIX}`;
+/** A set of V8 flags that code caches are made and used under: a CLI mode, or the server's (V8's defaults). */
+export type CodeCacheSet = V8Mode | 'server';
+
+export function codeCacheSuffix(set: CodeCacheSet): string {
+  return set === 'full' ? CODE_CACHE_SUFFIX : `.${set}${CODE_CACHE_SUFFIX}`;
 }
 
 // Process-wide, like the V8 flags it follows: set once at start-up (bin.ts), before any cache is read.
 let activeSuffix = CODE_CACHE_SUFFIX;
 
-/** From now on, caches are read and written for the flags of `mode` (which the caller has applied). */
-export function useCodeCachesOf(mode: V8Mode): void {
-  activeSuffix = codeCacheSuffix(mode);
+/** From now on, caches are read and written for the flags of `set` (which the caller has applied). */
+export function useCodeCachesOf(set: CodeCacheSet): void {
+  activeSuffix = codeCacheSuffix(set);
 }
 const DIGEST_BYTES = 32;
 
@@ -99,8 +102,8 @@ const loaders = (Module as unknown as { _extensions: Record<string, ModuleLoader
  * With `write`, each chunk's cache is (re)written when the process exits, holding every function
  * compiled by then: the build runs a few commands this way (scripts/build.mjs).
  */
-export function useBundleCodeCache(dir: string, options: { write: boolean; mode: V8Mode }): BundleCacheStats {
-  useCodeCachesOf(options.mode);
+export function useBundleCodeCache(dir: string, options: { write: boolean; set: CodeCacheSet }): BundleCacheStats {
+  useCodeCachesOf(options.set);
   const stats: BundleCacheStats = { fromCache: 0, compiled: 0, rejected: 0 };
   const loaded: Array<Pick<LoadedCommonJs, 'path' | 'script'>> = [];
   const plainJs = loaders['.js'];

@@ -1,8 +1,8 @@
 // The build as a developer uses it from a Git checkout: the CLI runs directly and through `npx`.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLI, REPO } from '../helpers/cli.js';
@@ -139,6 +139,41 @@ describe('the bundle', () => {
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
+  });
+
+  // `agentform server` runs under V8's own settings, not a CLI mode's: it has caches of its own, and
+  // its request path (loaded at the first requests) comes from them, not from a compile.
+  it('runs `agentform server` through the code cache the build trained for it', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'agentform-server-cache-'));
+    const project = mkdtempSync(join(tmpdir(), 'agentform-server-cache-project-'));
+    cpSync(join(REPO, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
+    const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_WRITE_CODE_CACHE: _write, ...inherited } = process.env;
+    const server = spawn(process.execPath, [CLI, 'server', '--port', '0', '--data', data, '--environments', 'dev'], { env: { ...inherited, AGENTFORM_DEBUG: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    server.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    server.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    try {
+      for (let waited = 0; !/listening on http:\/\/127\.0\.0\.1:\d+/.test(stdout); waited += 20) {
+        if (waited > 20_000 || server.exitCode !== null) throw new Error(`the server did not start: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
+      const token = (JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')) as { environments: { dev: { token: string } } }).environments.dev.token;
+      await run(process.execPath, [CLI, 'apply', project, '--url', url, '--auto-approve'], { env: { ...inherited, AGENTFORM_TOKEN: token } });
+    } finally {
+      server.kill('SIGINT');
+      await exited;
+      rmSync(data, { recursive: true, force: true });
+      rmSync(project, { recursive: true, force: true });
+    }
+    const [, fromCache, compiled, rejected] = /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected; V8 defaults \(server\)/.exec(stderr) ?? [];
+    expect(Number(fromCache), stderr).toBeGreaterThan(3);
+    expect(rejected).toBe('0');
+    // At most the MCP client's chunk, which the server loads to reach the quickstart's tool server:
+    // it imports the SDK dynamically, which a chunk compiled from a cache cannot (scripts/build.mjs).
+    expect(Number(compiled)).toBeLessThanOrEqual(1);
   });
 
   // V8 takes a code cache only under the flags it was made with: made without the CLI's V8

@@ -64,7 +64,7 @@ describe('useBundleCodeCache', () => {
   const BUNDLE_CACHE = `import { useBundleCodeCache } from ${JSON.stringify(BUILT)};`;
   /** Requires main.js of the "bundle" in a new process (writing caches with `write`): its answer and the loader's counts. */
   function runBundle(bundle: string, write: boolean): { answer: number; stats: { fromCache: number; compiled: number; rejected: number } } {
-    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write}, mode: 'full' }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write}, set: 'full' }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
     return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as ReturnType<typeof runBundle>;
   }
   let bundle: string;
