@@ -133,16 +133,20 @@ async function trainServerCodeCache(cli, env) {
         if (listening) resolve(listening[1]);
       });
       server.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
+      setTimeout(() => reject(new Error('the server did not listen within 30 s')), 30_000).unref();
     });
     const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token;
     cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
     const client = { ...env, NO_COLOR: '1', AGENTFORM_TOKEN: token };
     for (const args of [['apply', project, '--url', url, '--auto-approve'], ['plan', project, '--url', url]]) {
-      execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: client });
+      execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: client, timeout: 60_000 });
     }
   } finally {
+    // SIGINT: the server stops as a user stops it, and its caches are written as it exits.
     server.kill('SIGINT');
+    const stuck = setTimeout(() => server.kill('SIGKILL'), 15_000);
     await exited;
+    clearTimeout(stuck);
     rmSync(project, { recursive: true, force: true });
     rmSync(data, { recursive: true, force: true });
   }
