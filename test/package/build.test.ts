@@ -1,11 +1,12 @@
 // The build as a developer uses it from a Git checkout: the CLI runs directly and through `npx`.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { CLI, REPO } from '../helpers/cli.js';
+import { startServerProcess } from '../helpers/server-process.js';
 import { VERSION } from '../../src/cli/version.js';
 
 const run = promisify(execFile);
@@ -148,26 +149,17 @@ describe('the bundle', () => {
     const project = mkdtempSync(join(tmpdir(), 'agentform-server-cache-project-'));
     cpSync(join(REPO, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_WRITE_CODE_CACHE: _write, ...inherited } = process.env;
-    const server = spawn(process.execPath, [CLI, 'server', '--port', '0', '--data', data, '--environments', 'dev'], { env: { ...inherited, AGENTFORM_DEBUG: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    server.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    server.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const exited = new Promise((resolve) => server.once('exit', resolve));
+    const server = startServerProcess(['--port', '0', '--data', data, '--environments', 'dev'], { AGENTFORM_DEBUG: '1' });
     try {
-      for (let waited = 0; !/listening on http:\/\/127\.0\.0\.1:\d+/.test(stdout); waited += 20) {
-        if (waited > 20_000 || server.exitCode !== null) throw new Error(`the server did not start: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await server.ready)![1]!;
       const token = (JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')) as { environments: { dev: { token: string } } }).environments.dev.token;
       await run(process.execPath, [CLI, 'apply', project, '--url', url, '--auto-approve'], { env: { ...inherited, AGENTFORM_TOKEN: token } });
     } finally {
-      server.kill('SIGINT');
-      await exited;
+      await server.stop('SIGINT');
       rmSync(data, { recursive: true, force: true });
       rmSync(project, { recursive: true, force: true });
     }
+    const stderr = server.stderr();
     const [, fromCache, compiled, rejected] = /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected; V8 defaults \(server\)/.exec(stderr) ?? [];
     expect(Number(fromCache), stderr).toBeGreaterThan(3);
     expect(rejected).toBe('0');

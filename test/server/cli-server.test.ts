@@ -1,43 +1,20 @@
 // `agentform server` as a user runs it: the built CLI in a child process (run `npm run build`
 // first; `npm test` does).
-import { spawn } from 'node:child_process';
 import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
+import { startServerProcess } from '../helpers/server-process.js';
 import { call, post, tempDir } from './helpers.js';
 
 describe('agentform server', () => {
   const dirs: string[] = [];
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-  function start(args: string[]): Promise<{ stdout: () => string; stop: (signal: NodeJS.Signals) => Promise<number | null>; ready: Promise<string> }> {
-    const child = spawn(process.execPath, [CLI, 'server', ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const ready = new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => {
-        out += d;
-        if (out.includes('press Ctrl-C')) resolve(out);
-      });
-      child.stderr.on('data', (d: Buffer) => (err += d));
-      void exited.then((code) => reject(new Error(`exited ${code} before ready: ${err}`)));
-    });
-    return Promise.resolve({
-      stdout: () => out,
-      ready,
-      stop: (signal) => {
-        child.kill(signal);
-        return exited;
-      },
-    });
-  }
-
   it.each(['SIGINT', 'SIGTERM'] as const)('serves, prints where the keys are (not the keys), stops cleanly on %s', async (signal) => {
     const data = tempDir();
     dirs.push(data);
-    const server = await start(['--port', '0', '--data', data, '--environments', 'dev,qa']);
+    const server = startServerProcess(['--port', '0', '--data', data, '--environments', 'dev,qa']);
     const banner = await server.ready;
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
     expect(banner).toContain(join(data, 'credentials.json'));
@@ -52,7 +29,7 @@ describe('agentform server', () => {
   it('--environments dev,prod:production creates environments of a kind, so a production project can apply to it', async () => {
     const data = tempDir();
     dirs.push(data);
-    const server = await start(['--port', '0', '--data', data, '--environments', 'dev,prod:production']);
+    const server = startServerProcess(['--port', '0', '--data', data, '--environments', 'dev,prod:production']);
     const banner = await server.ready;
     expect(banner).toContain('environments: dev, prod (production)');
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
@@ -77,7 +54,7 @@ describe('agentform server', () => {
   it('--print-keys prints them', async () => {
     const data = tempDir();
     dirs.push(data);
-    const server = await start(['--port', '0', '--data', data, '--print-keys']);
+    const server = startServerProcess(['--port', '0', '--data', data, '--print-keys']);
     const banner = await server.ready;
     const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token as string;
     expect(banner).toContain(`dev: ${token}`);
@@ -87,7 +64,7 @@ describe('agentform server', () => {
   it('--profile pessimistic serves that profile and says so', async () => {
     const data = tempDir();
     dirs.push(data);
-    const server = await start(['--port', '0', '--data', data, '--profile', 'pessimistic']);
+    const server = startServerProcess(['--port', '0', '--data', data, '--profile', 'pessimistic']);
     const banner = await server.ready;
     expect(banner).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ \(profile pessimistic\)/);
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
@@ -130,7 +107,7 @@ describe('agentform server', () => {
     const data = tempDir();
     dirs.push(data);
     chmodSync(data, 0o755);
-    const server = await start(['--port', '0', '--data', data]);
+    const server = startServerProcess(['--port', '0', '--data', data]);
     expect(await server.ready).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
     expect(statSync(data).mode & 0o777).toBe(0o700);
     expect(await server.stop('SIGTERM')).toBe(0);
@@ -140,7 +117,7 @@ describe('agentform server', () => {
     for (const [args, status] of [[[], 404], [['--dev-endpoints'], 200]] as const) {
       const data = tempDir();
       dirs.push(data);
-      const server = await start(['--port', '0', '--data', data, ...args]);
+      const server = startServerProcess(['--port', '0', '--data', data, ...args]);
       const banner = await server.ready;
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)![1]!;
       const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token as string;
