@@ -90,11 +90,8 @@ async function trainCodeCache() {
   // modes shipped without its code cache.
   const { AGENTFORM_PARSE_CACHE: _sharedParseCache, ...trainingEnv } = process.env;
   for (const mode of V8_MODES) {
-    const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
+    const project = quickstartCopy();
     try {
-      // Without the local data the README's first command leaves there (its parse cache among it):
-      // the training runs must parse the YAML, as a user's first run does, to cache the parser.
-      cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
       const runs = [['validate', project], ['apply', project, '--auto-approve'], ['plan', project]];
       for (const args of runs) {
         execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: { ...trainingEnv, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_V8_MODE: mode } });
@@ -110,8 +107,19 @@ async function trainCodeCache() {
   } catch (error) {
     console.warn(`build: the bundle's server code cache is incomplete (${String(error)}); \`agentform server\` runs, slower`);
   }
-  const { codeCacheSuffix } = await import(pathToFileURL(join(dist, 'src', 'util', 'code-cache.js')).href);
-  for (const file of dynamicImporters) for (const set of [...V8_MODES, 'server']) rmSync(join(bundleDir, `${file}${codeCacheSuffix(set)}`), { force: true });
+  const { CODE_CACHE_SETS, codeCacheSuffix } = await import(pathToFileURL(join(dist, 'src', 'util', 'code-cache.js')).href);
+  for (const file of dynamicImporters) for (const set of CODE_CACHE_SETS) rmSync(join(bundleDir, `${file}${codeCacheSuffix(set)}`), { force: true });
+}
+
+/**
+ * A temporary copy of the quickstart for training runs, without the local data the README's first
+ * command leaves there (its parse cache among it): the runs must parse the YAML, as a user's first
+ * run does, to cache the parser.
+ */
+function quickstartCopy() {
+  const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
+  cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
+  return project;
 }
 
 /**
@@ -121,7 +129,7 @@ async function trainCodeCache() {
  */
 async function trainServerCodeCache(cli, env) {
   const data = mkdtempSync(join(tmpdir(), 'agentform-train-server-'));
-  const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
+  const project = quickstartCopy();
   const server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data', data, '--environments', 'dev'], { env: { ...env, AGENTFORM_WRITE_CODE_CACHE: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise((resolve) => server.once('exit', resolve));
   try {
@@ -136,7 +144,6 @@ async function trainServerCodeCache(cli, env) {
       setTimeout(() => reject(new Error('the server did not listen within 30 s')), 30_000).unref();
     });
     const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token;
-    cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
     const client = { ...env, NO_COLOR: '1', AGENTFORM_TOKEN: token };
     for (const args of [['apply', project, '--url', url, '--auto-approve'], ['plan', project, '--url', url]]) {
       execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: client, timeout: 60_000 });

@@ -14,13 +14,15 @@ import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { writeFileAtomicSync } from './atomic-write.js';
-import type { V8Mode } from './v8-mode.js';
+import { V8_MODES, type V8Mode } from './v8-mode.js';
 
 /** The cache files of the full mode (and of any process that did not choose). */
 export const CODE_CACHE_SUFFIX = '.v8cache';
 
 /** A set of V8 flags that code caches are made and used under: a CLI mode, or the server's (V8's defaults). */
 export type CodeCacheSet = V8Mode | 'server';
+/** Every set the build makes caches for (scripts/build.mjs). */
+export const CODE_CACHE_SETS: readonly CodeCacheSet[] = [...V8_MODES, 'server'];
 
 export function codeCacheSuffix(set: CodeCacheSet): string {
   return set === 'full' ? CODE_CACHE_SUFFIX : `.${set}${CODE_CACHE_SUFFIX}`;
