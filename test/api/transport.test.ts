@@ -1,5 +1,8 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Transport } from '../../src/api/transport.js';
 
@@ -110,5 +113,32 @@ describe('Transport requests', () => {
     } finally {
       await transport.close();
     }
+  });
+});
+
+describe('Transport memory', () => {
+  // Node may keep a response (and through it, its request) reachable after the answer: the last
+  // read of a plan stayed reachable from the stack for the whole plan after it. The exchange's
+  // listeners are removed once it settles, so that their closures do not keep the answer (a list
+  // of 5,000 agents is 6.6 MB of text) alive with it.
+  it('keeps no settled answer reachable from a response that is still held', async () => {
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const held: IncomingMessage[] = [];
+    const hold = (message: unknown) => held.push((message as { response: IncomingMessage }).response);
+    subscribe('http.client.response.finish', hold);
+    const transport = new Transport(await answering([Buffer.from(JSON.stringify({ pad: 'x'.repeat(100_000) }))]));
+    let answer: WeakRef<object>;
+    try {
+      answer = new WeakRef(await send(transport));
+    } finally {
+      unsubscribe('http.client.response.finish', hold);
+      await transport.close();
+    }
+    // A WeakRef's target stays until the job that made it has ended.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(held).toHaveLength(1);
+    expect(answer.deref()).toBeUndefined();
   });
 });
