@@ -104,9 +104,12 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const resources = after.filter((resource) => declared.has(`${resource.kind}/${resource.name}`));
   const locate = findingLocator(project, environment, cwd);
   const capabilitiesAfter = computeCapabilities(agentsOf(after), surfaces);
-  // With nothing left to the capability review alone, the policy sees the same agents: it takes
-  // their capabilities instead of computing them a second time.
-  const shared = resources.length === after.length ? { capabilities: capabilitiesAfter } : {};
+  // With no agent left to the capability review alone, the policy sees the same agents: it takes
+  // their capabilities instead of computing them a second time. Resources only the server has
+  // are usually not agents (the key a plan authenticates with is one): 5,000 agents' capabilities
+  // were computed twice in every plan against a live environment.
+  const agentOnlyLive = after.some((resource) => resource.kind === 'agent' && !declared.has(`agent/${resource.name}`));
+  const shared = agentOnlyLive ? {} : { capabilities: capabilitiesAfter };
   // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
   // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
   // a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of
