@@ -8,6 +8,7 @@ import { parseCacheDir } from '../../src/config/parse-cache-dir.js';
 import { readProject } from '../../src/config/project.js';
 import { ProblemList } from '../../src/config/problems.js';
 import { parseYamlText } from '../../src/config/yaml-source.js';
+import { sharingFirstClass } from '../helpers/hidden-class.js';
 
 const AGENT = 'kind: Agent\nname: a\nspec:\n  system: |\n    hello\n  limits: {maxTurns: 3}\n---\nkind: Agent\nname: b\nspec: {tools: [x, y]}\n';
 
@@ -28,6 +29,15 @@ describe('parse cache', () => {
     const [entry] = readdirSync(join(dir, 'cache'));
     expect(statSync(join(dir, 'cache')).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, 'cache', entry!)).mode & 0o777).toBe(0o600);
+  });
+
+  // A project's documents are read back by the thousand: they share one hidden class.
+  it('gives back documents that share one hidden class', () => {
+    const text = Array.from({ length: 100 }, (_, index) => `kind: Agent\nname: a${index}\nspec: {limits: {maxTurns: 3}}\n`).join('---\n');
+    cache.set('agents.yaml', text, parseYamlText('agents.yaml', text));
+    const documents = cache.get('agents.yaml', text)!.documents;
+    expect(documents).toHaveLength(100);
+    expect(sharingFirstClass(documents)).toBe(100);
   });
 
   it('misses on another text or another file name', () => {
