@@ -114,7 +114,7 @@ export function keptFields(kind: ResourceKind, desired: JsonObject, remote: Json
   const out: KeptField[] = [];
   for (let index = 0; index < patterns.length; index++) {
     const { pattern, keys } = patterns[index] as KindTable['patterns'][number];
-    if (out.some((parent) => pattern.startsWith(parent.path) && pattern.charCodeAt(parent.path.length) === 46 /* . */)) continue;
+    if (belowKept(out, pattern)) continue;
     // Mentioned (even as null, or as part of a whole value above it): managed, or a finer field decides.
     if (lookup(desired, keys) !== ABSENT) continue;
     if (!parentsAreObjects(desired, keys)) continue;
@@ -125,6 +125,19 @@ export function keptFields(kind: ResourceKind, desired: JsonObject, remote: Json
     out.push({ path: pattern, value: value ?? {} });
   }
   return out;
+}
+
+/**
+ * Whether `pattern` lies below a field already kept (`a.b` below `a`). A loop, not `kept.some(...)`:
+ * that made a closure per pattern and resource, ~9 MB of garbage in a plan of 5,000 agents.
+ */
+function belowKept(kept: readonly KeptField[], pattern: string): boolean {
+  // Indexed: for...of made an iterator and a result object per step, in code V8 had not optimised yet.
+  for (let index = 0; index < kept.length; index++) {
+    const parent = (kept[index] as KeptField).path;
+    if (pattern.startsWith(parent) && pattern.charCodeAt(parent.length) === 46 /* . */) return true;
+  }
+  return false;
 }
 
 /** False when the configuration sets a non-object on the way to `keys` (then it is not "left out"). */
