@@ -70,7 +70,7 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
       try {
         const entry = JSON.parse(readFileSync(join(dir, `${keyOf(file, text)}.json`), 'utf8')) as Entry;
         if (entry.format !== FORMAT || entry.file !== file) return undefined;
-        // Spelled out, not spread: V8 gave each spread copy a hidden class of its own (one a document).
+        // Spelled out, not spread: V8 gave each spread copy a hidden class of its own (one per document).
         const documents = entry.documents.map((document): ParsedDocument => ({ value: document.value, start: document.start, index: document.index, nullFree: document.nullFree, lineStarts: entry.lineStarts }));
         return { file, problems: [], documents };
       } catch {

@@ -108,8 +108,8 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // their capabilities instead of computing them a second time. Resources only the server has
   // are usually not agents (the key a plan authenticates with is one): 5,000 agents' capabilities
   // were computed twice in every plan against a live environment.
-  const agentOnlyLive = after.some((resource) => resource.kind === 'agent' && !declared.has(`agent/${resource.name}`));
-  const shared = agentOnlyLive ? {} : { capabilities: capabilitiesAfter };
+  const serverOnlyAgent = after.some((resource) => resource.kind === 'agent' && !declared.has(`agent/${resource.name}`));
+  const shared = serverOnlyAgent ? {} : { capabilities: capabilitiesAfter };
   // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
   // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
   // a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of

@@ -1,5 +1,5 @@
 // Findings are made by the thousand (two per agent of a plan of 5,000 agents): those of one rule
-// share one hidden class, from the rule through evaluatePolicy and the review's location getter.
+// share one hidden class (through the review's location getter too: test/safety/review.test.ts).
 import { describe, expect, it } from 'vitest';
 import { evaluatePolicy } from '../../../src/engine/policy/index.js';
 import { desired } from '../builders.js';
