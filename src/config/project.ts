@@ -9,7 +9,7 @@ import type { ProblemList } from './problems.js';
 import { hasNullField, withoutNulls } from '../model/json.js';
 import { isWarningOnly, reportSchemaErrors } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
-import { openParseCache } from './parse-cache.js';
+import { openParseCache, type ParseCache } from './parse-cache.js';
 import { didYouMean } from './suggest.js';
 import { type LocatedDocument, locatedDocuments, type ParsedFile, parseYamlText } from './yaml-source.js';
 
@@ -140,6 +140,14 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
     return undefined;
   }
   const cache = openParseCache(dir);
+  try {
+    return await readProjectFiles(dir, rootFile, rootText, problems, hooks, cache);
+  } finally {
+    cache?.close();
+  }
+}
+
+async function readProjectFiles(dir: string, rootFile: string, rootText: string, problems: ProblemList, hooks: ReadHooks, cache: ParseCache | undefined): Promise<Project | undefined> {
   const parse = (file: string, text: string): ParsedFile => {
     let parsed = cache?.get(file, text);
     if (!parsed) {

@@ -1,5 +1,5 @@
 // The content-addressed parse cache: a hit gives exactly what parsing gives; anything else misses.
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,14 +19,20 @@ beforeEach(() => {
   cache = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+/** The next run's cache: the same project, the same cache directory. */
+const reopen = (): ParseCache => openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
 
 describe('parse cache', () => {
-  it('gives back exactly what parsing gave, stored privately', () => {
+  it('gives back exactly what parsing gave, in this run and the next, stored privately', () => {
     const parsed = parseYamlText('agents.yaml', AGENT);
     expect(cache.get('agents.yaml', AGENT)).toBeUndefined();
     cache.set('agents.yaml', AGENT, parsed);
     expect(cache.get('agents.yaml', AGENT)).toEqual(parsed);
-    const [entry] = readdirSync(join(dir, 'cache'));
+    cache.close();
+    expect(reopen().get('agents.yaml', AGENT)).toEqual(parsed);
+    // One file, the pack.
+    const [entry, ...others] = readdirSync(join(dir, 'cache'));
+    expect(others).toEqual([]);
     expect(statSync(join(dir, 'cache')).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, 'cache', entry!)).mode & 0o777).toBe(0o600);
   });
@@ -35,7 +41,8 @@ describe('parse cache', () => {
   it('gives back documents that share one hidden class', () => {
     const text = Array.from({ length: 100 }, (_, index) => `kind: Agent\nname: a${index}\nspec: {limits: {maxTurns: 3}}\n`).join('---\n');
     cache.set('agents.yaml', text, parseYamlText('agents.yaml', text));
-    const documents = cache.get('agents.yaml', text)!.documents;
+    cache.close();
+    const documents = reopen().get('agents.yaml', text)!.documents;
     expect(documents).toHaveLength(100);
     expect(sharingFirstClass(documents)).toBe(100);
   });
@@ -82,12 +89,105 @@ describe('parse cache', () => {
         return result!.documents.map((document) => ({ name: document.name, spec: document.spec, at: document.source.locate(['spec', 'limits', 'maxTurns']) }));
       };
       const first = await read();
-      // The root file and the resource file.
-      expect(readdirSync(join(dir, 'project-cache'))).toHaveLength(2);
+      // One pack holds the root file and the resource file.
+      expect(readdirSync(join(dir, 'project-cache'))).toHaveLength(1);
       expect(await read()).toEqual(first);
     } finally {
       if (previous === undefined) delete process.env.AGENTFORM_PARSE_CACHE;
       else process.env.AGENTFORM_PARSE_CACHE = previous;
     }
+  });
+
+  describe('its pack (one file per project)', () => {
+    const B = 'kind: Agent\nname: c\nspec: {limits: {maxTurns: 5}}\n';
+    const packIn = (cacheDir: string) => readdirSync(cacheDir).filter((name) => name.endsWith('.pack'));
+
+    it('is not written by a run that parsed nothing', () => {
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      cache.close();
+      const [pack] = packIn(join(dir, 'cache'));
+      const before = statSync(join(dir, 'cache', pack!));
+      const warm = reopen();
+      expect(warm.get('a.yaml', AGENT)).toBeDefined();
+      warm.close();
+      const after = statSync(join(dir, 'cache', pack!));
+      expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    });
+
+    it('holds, after a run that parsed something, exactly the files that run read', () => {
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      cache.set('b.yaml', B, parseYamlText('b.yaml', B));
+      cache.close();
+      // The next run: a.yaml unchanged (read back, before and after the edit is parsed), b.yaml
+      // gone, c.yaml new.
+      const next = reopen();
+      expect(next.get('a.yaml', AGENT)).toBeDefined();
+      expect(next.get('c.yaml', B)).toBeUndefined();
+      next.set('c.yaml', B, parseYamlText('c.yaml', B));
+      next.close();
+      const third = reopen();
+      expect(third.get('a.yaml', AGENT)).toEqual(parseYamlText('a.yaml', AGENT));
+      expect(third.get('c.yaml', B)).toEqual(parseYamlText('c.yaml', B));
+      expect(third.get('b.yaml', B)).toBeUndefined();
+      third.close();
+      expect(packIn(join(dir, 'cache'))).toHaveLength(1);
+    });
+
+    it('removes, when it is written, the one-file-per-entry cache of earlier versions and the leftovers of writers that are gone', () => {
+      const cacheDir = join(dir, 'cache');
+      mkdirSync(cacheDir, { recursive: true });
+      const legacy = `${'ab'.repeat(32)}.json`;
+      // pid 2^22 + 1 is above Linux's pid_max: no such process.
+      const abandoned = `.project.pack.${2 ** 22 + 1}.0a1b2c3d4e5f.tmp`;
+      const ours = `.project.pack.${process.pid}.0a1b2c3d4e5f.tmp`;
+      const unrelated = 'notes.txt';
+      for (const name of [legacy, abandoned, ours, unrelated]) writeFileSync(join(cacheDir, name), '{}');
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      cache.close();
+      expect(readdirSync(cacheDir).sort()).toEqual([ours, unrelated, ...packIn(cacheDir)].sort());
+    });
+
+    it.each([
+      ['cut short', (pack: Buffer) => pack.subarray(0, pack.length - 7)],
+      ['with its index garbled', (pack: Buffer) => Buffer.from(pack.toString('latin1').replace('"entries":{', '"entries":['), 'latin1')],
+      ['empty', () => Buffer.alloc(0)],
+      ['of another parser', (pack: Buffer) => Buffer.from(pack.toString('latin1').replace(/"parser":"[0-9a-f]{4}/, '"parser":"ffff'), 'latin1')],
+    ])('is a miss when it is %s, and is written whole again', (_name, spoil) => {
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      cache.close();
+      const path = join(dir, 'cache', packIn(join(dir, 'cache'))[0]!);
+      writeFileSync(path, spoil(readFileSync(path)));
+      const next = reopen();
+      expect(next.get('a.yaml', AGENT)).toBeUndefined();
+      next.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      next.close();
+      expect(reopen().get('a.yaml', AGENT)).toEqual(parseYamlText('a.yaml', AGENT));
+    });
+
+    it('keeps one pack per project in a directory AGENTFORM_PARSE_CACHE names for several', () => {
+      const shared = join(dir, 'shared');
+      const one = openParseCache(join(dir, 'one'), { AGENTFORM_PARSE_CACHE: shared })!;
+      one.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      one.close();
+      const two = openParseCache(join(dir, 'two'), { AGENTFORM_PARSE_CACHE: shared })!;
+      two.set('a.yaml', B, parseYamlText('a.yaml', B));
+      two.close();
+      expect(packIn(shared)).toHaveLength(2);
+      expect(openParseCache(join(dir, 'one'), { AGENTFORM_PARSE_CACHE: shared })!.get('a.yaml', AGENT)).toBeDefined();
+      expect(openParseCache(join(dir, 'two'), { AGENTFORM_PARSE_CACHE: shared })!.get('a.yaml', B)).toBeDefined();
+    });
+
+    it('is whole after two runs wrote it at once (the last one to finish wins)', () => {
+      const first = reopen();
+      const second = reopen();
+      first.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      second.set('b.yaml', B, parseYamlText('b.yaml', B));
+      first.close();
+      second.close();
+      const next = reopen();
+      expect(next.get('b.yaml', B)).toEqual(parseYamlText('b.yaml', B));
+      expect(next.get('a.yaml', AGENT)).toBeUndefined();
+      expect(readdirSync(join(dir, 'cache'))).toHaveLength(1);
+    });
   });
 });
