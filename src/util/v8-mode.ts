@@ -40,12 +40,16 @@ export interface V8ModeChoice {
   mode: V8Mode;
   /** Why, for `--debug`. */
   reason: string;
+  /** Parse mode with enough YAML to parse afresh that its young generation may grow meanwhile (young-generation.ts). */
+  growYoungGeneration?: boolean;
 }
 
 /** Lean runs have at most this much YAML to parse without the parse cache: ~250 agents. */
 export const LEAN_MAX_COLD_YAML_BYTES = 96 * 1024;
 /** ... and at most this much YAML in all: ~2,300 agents. */
 export const LEAN_MAX_YAML_BYTES = 768 * 1024;
+/** A parse-mode run with more YAML than this to parse afresh lets its young generation grow while parsing: ~1,200 agents. */
+export const GROW_YOUNG_MIN_COLD_YAML_BYTES = 400 * 1024;
 /** A walk that meets more directory entries than this stops: such a tree is not a small project. */
 const MAX_ENTRIES = 5_000;
 const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];
@@ -62,9 +66,12 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
   for (const dir of [...directoryArguments(args), cwd]) {
     // The whole tree (up to MAX_ENTRIES) until enough changed YAML is found: a large project whose
     // edited files come late in the walk must still run parse.
-    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: Infinity, coldBytes: LEAN_MAX_COLD_YAML_BYTES });
+    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: Infinity, coldBytes: GROW_YOUNG_MIN_COLD_YAML_BYTES });
     if (yaml === undefined) continue;
     // Parsing dominates any run that has much of it to do, whatever the project's size.
+    if (yaml.coldBytes > GROW_YOUNG_MIN_COLD_YAML_BYTES) {
+      return { mode: 'parse', reason: `over ${kilobytes(GROW_YOUNG_MIN_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry; the young generation grows while parsing`, growYoungGeneration: true };
+    }
     if (yaml.coldBytes > LEAN_MAX_COLD_YAML_BYTES) return { mode: 'parse', reason: `over ${kilobytes(LEAN_MAX_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry` };
     if (yaml.bytes > LEAN_MAX_YAML_BYTES) return { mode: 'full', reason: `a project of over ${kilobytes(LEAN_MAX_YAML_BYTES)} of YAML` };
     return { mode: 'lean', reason: `a project of ${kilobytes(yaml.bytes)} of YAML, ${kilobytes(yaml.coldBytes)} of it changed since the parse cache last took an entry` };

@@ -21,6 +21,7 @@
 // and TurboFan's own machine code was ~4 MB of a small plan's memory.
 import { setFlagsFromString } from 'node:v8';
 import { chooseV8Mode, type V8ModeChoice } from './v8-mode.js';
+import { allowYoungGenerationGrowth } from './young-generation.js';
 
 const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
@@ -38,3 +39,5 @@ export const v8Choice: V8ModeChoice | undefined = isServerRun ? undefined : choo
 // The parse mode keeps V8's own interrupt budget: TurboFan early, for the YAML parser's loop.
 if (v8Choice && v8Choice.mode !== 'parse') setFlagsFromString('--interrupt-budget=1081344');
 if (v8Choice && v8Choice.mode !== 'lean') setFlagsFromString('--turbofan');
+// Except while a large project is parsed afresh (young-generation.ts).
+if (v8Choice?.growYoungGeneration) allowYoungGenerationGrowth();

@@ -163,6 +163,34 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     }
   });
 
+  // A large project parsed afresh grows its young generation while parsing (src/util/young-generation.ts),
+  // to the cap and no further, without making V8 reject a code cache; a warm run keeps it at 1 MB.
+  it('lets the young generation grow while it parses a large project afresh, and only then', async () => {
+    const { writeProject } = await import('../../bench/lib/generate.js');
+    const { GROW_YOUNG_MIN_COLD_YAML_BYTES } = await import('../../src/util/v8-mode.js');
+    const { YOUNG_GENERATION_CAP_BYTES } = await import('../../src/util/young-generation.js');
+    // Just over the threshold: ~340 bytes of YAML an agent.
+    const project = backdated(writeProject({ agents: Math.ceil(GROW_YOUNG_MIN_COLD_YAML_BYTES / 320), connections: 50, providers: 10 }, 'dev'));
+    const hook = join(project, '..', `${basename(project)}-young.cjs`);
+    writeFileSync(hook, "process.on('exit', () => process.stderr.write(`new space: ${require('v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size}\\n`));\n");
+    const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
+    const validate = async () => {
+      const { stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], { env: inherited });
+      return { newSpace: Number(/new space: (\d+)/.exec(stderr)?.[1]), line: /start-up: .*/.exec(stderr)?.[0] ?? stderr };
+    };
+    try {
+      const first = await validate();
+      expect(first.line).toMatch(/, 0 without one, 0 whose cache V8 rejected; V8 parse \(over \d+ KB of YAML changed since the parse cache last took an entry; the young generation grows while parsing\)/);
+      expect(first.newSpace).toBe(YOUNG_GENERATION_CAP_BYTES);
+      const second = await validate();
+      expect(second.line).toMatch(/; V8 lean \(/);
+      expect(second.newSpace).toBeLessThan(YOUNG_GENERATION_CAP_BYTES / 2);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+      rmSync(hook, { force: true });
+    }
+  });
+
   // `agentform server` runs under V8's own settings, not a CLI mode's: it has caches of its own, and
   // its request path (loaded at the first requests) comes from them, not from a compile.
   it('runs `agentform server` through the code cache the build trained for it', async () => {
