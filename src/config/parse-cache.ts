@@ -154,7 +154,9 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
       try {
         if (writer) {
           writer.commit();
-          removeOld(dir, path);
+          // Now and then (a directory shared by many projects holds many packs to look at), and
+          // always when this project had none yet (its first run after an upgrade, say).
+          if (pack() === undefined || Math.random() < 0.05) removeOld(dir, path);
         }
       } catch {
         writer?.abandon();
