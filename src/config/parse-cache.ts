@@ -151,19 +151,22 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
       }
     },
     close() {
+      // The old pack is let go of before the new one is renamed over it (which some systems refuse
+      // for a file this process holds open).
+      const hadPack = previous !== undefined && previous !== null;
+      previous?.close();
+      previous = undefined;
       try {
         if (writer) {
           writer.commit();
           // Now and then (a directory shared by many projects holds many packs to look at), and
           // always when this project had none yet (its first run after an upgrade, say).
-          if (pack() === undefined || Math.random() < 0.05) removeOld(dir, path);
+          if (!hadPack || Math.random() < 0.05) removeOld(dir, path);
         }
       } catch {
         writer?.abandon();
       } finally {
         writer = undefined;
-        if (previous) previous.close();
-        previous = undefined;
       }
     },
   };
