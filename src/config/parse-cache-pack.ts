@@ -7,8 +7,7 @@
 //
 // The index: {"parser": <the parser's identity>, "entries": {<key>: [offset, length], ...}}.
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { isRunning, temporaryPathFor } from '../util/atomic-write.js';
 
 export const PACK_SUFFIX = '.pack';
 const TRAILER_TAG = '#agentform-pack';
@@ -84,22 +83,14 @@ export class PackWriter implements Pack {
     private readonly path: string,
     private readonly parser: string,
   ) {
-    this.temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    this.temp = temporaryPathFor(path);
     this.fd = openSync(this.temp, 'wx+', 0o600);
   }
 
   /** Whether `name` (in a cache directory) is the temporary file of a writer whose process is gone. */
   static isAbandonedTemp(name: string): boolean {
     const match = /^\..+\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
-    if (!match) return false;
-    const pid = Number(match[1]);
-    if (pid === process.pid) return false;
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code !== 'EPERM';
-    }
+    return match !== null && !isRunning(Number(match[1]));
   }
 
   has(key: string): boolean {

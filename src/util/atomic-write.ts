@@ -44,7 +44,7 @@ export function writeFileAtomicSync(path: string, content: string | Uint8Array, 
 }
 
 /** Beside `path`, named after it and this process (see {@link removeStaleTempFiles}). */
-function temporaryPathFor(path: string): string {
+export function temporaryPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
@@ -72,7 +72,8 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
   return removed;
 }
 
-function isRunning(pid: number): boolean {
+/** Whether a process with this id runs (on this machine), as far as this process can tell. */
+export function isRunning(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0);
