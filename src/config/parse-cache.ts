@@ -12,7 +12,7 @@
 //   (the same data the project file holds; values from ${env:...} are never in it, interpolation
 //   comes later). AGENTFORM_PARSE_CACHE=off turns it off. Any failure to read or write the cache is
 //   ignored: it can only make a run slower, never different.
-// - How: one pack file per project (pack.ts) holding the entries of the files the last run read,
+// - How: one pack file per project (parse-cache-pack.ts) holding the entries of the files the last run read,
 //   written again, whole, by a run that had to parse anything. It was a file per YAML file, and
 //   creating a file costs ~0.8 ms on this project's CI machines: a run on a fresh checkout of
 //   5,000 agents spent 0.4-0.7 s creating 500 entries; a warm run opened 500 files (15-50 ms) where
@@ -118,8 +118,8 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
   };
   return {
     get(file, text) {
-      const key = keyOf(file, text);
       try {
+        const key = keyOf(file, text);
         const fromWriter = writer?.has(key) === true;
         const bytes = fromWriter ? writer?.read(key) : pack()?.read(key);
         if (bytes === undefined) return undefined;
