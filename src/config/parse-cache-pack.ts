@@ -9,7 +9,6 @@
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { isRunning, temporaryPathFor } from '../util/atomic-write.js';
 
-export const PACK_SUFFIX = '.pack';
 const TRAILER_TAG = '#agentform-pack';
 // "\n#agentform-pack " + 16 digits + " " + 10 digits + "\n"
 const TRAILER_BYTES = 1 + TRAILER_TAG.length + 1 + 16 + 1 + 10 + 1;

@@ -19,10 +19,10 @@
 //   it now reads one. A warm run writes nothing.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCacheDir } from './parse-cache-dir.js';
-import { openPack, PackWriter, PACK_SUFFIX, type Pack } from './parse-cache-pack.js';
+import { parseCacheDir, parseCachePack } from './parse-cache-dir.js';
+import { openPack, PackWriter, type Pack } from './parse-cache-pack.js';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
 
@@ -67,21 +67,10 @@ function survivesJson(value: unknown): boolean {
   return false;
 }
 
-/**
- * The pack's file name. In the project's own cache directory, one name: the project may move (a CI
- * cache restored into another checkout path) and still hit. In a directory AGENTFORM_PARSE_CACHE
- * names, which several projects may share, one pack per project directory, so that the runs of
- * one do not replace the other's entries.
- */
-function packName(projectDir: string, env: NodeJS.ProcessEnv): string {
-  if (!env.AGENTFORM_PARSE_CACHE?.trim()) return `project${PACK_SUFFIX}`;
-  return `${createHash('sha256').update(resolve(projectDir)).digest('hex').slice(0, 24)}${PACK_SUFFIX}`;
-}
-
 export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = process.env): ParseCache | undefined {
   const dir = parseCacheDir(env, projectDir);
-  if (!dir) return undefined;
-  const path = join(dir, packName(projectDir, env));
+  const path = parseCachePack(env, projectDir);
+  if (dir === undefined || path === undefined) return undefined;
   const keyOf = (file: string, text: string) => createHash('sha256').update(`${parserId()}\0${file}\0${text}`).digest('hex');
   // The last run's pack, opened on the first lookup; undefined once known to be missing or unreadable.
   let previous: Pack | undefined | null = null;

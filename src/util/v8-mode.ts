@@ -23,14 +23,15 @@
 // "full" keeps TurboFan with the tuned budget (v8-tuning.ts): a large project whose YAML the parse
 // cache holds, and whenever the size of the work is not known from a project directory (a saved
 // plan, a command that only talks to the API). Whether a file is in the parse cache would take
-// hashing it to know; its modification time against the cache directory's (which changes whenever
-// an entry is written or removed) is the estimate, and a wrong guess only costs time.
+// hashing it to know; its modification time against the project's pack's (written again, whole, by
+// every run that parsed anything; none: every file is cold) is the estimate, and a wrong guess only
+// costs time.
 //
 // V8 accepts a code cache only under the flags it was made with, so each mode has its own caches
 // (code-cache.ts; scripts/build.mjs trains them all).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCacheDir } from '../config/parse-cache-dir.js';
+import { parseCachePack } from '../config/parse-cache-dir.js';
 
 /** Every mode, in the order the build trains their code caches. */
 export const V8_MODES = ['full', 'lean', 'parse'] as const;
@@ -66,7 +67,7 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
   for (const dir of [...directoryArguments(args), cwd]) {
     // The whole tree (up to MAX_ENTRIES) until enough changed YAML is found: a large project whose
     // edited files come late in the walk must still run parse.
-    const yaml = projectYaml(dir, parseCacheDir(env, dir), { bytes: Infinity, coldBytes: GROW_YOUNG_MIN_COLD_YAML_BYTES });
+    const yaml = projectYaml(dir, parseCachePack(env, dir), { bytes: Infinity, coldBytes: GROW_YOUNG_MIN_COLD_YAML_BYTES });
     if (yaml === undefined) continue;
     // Parsing dominates any run that has much of it to do, whatever the project's size.
     if (yaml.coldBytes > GROW_YOUNG_MIN_COLD_YAML_BYTES) {
@@ -93,7 +94,7 @@ function directoryArguments(args: readonly string[]): string[] {
 export interface ProjectYaml {
   /** Bytes of YAML; Infinity for a tree too large to walk. */
   bytes: number;
-  /** The part of `bytes` in files modified since the parse cache directory last changed (all of it without a cache). */
+  /** The part of `bytes` in files modified since the project's parse cache was last written (all of it without one). */
   coldBytes: number;
 }
 
@@ -103,10 +104,10 @@ export interface ProjectYaml {
  * limit. Undefined when `dir` holds no agentform.yaml. Never throws: what cannot be read counts as
  * not a project.
  */
-export function projectYaml(dir: string, cacheDir: string | undefined, limits: ProjectYaml): ProjectYaml | undefined {
+export function projectYaml(dir: string, cacheFile: string | undefined, limits: ProjectYaml): ProjectYaml | undefined {
   try {
     if (!ROOT_FILES.some((name) => isFile(join(dir, name)))) return undefined;
-    const cachedUntil = cacheDir === undefined ? -Infinity : (statSync(cacheDir, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity);
+    const cachedUntil = cacheFile === undefined ? -Infinity : (statSync(cacheFile, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity);
     const walk = { bytes: 0, coldBytes: 0, entries: 0, cachedUntil };
     addYaml(dir, walk, limits);
     return { bytes: walk.bytes, coldBytes: walk.coldBytes };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LEAN_MAX_YAML_BYTES, projectYaml } from '../../src/util/v8-mode.js';
+import { parseCachePack } from '../../src/config/parse-cache-dir.js';
 
 let root: string;
 const at = (...parts: string[]) => join(root, ...parts);
@@ -20,9 +21,11 @@ function file(path: string, bytes: number, when: Date = HOUR_AGO): void {
   writeFileSync(path, 'x'.repeat(bytes));
   utimesSync(path, when, when);
 }
-/** A parse cache directory that last took an entry now (after every HOUR_AGO file). */
-function parseCache(projectDir: string): void {
-  mkdirSync(join(projectDir, '.agentform', 'cache', 'parse'), { recursive: true });
+/** A parse cache written now (after every HOUR_AGO file): the project's pack, in `env`'s cache directory. */
+function parseCache(projectDir: string, env: NodeJS.ProcessEnv = {}): void {
+  const pack = parseCachePack(env, projectDir)!;
+  mkdirSync(join(pack, '..'), { recursive: true });
+  writeFileSync(pack, '');
 }
 
 beforeAll(() => {
@@ -67,12 +70,18 @@ beforeAll(() => {
   symlinkSync(at('large', 'agents'), at('linked', 'agents'));
   mkdirSync(at('not-a-project'));
   file(at('not-a-project', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
-  // a parse cache kept elsewhere (AGENTFORM_PARSE_CACHE=<dir>)
-  mkdirSync(at('elsewhere'));
+  // a parse cache kept elsewhere (AGENTFORM_PARSE_CACHE=<dir>), holding the warm project's pack
+  parseCache(at('warm'), { AGENTFORM_PARSE_CACHE: at('elsewhere') });
+  // a cache directory without the project's pack (the one-file-per-entry cache of earlier versions,
+  // say): every file is cold, however new the directory
+  file(at('upgraded', 'agentform.yaml'), 10);
+  file(at('upgraded', 'agents.yaml'), LEAN_MAX_COLD_YAML_BYTES);
+  mkdirSync(at('upgraded', '.agentform', 'cache', 'parse'), { recursive: true });
+  writeFileSync(at('upgraded', '.agentform', 'cache', 'parse', `${'ab'.repeat(32)}.json`), '{}');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const cacheOf = (dir: string) => join(at(dir), '.agentform', 'cache', 'parse');
+const cacheOf = (dir: string) => parseCachePack({}, at(dir));
 const NO_LIMIT = { bytes: Infinity, coldBytes: Infinity };
 
 describe('projectYaml', () => {
@@ -111,6 +120,7 @@ describe('chooseV8Mode', () => {
     ['a large project, all of it in the cache', () => ['plan', at('warm')], () => ({}), () => root, 'lean', /768 KB of YAML, 0 KB of it changed/],
     ['the same without its cache', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 400 KB of YAML changed .*; the young generation grows while parsing$/],
     ['the same with its cache elsewhere', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: at('elsewhere') }), () => root, 'lean', /0 KB of it changed/],
+    ['a cache directory without its pack', () => ['plan', at('upgraded')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed/],
     ['edits since the last run, up to the limit', () => ['plan', at('edited')], () => ({}), () => root, 'lean', /96 KB of it changed/],
     ['edits since the last run, past the limit', () => ['plan', at('edited-more')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed/],
     ['over the total limit', () => ['apply', at('large'), '--auto-approve'], () => ({}), () => root, 'full', /over 768 KB/],
