@@ -20,7 +20,6 @@ interface Index {
 }
 
 export interface Pack {
-  has(key: string): boolean;
   /** The entry's bytes (UTF-8 JSON), or undefined when it is not in the pack. */
   read(key: string): Buffer | undefined;
   close(): void;
@@ -54,7 +53,6 @@ export function openPack(path: string, parser: string): Pack | undefined {
     const entries = new Map(Object.entries(index.entries));
     const open = fd;
     return {
-      has: (key) => entries.has(key),
       read(key) {
         const at = entries.get(key);
         if (!at || at[0] + at[1] > indexOffset) return undefined;
@@ -92,6 +90,7 @@ export class PackWriter implements Pack {
     return match !== null && !isRunning(Number(match[1]));
   }
 
+  /** Whether this run already put `key` in the new pack. */
   has(key: string): boolean {
     return this.entries.has(key);
   }
