@@ -49,8 +49,8 @@ export interface V8ModeChoice {
 export const LEAN_MAX_COLD_YAML_BYTES = 96 * 1024;
 /** ... and at most this much YAML in all: ~2,300 agents. */
 export const LEAN_MAX_YAML_BYTES = 768 * 1024;
-/** A parse-mode run with more YAML than this to parse afresh lets its young generation grow while parsing: ~1,200 agents. */
-export const GROW_YOUNG_MIN_COLD_YAML_BYTES = 400 * 1024;
+/** A parse-mode run with more YAML than this to parse afresh lets its young generation grow while parsing: ~750 agents. */
+export const GROW_YOUNG_MIN_COLD_YAML_BYTES = 256 * 1024;
 /** A walk that meets more directory entries than this stops: such a tree is not a small project. */
 const MAX_ENTRIES = 5_000;
 const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];

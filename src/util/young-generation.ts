@@ -6,8 +6,9 @@
 // the file being parsed still alive, copies it and, at the second time, moves it to the old space,
 // where it stays, dead, until a full collection. Validate of 5,000 agents with nothing in the parse
 // cache spent 37 % of its time in the young generation's collections. Let grow to 8 MB while
-// parsing, it took 14 % less time and peaked 8 MB lower (less of each file reached the old space);
-// at 1,000 agents it was as fast either way and peaked 3 MB higher, hence only for large projects.
+// parsing, it took 14-18 % less time and peaked 8-10 MB lower (less of each file reached the old
+// space). Smaller projects gain less and peak a little higher (650 agents: 5 % faster, +2.7 MB;
+// 1,000: 9 %, +3 MB; 1,500: 11 %, the same), hence a threshold (v8-mode.ts).
 //
 // V8 reads the growth factor whenever the space would grow, and hashes the flags into every code
 // cache it reads: the factor is changed only between parsed files, after the first (which loads the

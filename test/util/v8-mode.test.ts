@@ -118,7 +118,7 @@ describe('chooseV8Mode', () => {
     ['a small project as the argument', () => ['plan', at('small'), '-e', 'dev'], () => ({}), () => root, 'lean', /a project of 1 KB of YAML, 1 KB of it changed/],
     ['too much YAML to parse without the cache', () => ['validate', at('cold')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed since/],
     ['a large project, all of it in the cache', () => ['plan', at('warm')], () => ({}), () => root, 'lean', /768 KB of YAML, 0 KB of it changed/],
-    ['the same without its cache', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 400 KB of YAML changed .*; the young generation grows while parsing$/],
+    ['the same without its cache', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of YAML changed .*; the young generation grows while parsing$/],
     ['the same with its cache elsewhere', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: at('elsewhere') }), () => root, 'lean', /0 KB of it changed/],
     ['a cache directory without its pack', () => ['plan', at('upgraded')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed/],
     ['edits since the last run, up to the limit', () => ['plan', at('edited')], () => ({}), () => root, 'lean', /96 KB of it changed/],
@@ -138,7 +138,7 @@ describe('chooseV8Mode', () => {
     ['forced lean', () => ['plan', at('large')], () => ({ AGENTFORM_V8_MODE: 'lean' }), () => root, 'lean', /AGENTFORM_V8_MODE/],
     ['forced full', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: ' full ' }), () => root, 'full', /AGENTFORM_V8_MODE/],
     ['forced parse', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'parse' }), () => root, 'parse', /AGENTFORM_V8_MODE/],
-    ['a large project parsed afresh: parse, not full', () => ['plan', at('large')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 400 KB of YAML changed .*; the young generation grows while parsing$/],
+    ['a large project parsed afresh: parse, not full', () => ['plan', at('large')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of YAML changed .*; the young generation grows while parsing$/],
     ['an unknown forced mode is ignored', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'fast' }), () => root, 'lean', /1 KB of YAML/],
   ];
   it.each(cases)('%s', (_name, args, env, cwd, mode, reason) => {
