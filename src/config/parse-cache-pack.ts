@@ -70,7 +70,7 @@ export function openPack(path: string, parser: string): Pack | undefined {
  * A new pack, written beside `path` under a temporary name (with this process's id, so that
  * another process can tell an abandoned one) and renamed over it by commit().
  */
-export class PackWriter implements Pack {
+export class PackWriter {
   private readonly temp: string;
   private fd: number | undefined;
   private offset = 0;
@@ -129,10 +129,6 @@ export class PackWriter implements Pack {
     }
     this.fd = undefined;
     rmSync(this.temp, { force: true });
-  }
-
-  close(): void {
-    this.abandon();
   }
 
   private write(bytes: Buffer): void {

@@ -19,9 +19,9 @@
 //   it now reads one. A warm run writes nothing.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCacheDir, parseCachePack } from './parse-cache-dir.js';
+import { parseCachePack } from './parse-cache-dir.js';
 import { openPack, PackWriter, type Pack } from './parse-cache-pack.js';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
@@ -68,9 +68,9 @@ function survivesJson(value: unknown): boolean {
 }
 
 export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = process.env): ParseCache | undefined {
-  const dir = parseCacheDir(env, projectDir);
   const path = parseCachePack(env, projectDir);
-  if (dir === undefined || path === undefined) return undefined;
+  if (path === undefined) return undefined;
+  const dir = dirname(path);
   const keyOf = (file: string, text: string) => createHash('sha256').update(`${parserId()}\0${file}\0${text}`).digest('hex');
   // The last run's pack, opened on the first lookup; undefined once known to be missing or unreadable.
   let previous: Pack | undefined | null = null;
