@@ -3,8 +3,13 @@
 // back as JSON (~1 ms per 100 agents) instead of being parsed again (~30 ms per 100 agents cold;
 // parsing was half of a no-change plan of 1,000 agents).
 //
-// - Key: sha256 of the parser's identity (the code of yaml-source and the yaml package's version)
-//   and the file's name and text; an edit, a rename or a new build of the parser is a miss.
+// - Key: sha256 of the parser's identity (the code of yaml-source and the yaml package's version),
+//   the schemas' (schemaSourceHash: their texts, ajv's version and setup) and the file's name and
+//   text; an edit, a rename, a new build of the parser or other schemas is a miss.
+// - Each document also records whether it passed its schema without a warning: the same text
+//   checked against the same schemas passes again, so a run that reads it back does not check it
+//   again, nor load the validators for it (~0.4 MB of generated code; 5-12 % of a warm validate,
+//   and 2-3 MB of peak memory). A document with errors or warnings is checked every run.
 // - Only files without any problem are stored, and only when their data survives JSON exactly
 //   (no NaN, Infinity, -0 or dates): anything else is parsed every time, as before.
 // - Where: $AGENTFORM_PARSE_CACHE, else the project's .agentform/cache/parse (local data lives in
@@ -23,10 +28,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCachePack } from './parse-cache-dir.js';
 import { openPack, PackWriter, type Pack } from './parse-cache-pack.js';
+import { schemaSourceHash } from './schemas.js';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
 
-const FORMAT = 3;
+const FORMAT = 4;
 /** Packs not written for this long are removed, now and then, when another is written. */
 const MAX_AGE_MS = 14 * 24 * 3600 * 1000;
 
@@ -39,7 +45,8 @@ interface Entry {
 
 export interface ParseCache {
   get(file: string, text: string): ParsedFile | undefined;
-  set(file: string, text: string, parsed: ParsedFile): void;
+  /** Stores a file parsed afresh, with whether each of its documents passed its schema without a warning. */
+  set(file: string, text: string, parsed: ParsedFile, schemaValid: readonly boolean[]): void;
   /** Ends the run: writes the new pack if anything was parsed, and lets go of the old one. */
   close(): void;
 }
@@ -71,11 +78,14 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
   const path = parseCachePack(env, projectDir);
   if (path === undefined) return undefined;
   const dir = dirname(path);
-  const keyOf = (file: string, text: string) => createHash('sha256').update(`${parserId()}\0${file}\0${text}`).digest('hex');
+  // What made the entries: the parser, and the schemas their documents passed (or not).
+  let identity: string | undefined;
+  const madeBy = (): string => (identity ??= createHash('sha256').update(`${parserId()}\0${schemaSourceHash()}`).digest('hex'));
+  const keyOf = (file: string, text: string) => createHash('sha256').update(`${madeBy()}\0${file}\0${text}`).digest('hex');
   // The last run's pack, opened on the first lookup; undefined once known to be missing or unreadable.
   let previous: Pack | undefined | null = null;
   const pack = (): Pack | undefined => {
-    if (previous === null) previous = openPack(path, parserId());
+    if (previous === null) previous = openPack(path, madeBy());
     return previous;
   };
   // The entries this run read, in order, for the new pack if one is written.
@@ -93,7 +103,7 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
     if (writer || failed) return writer;
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writer = new PackWriter(path, parserId());
+      writer = new PackWriter(path, madeBy());
       // The entries read so far go into the new pack too: it holds every file of this run.
       const old = pack();
       for (const key of read) {
@@ -123,16 +133,17 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
           }
         }
         // Spelled out, not spread: V8 gave each spread copy a hidden class of its own (one per document).
-        const documents = entry.documents.map((document): ParsedDocument => ({ value: document.value, start: document.start, index: document.index, nullFree: document.nullFree, lineStarts: entry.lineStarts }));
+        const documents = entry.documents.map((document): ParsedDocument => ({ value: document.value, start: document.start, index: document.index, nullFree: document.nullFree, lineStarts: entry.lineStarts, schemaValid: document.schemaValid === true }));
         return { file, problems: [], documents };
       } catch {
         return undefined;
       }
     },
-    set(file, text, parsed) {
+    set(file, text, parsed, schemaValid) {
       if (parsed.problems.length > 0 || parsed.documents.length === 0) return;
       if (!parsed.documents.every((document) => survivesJson(document.value))) return;
-      const entry: Entry = { format: FORMAT, file, lineStarts: parsed.documents[0]!.lineStarts, documents: parsed.documents.map(({ lineStarts: _shared, ...rest }) => rest) };
+      const documents = parsed.documents.map(({ value, start, index, nullFree }, position) => ({ value, start, index, nullFree, schemaValid: schemaValid[position] === true }));
+      const entry: Entry = { format: FORMAT, file, lineStarts: parsed.documents[0]!.lineStarts, documents };
       try {
         startWriting()?.append(keyOf(file, text), JSON.stringify(entry));
       } catch {

@@ -149,15 +149,13 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
 }
 
 async function readProjectFiles(dir: string, rootFile: string, rootText: string, problems: ProblemList, hooks: ReadHooks, cache: ParseCache | undefined): Promise<Project | undefined> {
-  const parse = (file: string, text: string): ParsedFile => {
-    let parsed = cache?.get(file, text);
-    if (!parsed) {
-      parsed = parseYamlText(file, text);
-      cache?.set(file, text, parsed);
-    }
-    return parsed;
+  const parse = (file: string, text: string): ReadBack => {
+    const cached = cache?.get(file, text);
+    if (cached) return { parsed: cached, checked: () => undefined };
+    const parsed = parseYamlText(file, text);
+    return { parsed, checked: (schemaValid) => cache?.set(file, text, parsed, schemaValid) };
   };
-  const rootParsed = parse(rootFile, rootText);
+  const { parsed: rootParsed, checked: rootChecked } = parse(rootFile, rootText);
   for (const problem of rootParsed.problems) problems.add(problem);
   const rootDocuments = locatedDocuments(rootParsed, join(dir, rootFile));
   if (rootDocuments.length > 1) problems.error(`${rootFile} must hold one document, not ${rootDocuments.length}`, rootDocuments[1]?.locate([]));
@@ -170,8 +168,8 @@ async function readProjectFiles(dir: string, rootFile: string, rootText: string,
     problems.error(`${rootFile} must be a mapping with version: 1 and environments`, root.locate([]));
     return undefined;
   }
-  const rootValidator = validators().documents.root;
-  if (!rootValidator(withNullSettings(root.value as JsonObject))) reportSchemaErrors(rootValidator.errors ?? [], 'root', [], (path, target) => root.locate(path, target), problems);
+  const rootValid = root.schemaValid || checkRoot(root, problems);
+  rootChecked([rootValid]);
   const rootValue = root.value;
   const environments = readEnvironments(rootValue, root);
   const defaultEnvironment = typeof rootValue.defaultEnvironment === 'string' ? { defaultEnvironment: rootValue.defaultEnvironment } : {};
@@ -222,29 +220,46 @@ async function readProjectFiles(dir: string, rootFile: string, rootText: string,
   };
 }
 
+/** A file's parse, and where to say which of its documents passed their schema (kept with a fresh parse in the cache). */
+interface ReadBack {
+  parsed: ParsedFile;
+  checked(schemaValid: readonly boolean[]): void;
+}
+
+/** The root document against its schema (unless the parse cache knows it passed): whether it passed. */
+function checkRoot(root: LocatedDocument, problems: ProblemList): boolean {
+  const rootValidator = validators().documents.root;
+  const valid = rootValidator(withNullSettings(root.value as JsonObject)) as boolean;
+  if (!valid) reportSchemaErrors(rootValidator.errors ?? [], 'root', [], (path, target) => root.locate(path, target), problems);
+  return valid;
+}
+
 /** One resource file: parsed (or read back from the cache), its documents read and checked. */
 function readSourceFile(
   dir: string,
   { file: sourceFile, text }: { file: string; text: string },
-  parse: (file: string, text: string) => ParsedFile,
+  parse: (file: string, text: string) => ReadBack,
   problems: ProblemList,
   documents: ResourceDocument[],
   unreadFiles: string[],
 ): void {
-  const parsed = parse(sourceFile, text);
+  const { parsed, checked } = parse(sourceFile, text);
   const { file } = parsed;
   for (const problem of parsed.problems) problems.add(problem);
   if (parsed.problems.some((problem) => problem.severity === 'error')) unreadFiles.push(file);
   const located = locatedDocuments(parsed, join(dir, file));
+  const schemaValid = located.map(() => false);
   let emptyDocuments = 0;
-  for (const source of located) {
+  located.forEach((source, position) => {
     if (source.value === null || source.value === undefined) {
       emptyDocuments++;
-      continue;
+      return;
     }
-    const document = readDocument(source, problems);
+    const { document, passed } = readDocument(source, problems);
     if (document) documents.push(document);
-  }
+    schemaValid[position] = passed;
+  });
+  checked(schemaValid);
   if (located.length === emptyDocuments && !parsed.problems.some((problem) => problem.severity === 'error')) {
     problems.error('empty file: expected one or more documents with kind, name and spec', { file, line: 1, col: 1 });
   }
@@ -281,28 +296,22 @@ function readEnvironments(rootValue: Record<string, unknown>, root: LocatedDocum
   return out;
 }
 
-function readDocument(source: LocatedDocument, problems: ProblemList): ResourceDocument | undefined {
+/** A resource document, if it is one, and whether it passed its schema without a warning. */
+function readDocument(source: LocatedDocument, problems: ProblemList): { document?: ResourceDocument; passed: boolean } {
   const value = source.value;
   if (!isObject(value)) {
     problems.error('a document must be a mapping with kind, name and spec', source.locate([]));
-    return undefined;
+    return { passed: false };
   }
   const kind = value.kind;
   if (typeof kind !== 'string' || !(DOCUMENT_KINDS as readonly string[]).includes(kind)) {
     if (kind === undefined) problems.error(`missing key "kind": one of ${DOCUMENT_KINDS.join(', ')}`, source.locate([]), []);
     else problems.error(`unknown kind ${JSON.stringify(typeof kind === 'string' ? kind : String(kind))}: expected one of ${DOCUMENT_KINDS.join(', ')}${typeof kind === 'string' ? didYouMean(kind, DOCUMENT_KINDS) : ''}`, source.locate(['kind']), ['kind']);
-    return undefined;
+    return { passed: false };
   }
   const documentKind = kind as DocumentKind;
-  const validate = validators().documents[documentKind];
-  // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
-  const valid = validate(isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
-  if (!valid) reportSchemaErrors(validate.errors ?? [], documentKind, [], (path, target) => source.locate(path, target), problems, {
-    // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
-    skipRequiredAtSpecRoot: documentKind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
-  });
-  const onlyWarnings = !valid && (validate.errors ?? []).every(isWarningOnly);
-  if (typeof value.name !== 'string' || value.name === '') return undefined;
+  const { valid, onlyWarnings } = source.schemaValid ? { valid: true, onlyWarnings: false } : checkDocument(source, documentKind, value, problems);
+  if (typeof value.name !== 'string' || value.name === '') return { passed: valid };
   const overlays: Record<string, JsonObject> = {};
   const overlayPromote: Record<string, unknown> = {};
   if (isObject(value.overlays)) {
@@ -316,7 +325,7 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
   const promote = isObject(value.promote) && typeof value.promote.from === 'string' && typeof value.promote.version === 'number'
     ? { from: value.promote.from, version: value.promote.version }
     : undefined;
-  return {
+  const document: ResourceDocument = {
     kind: documentKind,
     name: value.name,
     source,
@@ -329,6 +338,19 @@ function readDocument(source: LocatedDocument, problems: ProblemList): ResourceD
     overlayPromote,
     valid: valid || onlyWarnings,
   };
+  return { document, passed: valid };
+}
+
+/** A document against the schema of its kind: whether it passed, or failed on warnings alone (reported). */
+function checkDocument(source: LocatedDocument, kind: DocumentKind, value: Record<string, unknown>, problems: ProblemList): { valid: boolean; onlyWarnings: boolean } {
+  const validate = validators().documents[kind];
+  // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
+  const valid = validate(isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
+  if (!valid) reportSchemaErrors(validate.errors ?? [], kind, [], (path, target) => source.locate(path, target), problems, {
+    // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
+    skipRequiredAtSpecRoot: kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
+  });
+  return { valid, onlyWarnings: !valid && (validate.errors ?? []).every(isWarningOnly) };
 }
 
 /**

@@ -23,6 +23,8 @@ export interface LocatedDocument {
   has(path: readonly PathSegment[]): boolean;
   /** True when no object in the value has a `null` field (withoutNulls would change nothing). */
   nullFree: boolean;
+  /** This very text passed the schemas in use, without a warning: the parse cache says so (ParsedDocument). */
+  schemaValid: boolean;
 }
 
 /**
@@ -55,6 +57,11 @@ export interface ParsedDocument {
   nullFree: boolean;
   /** Offsets where the file's lines start (shared by the documents of one file). */
   lineStarts: number[];
+  /**
+   * Set only by the parse cache: the document passed the schemas in use, without a warning, when
+   * its text was stored (the cache's key names the schemas too). Its check is not run again.
+   */
+  schemaValid?: boolean;
 }
 
 /** Everything parsing a file yields, as structured-clonable data. */
@@ -239,6 +246,7 @@ export function locatedDocuments(parsed: ParsedFile, absolutePath: string): Loca
       absolutePath,
       value: document.value,
       nullFree: document.nullFree,
+      schemaValid: document.schemaValid === true,
       locate(path, target = 'value') {
         let best = document.start;
         let node = -1;

@@ -7,7 +7,7 @@ import { openParseCache, type ParseCache } from '../../src/config/parse-cache.js
 import { parseCacheDir } from '../../src/config/parse-cache-dir.js';
 import { readProject } from '../../src/config/project.js';
 import { ProblemList } from '../../src/config/problems.js';
-import { parseYamlText } from '../../src/config/yaml-source.js';
+import { type ParsedFile, parseYamlText } from '../../src/config/yaml-source.js';
 import { sharingFirstClass } from '../helpers/hidden-class.js';
 
 const AGENT = 'kind: Agent\nname: a\nspec:\n  system: |\n    hello\n  limits: {maxTurns: 3}\n---\nkind: Agent\nname: b\nspec: {tools: [x, y]}\n';
@@ -19,17 +19,22 @@ beforeEach(() => {
   cache = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+/** A parse as the cache gives it back: each document with whether it passed its schema when stored. */
+const stored = (parsed: ParsedFile, schemaValid: readonly boolean[] = []): ParsedFile => ({
+  ...parsed,
+  documents: parsed.documents.map((document, position) => ({ ...document, schemaValid: schemaValid[position] === true })),
+});
 /** The next run's cache: the same project, the same cache directory. */
 const reopen = (): ParseCache => openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
 
 describe('parse cache', () => {
-  it('gives back exactly what parsing gave, in this run and the next, stored privately', () => {
+  it('gives back exactly what parsing gave, and which documents passed their schema, in this run and the next, stored privately', () => {
     const parsed = parseYamlText('agents.yaml', AGENT);
     expect(cache.get('agents.yaml', AGENT)).toBeUndefined();
-    cache.set('agents.yaml', AGENT, parsed);
-    expect(cache.get('agents.yaml', AGENT)).toEqual(parsed);
+    cache.set('agents.yaml', AGENT, parsed, [true, false]);
+    expect(cache.get('agents.yaml', AGENT)).toEqual(stored(parsed, [true, false]));
     cache.close();
-    expect(reopen().get('agents.yaml', AGENT)).toEqual(parsed);
+    expect(reopen().get('agents.yaml', AGENT)).toEqual(stored(parsed, [true, false]));
     // One file, the pack.
     const [entry, ...others] = readdirSync(join(dir, 'cache'));
     expect(others).toEqual([]);
@@ -40,7 +45,7 @@ describe('parse cache', () => {
   // A project's documents are read back by the thousand: they share one hidden class.
   it('gives back documents that share one hidden class', () => {
     const text = Array.from({ length: 100 }, (_, index) => `kind: Agent\nname: a${index}\nspec: {limits: {maxTurns: 3}}\n`).join('---\n');
-    cache.set('agents.yaml', text, parseYamlText('agents.yaml', text));
+    cache.set('agents.yaml', text, parseYamlText('agents.yaml', text), []);
     cache.close();
     const documents = reopen().get('agents.yaml', text)!.documents;
     expect(documents).toHaveLength(100);
@@ -48,7 +53,7 @@ describe('parse cache', () => {
   });
 
   it('misses on another text or another file name', () => {
-    cache.set('agents.yaml', AGENT, parseYamlText('agents.yaml', AGENT));
+    cache.set('agents.yaml', AGENT, parseYamlText('agents.yaml', AGENT), []);
     expect(cache.get('agents.yaml', AGENT.replace('maxTurns: 3', 'maxTurns: 4'))).toBeUndefined();
     expect(cache.get('other.yaml', AGENT)).toBeUndefined();
   });
@@ -59,7 +64,7 @@ describe('parse cache', () => {
     ['a value JSON cannot carry (-.inf)', 'kind: Agent\nname: a\nspec: {x: -.inf}\n'],
     ['an empty file', ''],
   ])('never stores %s', (_name, text) => {
-    cache.set('f.yaml', text, parseYamlText('f.yaml', text));
+    cache.set('f.yaml', text, parseYamlText('f.yaml', text), []);
     expect(cache.get('f.yaml', text)).toBeUndefined();
   });
 
@@ -72,7 +77,7 @@ describe('parse cache', () => {
   it('an unwritable cache only costs time', () => {
     writeFileSync(join(dir, 'file'), '');
     const broken = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'file', 'cache') })!;
-    broken.set('agents.yaml', AGENT, parseYamlText('agents.yaml', AGENT));
+    broken.set('agents.yaml', AGENT, parseYamlText('agents.yaml', AGENT), []);
     expect(broken.get('agents.yaml', AGENT)).toBeUndefined();
   });
 
@@ -103,7 +108,7 @@ describe('parse cache', () => {
     const packIn = (cacheDir: string) => readdirSync(cacheDir).filter((name) => name.endsWith('.pack'));
 
     it('is not written by a run that parsed nothing', () => {
-      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
       cache.close();
       const [pack] = packIn(join(dir, 'cache'));
       const before = statSync(join(dir, 'cache', pack!));
@@ -115,19 +120,19 @@ describe('parse cache', () => {
     });
 
     it('holds, after a run that parsed something, exactly the files that run read', () => {
-      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
-      cache.set('b.yaml', B, parseYamlText('b.yaml', B));
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
+      cache.set('b.yaml', B, parseYamlText('b.yaml', B), []);
       cache.close();
       // The next run: a.yaml unchanged (read back, before and after the edit is parsed), b.yaml
       // gone, c.yaml new.
       const next = reopen();
       expect(next.get('a.yaml', AGENT)).toBeDefined();
       expect(next.get('c.yaml', B)).toBeUndefined();
-      next.set('c.yaml', B, parseYamlText('c.yaml', B));
+      next.set('c.yaml', B, parseYamlText('c.yaml', B), []);
       next.close();
       const third = reopen();
-      expect(third.get('a.yaml', AGENT)).toEqual(parseYamlText('a.yaml', AGENT));
-      expect(third.get('c.yaml', B)).toEqual(parseYamlText('c.yaml', B));
+      expect(third.get('a.yaml', AGENT)).toEqual(stored(parseYamlText('a.yaml', AGENT)));
+      expect(third.get('c.yaml', B)).toEqual(stored(parseYamlText('c.yaml', B)));
       expect(third.get('b.yaml', B)).toBeUndefined();
       third.close();
       expect(packIn(join(dir, 'cache'))).toHaveLength(1);
@@ -142,7 +147,7 @@ describe('parse cache', () => {
       const ours = `.project.pack.${process.pid}.0a1b2c3d4e5f.tmp`;
       const unrelated = 'notes.txt';
       for (const name of [legacy, abandoned, ours, unrelated]) writeFileSync(join(cacheDir, name), '{}');
-      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
       cache.close();
       expect(readdirSync(cacheDir).sort()).toEqual([ours, unrelated, ...packIn(cacheDir)].sort());
     });
@@ -153,24 +158,24 @@ describe('parse cache', () => {
       ['empty', () => Buffer.alloc(0)],
       ['of another parser', (pack: Buffer) => Buffer.from(pack.toString('latin1').replace(/"parser":"[0-9a-f]{4}/, '"parser":"ffff'), 'latin1')],
     ])('is a miss when it is %s, and is written whole again', (_name, spoil) => {
-      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
       cache.close();
       const path = join(dir, 'cache', packIn(join(dir, 'cache'))[0]!);
       writeFileSync(path, spoil(readFileSync(path)));
       const next = reopen();
       expect(next.get('a.yaml', AGENT)).toBeUndefined();
-      next.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      next.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
       next.close();
-      expect(reopen().get('a.yaml', AGENT)).toEqual(parseYamlText('a.yaml', AGENT));
+      expect(reopen().get('a.yaml', AGENT)).toEqual(stored(parseYamlText('a.yaml', AGENT)));
     });
 
     it('keeps one pack per project in a directory AGENTFORM_PARSE_CACHE names for several', () => {
       const shared = join(dir, 'shared');
       const one = openParseCache(join(dir, 'one'), { AGENTFORM_PARSE_CACHE: shared })!;
-      one.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
+      one.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
       one.close();
       const two = openParseCache(join(dir, 'two'), { AGENTFORM_PARSE_CACHE: shared })!;
-      two.set('a.yaml', B, parseYamlText('a.yaml', B));
+      two.set('a.yaml', B, parseYamlText('a.yaml', B), []);
       two.close();
       expect(packIn(shared)).toHaveLength(2);
       expect(openParseCache(join(dir, 'one'), { AGENTFORM_PARSE_CACHE: shared })!.get('a.yaml', AGENT)).toBeDefined();
@@ -180,12 +185,12 @@ describe('parse cache', () => {
     it('is whole after two runs wrote it at once (the last one to finish wins)', () => {
       const first = reopen();
       const second = reopen();
-      first.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT));
-      second.set('b.yaml', B, parseYamlText('b.yaml', B));
+      first.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
+      second.set('b.yaml', B, parseYamlText('b.yaml', B), []);
       first.close();
       second.close();
       const next = reopen();
-      expect(next.get('b.yaml', B)).toEqual(parseYamlText('b.yaml', B));
+      expect(next.get('b.yaml', B)).toEqual(stored(parseYamlText('b.yaml', B)));
       expect(next.get('a.yaml', AGENT)).toBeUndefined();
       expect(readdirSync(join(dir, 'cache'))).toHaveLength(1);
     });
