@@ -24,7 +24,7 @@ async function startPlane(): Promise<{ plane: LocalControlPlane; env: NodeJS.Pro
   return { plane, env: { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: plane.tokens.dev as string } };
 }
 
-/** A project of `agents` agents on one provider: more than one batch of plan text (100 changes a batch). */
+/** A project of `agents` agents on one provider: many batches of plan text (25 changes a batch). */
 async function project(agents: number, secret = '${env:EARLY_SECRET:-sk-test}'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'agentform-early-'));
   await writeFile(join(dir, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev:\n    url: local\n');
