@@ -12,14 +12,23 @@ export function parseCacheDir(env: NodeJS.ProcessEnv, projectDir: string): strin
 }
 
 /**
+ * A project's packs: `project`, its configuration's files (read together, written together), and
+ * `lock`, its tool-surface lock (read on its own, by the commands that need it, and rewritten by
+ * apply), so that neither's writes drop the other's entries.
+ */
+export const PACKS = ['project', 'lock'] as const;
+export type PackName = (typeof PACKS)[number];
+
+/**
  * The file that holds `projectDir`'s parse cache (parse-cache-pack.ts), or undefined when it is off.
  * In the project's own cache directory, one name: the project may move (a CI cache restored into
  * another checkout path) and still hit. In a directory AGENTFORM_PARSE_CACHE names, which several
  * projects may share, one pack per project directory, so that one's runs do not replace another's.
  */
-export function parseCachePack(env: NodeJS.ProcessEnv, projectDir: string): string | undefined {
+export function parseCachePack(env: NodeJS.ProcessEnv, projectDir: string, pack: PackName = 'project'): string | undefined {
   const dir = parseCacheDir(env, projectDir);
   if (dir === undefined) return undefined;
-  if (!env.AGENTFORM_PARSE_CACHE?.trim()) return join(dir, 'project.pack');
-  return join(dir, `${createHash('sha256').update(resolve(projectDir)).digest('hex').slice(0, 24)}.pack`);
+  if (!env.AGENTFORM_PARSE_CACHE?.trim()) return join(dir, `${pack}.pack`);
+  const project = createHash('sha256').update(resolve(projectDir)).digest('hex').slice(0, 24);
+  return join(dir, pack === 'project' ? `${project}.pack` : `${project}.${pack}.pack`);
 }

@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCachePack } from './parse-cache-dir.js';
+import { PACKS, parseCachePack, type PackName } from './parse-cache-dir.js';
 import { openPack, PackWriter, type Pack } from './parse-cache-pack.js';
 import { schemaSourceHash } from './schemas.js';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
@@ -74,8 +74,9 @@ function survivesJson(value: unknown): boolean {
   return false;
 }
 
-export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = process.env): ParseCache | undefined {
-  const path = parseCachePack(env, projectDir);
+/** The project's parse cache: `pack` names which of its packs (parse-cache-dir.ts). */
+export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = process.env, packName: PackName = 'project'): ParseCache | undefined {
+  const path = parseCachePack(env, projectDir, packName);
   if (path === undefined) return undefined;
   const dir = dirname(path);
   // What made the entries: the parser, and the schemas their documents passed (or not).
@@ -161,7 +162,7 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
           writer.commit();
           // Now and then (a directory shared by many projects holds many packs to look at), and
           // always when this project had none yet (its first run after an upgrade, say).
-          if (!hadPack || Math.random() < 0.05) removeOld(dir, path);
+          if (!hadPack || Math.random() < 0.05) removeOld(dir, new Set(PACKS.map((name) => parseCachePack(env, projectDir, name))));
         }
       } catch {
         writer?.abandon();
@@ -173,14 +174,15 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
 }
 
 /**
- * What no run will read again: packs not written for MAX_AGE_MS, the one-file-per-entry cache of
- * earlier versions (`<sha256>.json`), and temporary files of writers that are gone.
+ * What no run will read again: packs not written for MAX_AGE_MS (but this project's own, `current`),
+ * the one-file-per-entry cache of earlier versions (`<sha256>.json`), and temporary files of
+ * writers that are gone.
  */
-function removeOld(dir: string, current: string): void {
+function removeOld(dir: string, current: ReadonlySet<string | undefined>): void {
   const now = Date.now();
   for (const name of readdirSync(dir)) {
     const file = join(dir, name);
-    if (file === current) continue;
+    if (current.has(file)) continue;
     try {
       const legacy = /^[0-9a-f]{64}\.json$/.test(name);
       const deadWriter = PackWriter.isAbandonedTemp(name);

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { Document } from 'yaml';
 import type { SourceLocation } from '../errors.js';
-import type { PathSegment, Problem, ProblemList } from './problems.js';
+import type { PathSegment, Problem } from './problems.js';
 import { hasNullField } from '../model/json.js';
 import type { JsonValue } from '../model/resources.js';
 
@@ -272,11 +272,4 @@ export function locatedDocuments(parsed: ParsedFile, absolutePath: string): Loca
       },
     };
   });
-}
-
-/** Parses a file on this thread, adding its problems to the list. */
-export function parseYamlFile(file: string, absolutePath: string, text: string, problems: ProblemList): LocatedDocument[] {
-  const parsed = parseYamlText(file, text);
-  for (const problem of parsed.problems) problems.add(problem);
-  return locatedDocuments(parsed, absolutePath);
 }

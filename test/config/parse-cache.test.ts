@@ -1,5 +1,5 @@
 // The content-addressed parse cache: a hit gives exactly what parsing gives; anything else misses.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -193,6 +193,31 @@ describe('parse cache', () => {
       expect(next.get('b.yaml', B)).toEqual(stored(parseYamlText('b.yaml', B)));
       expect(next.get('a.yaml', AGENT)).toBeUndefined();
       expect(readdirSync(join(dir, 'cache'))).toHaveLength(1);
+    });
+
+    it.each([
+      ['its own directory', false, [/^lock\.pack$/, /^project\.pack$/]],
+      ['a directory AGENTFORM_PARSE_CACHE names', true, [/^[0-9a-f]{24}\.lock\.pack$/, /^[0-9a-f]{24}\.pack$/]],
+    ])('of the lock file lives beside the project\'s, in %s: writing one keeps the other, however old', (_where, shared, names) => {
+      const project = join(dir, 'p');
+      const packs = shared ? join(dir, 'shared') : join(project, '.agentform', 'cache', 'parse');
+      const env = shared ? { AGENTFORM_PARSE_CACHE: packs } : {};
+      const projectCache = openParseCache(project, env)!;
+      projectCache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), [true, true]);
+      projectCache.close();
+      // Not written for a month: packs that old are removed, other projects' (or abandoned) ones.
+      const month = Date.now() / 1000 - 31 * 24 * 3600;
+      for (const name of readdirSync(packs)) utimesSync(join(packs, name), month, month);
+      // Its first pack: removing what is old is then certain to run.
+      const lockCache = openParseCache(project, env, 'lock')!;
+      expect(lockCache.get('a.yaml', AGENT)).toBeUndefined();
+      lockCache.set('agentform.lock.yaml', B, parseYamlText('agentform.lock.yaml', B), [true]);
+      lockCache.close();
+      const found = readdirSync(packs).sort();
+      expect(found).toHaveLength(2);
+      found.forEach((name, position) => expect(name).toMatch(names[position]!));
+      expect(openParseCache(project, env)!.get('a.yaml', AGENT)).toEqual(stored(parseYamlText('a.yaml', AGENT), [true, true]));
+      expect(openParseCache(project, env, 'lock')!.get('agentform.lock.yaml', B)).toEqual(stored(parseYamlText('agentform.lock.yaml', B), [true]));
     });
   });
 });

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProblemList } from '../../src/config/problems.js';
 import { readProject } from '../../src/config/project.js';
+import { LOCK_FILE, readToolLock, toolLockText } from '../../src/config/tool-lock-file.js';
+import { lockConnection } from '../../src/engine/tool-surface.js';
+import { ProblemsError } from '../../src/errors.js';
 import * as schemas from '../../src/config/schemas.js';
 
 // Which schemas the cache's entries were checked against: a test may pretend they changed.
@@ -94,5 +97,45 @@ describe('schema checks and the parse cache', () => {
     writeFileSync(join(dir, 'project', 'agents.yaml'), VALID);
     await run();
     expect((await run()).checked).toBe(true);
+  });
+
+  describe('the tool-surface lock file', () => {
+    const lockText = (tools: string[]) => toolLockText({ version: 1, environments: { dev: { search: lockConnection(tools.map((name) => ({ name, inputSchema: { type: 'object' } }))) } } });
+    /** One command's read of the lock: what it holds, or the problems it has; whether it used the validators. */
+    async function readLock() {
+      validators.mockClear();
+      try {
+        const lock = await readToolLock(join(dir, 'project'));
+        return { tools: Object.values(lock?.environments.dev ?? {}).flatMap((connection) => connection.tools.map((tool) => tool.name)), checked: validators.mock.calls.length > 0 };
+      } catch (error) {
+        if (!(error instanceof ProblemsError)) throw error;
+        return { problems: error.problems.map((problem) => `${problem.location?.file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`), checked: validators.mock.calls.length > 0 };
+      }
+    }
+
+    it('is checked once, then read back from the cache, and again once it changes', async () => {
+      writeFileSync(join(dir, 'project', LOCK_FILE), lockText(['fetch', 'search']));
+      expect(await readLock()).toEqual({ tools: ['fetch', 'search'], checked: true });
+      expect(await readLock()).toEqual({ tools: ['fetch', 'search'], checked: false });
+      writeFileSync(join(dir, 'project', LOCK_FILE), lockText(['fetch']));
+      expect(await readLock()).toEqual({ tools: ['fetch'], checked: true });
+      expect(await readLock()).toEqual({ tools: ['fetch'], checked: false });
+    });
+
+    it('that fails its schema fails on every read, with the same located problems', async () => {
+      writeFileSync(join(dir, 'project', LOCK_FILE), lockText(['fetch']).replace('version: 1', 'version: 2'));
+      const first = await readLock();
+      expect(first).toMatchObject({ checked: true, problems: [expect.stringMatching(new RegExp(`^${LOCK_FILE.replace('.', '\\.')}:\\d+:\\d+ `))] });
+      expect(await readLock()).toEqual(first);
+    });
+
+    it('keeps the project\'s cache whole: reading one does not make the other miss', async () => {
+      writeFileSync(join(dir, 'project', 'agents.yaml'), VALID);
+      writeFileSync(join(dir, 'project', LOCK_FILE), lockText(['fetch']));
+      await run();
+      await readLock();
+      expect((await run()).checked).toBe(false);
+      expect((await readLock()).checked).toBe(false);
+    });
   });
 });
