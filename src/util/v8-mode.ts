@@ -53,7 +53,10 @@ export const LEAN_MAX_YAML_BYTES = 768 * 1024;
 export const GROW_YOUNG_MIN_COLD_YAML_BYTES = 256 * 1024;
 /** A walk that meets more directory entries than this stops: such a tree is not a small project. */
 const MAX_ENTRIES = 5_000;
+// As config/files.ts names them; not imported from there, which would load it (and what it imports)
+// before the bundle's code caches are in place.
 const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];
+const LOCK_FILE = 'agentform.lock.yaml';
 
 /**
  * The mode for a run with these arguments (after `node agentform.js`). AGENTFORM_V8_MODE=lean|full|parse
@@ -67,7 +70,9 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
   for (const dir of [...directoryArguments(args), cwd]) {
     // The whole tree (up to MAX_ENTRIES) until enough changed YAML is found: a large project whose
     // edited files come late in the walk must still run parse.
-    const yaml = projectYaml(dir, parseCachePack(env, dir), { bytes: Infinity, coldBytes: GROW_YOUNG_MIN_COLD_YAML_BYTES });
+    const project = parseCachePack(env, dir);
+    const packs = project === undefined ? undefined : { project, lock: parseCachePack(env, dir, 'lock') as string };
+    const yaml = projectYaml(dir, packs, { bytes: Infinity, coldBytes: GROW_YOUNG_MIN_COLD_YAML_BYTES });
     if (yaml === undefined) continue;
     // Parsing dominates any run that has much of it to do, whatever the project's size.
     if (yaml.coldBytes > GROW_YOUNG_MIN_COLD_YAML_BYTES) {
@@ -98,17 +103,23 @@ export interface ProjectYaml {
   coldBytes: number;
 }
 
+/** The parse cache's packs (parse-cache-dir.ts): the project's files', and the tool-surface lock's, read and written apart. */
+export interface CachePacks {
+  project: string;
+  lock: string;
+}
+
 /**
  * The YAML of the project at `dir`: its root file and every *.yaml / *.yml below it, skipping
  * dot-directories and node_modules, as config/files.ts does; counted until either figure passes its
  * limit. Undefined when `dir` holds no agentform.yaml. Never throws: what cannot be read counts as
  * not a project.
  */
-export function projectYaml(dir: string, cacheFile: string | undefined, limits: ProjectYaml): ProjectYaml | undefined {
+export function projectYaml(dir: string, packs: CachePacks | undefined, limits: ProjectYaml): ProjectYaml | undefined {
   try {
     if (!ROOT_FILES.some((name) => isFile(join(dir, name)))) return undefined;
-    const cachedUntil = cacheFile === undefined ? -Infinity : (statSync(cacheFile, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity);
-    const walk = { bytes: 0, coldBytes: 0, entries: 0, cachedUntil };
+    const writtenAt = (pack: string | undefined) => (pack === undefined ? -Infinity : (statSync(pack, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity));
+    const walk = { bytes: 0, coldBytes: 0, entries: 0, cachedUntil: writtenAt(packs?.project), lockCachedUntil: writtenAt(packs?.lock), root: dir };
     addYaml(dir, walk, limits);
     return { bytes: walk.bytes, coldBytes: walk.coldBytes };
   } catch {
@@ -119,6 +130,9 @@ export function projectYaml(dir: string, cacheFile: string | undefined, limits: 
 interface Walk extends ProjectYaml {
   entries: number;
   cachedUntil: number;
+  /** The lock file beside the root file is cached in a pack of its own. */
+  lockCachedUntil: number;
+  root: string;
 }
 
 function addYaml(dir: string, walk: Walk, limits: ProjectYaml): void {
@@ -134,7 +148,8 @@ function addYaml(dir: string, walk: Walk, limits: ProjectYaml): void {
     } else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) {
       const stats = statSync(join(dir, entry.name));
       walk.bytes += stats.size;
-      if (stats.mtimeMs >= walk.cachedUntil) walk.coldBytes += stats.size;
+      const cachedUntil = dir === walk.root && entry.name === LOCK_FILE ? walk.lockCachedUntil : walk.cachedUntil;
+      if (stats.mtimeMs >= cachedUntil) walk.coldBytes += stats.size;
     }
   }
 }

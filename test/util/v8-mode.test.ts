@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LEAN_MAX_YAML_BYTES, projectYaml } from '../../src/util/v8-mode.js';
+import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LEAN_MAX_YAML_BYTES, projectYaml } from '../../src/util/v8-mode.js';
 import { parseCachePack } from '../../src/config/parse-cache-dir.js';
 
 let root: string;
@@ -21,12 +21,14 @@ function file(path: string, bytes: number, when: Date = HOUR_AGO): void {
   writeFileSync(path, 'x'.repeat(bytes));
   utimesSync(path, when, when);
 }
-/** A parse cache written now (after every HOUR_AGO file): the project's pack, in `env`'s cache directory. */
-function parseCache(projectDir: string, env: NodeJS.ProcessEnv = {}): void {
-  const pack = parseCachePack(env, projectDir)!;
+/** A parse cache written now (after every HOUR_AGO file): the project's pack (or its lock's), in `env`'s cache directory. */
+function parseCache(projectDir: string, env: NodeJS.ProcessEnv = {}, which: 'project' | 'lock' = 'project', when?: Date): void {
+  const pack = parseCachePack(env, projectDir, which)!;
   mkdirSync(join(pack, '..'), { recursive: true });
   writeFileSync(pack, '');
+  if (when) utimesSync(pack, when, when);
 }
+const IN_TWO_HOURS = new Date(Date.now() + 2 * 3600_000);
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'v8-mode-'));
@@ -62,6 +64,15 @@ beforeAll(() => {
   for (let index = 0; index < 5; index++) file(at('late-edit', 'a-old', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4);
   file(at('late-edit', 'z-new', 'edited.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, IN_AN_HOUR);
   parseCache(at('late-edit'));
+  // locked: warm, with a tool-surface lock rewritten (by an apply) after the project's pack, and
+  // read since (its own pack is newer); stale-lock: the same, the lock not read since.
+  for (const [name, lockRead] of [['locked', true], ['stale-lock', false]] as const) {
+    file(at(name, 'agentform.yaml'), 0);
+    file(at(name, 'old.yaml'), 300 * KB);
+    parseCache(at(name));
+    file(at(name, 'agentform.lock.yaml'), 2 * KB, IN_AN_HOUR);
+    if (lockRead) parseCache(at(name), {}, 'lock', IN_TWO_HOURS);
+  }
   // many entries: not walked to the end.
   file(at('wide', 'agentform.yaml'), 10);
   for (let index = 0; index < 5_100; index++) writeFileSync(at('wide', `f${index}.txt`), '');
@@ -81,7 +92,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const cacheOf = (dir: string) => parseCachePack({}, at(dir));
+const cacheOf = (dir: string): CachePacks => ({ project: parseCachePack({}, at(dir))!, lock: parseCachePack({}, at(dir), 'lock')! });
 const NO_LIMIT = { bytes: Infinity, coldBytes: Infinity };
 
 describe('projectYaml', () => {
@@ -91,6 +102,9 @@ describe('projectYaml', () => {
     ['edited', { bytes: 300 * KB + LEAN_MAX_COLD_YAML_BYTES, coldBytes: LEAN_MAX_COLD_YAML_BYTES }],
     ['wide', { bytes: Infinity, coldBytes: 10 }],
     ['linked', { bytes: 10, coldBytes: 10 }],
+    // The lock file is judged against the lock's own pack, not the project's.
+    ['locked', { bytes: 302 * KB, coldBytes: 0 }],
+    ['stale-lock', { bytes: 302 * KB, coldBytes: 2 * KB }],
   ])('%s', (dir, expected) => {
     expect(projectYaml(at(dir), cacheOf(dir), NO_LIMIT)).toEqual(expected);
   });
