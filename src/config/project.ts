@@ -7,7 +7,7 @@ import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
 import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
 import { hasNullField, withoutNulls } from '../model/json.js';
-import { isWarningOnly, reportSchemaErrors } from './schema-errors.js';
+import { isWarningOnly, passesSchema } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
 import { openParseCache, type ParseCache } from './parse-cache.js';
 import { didYouMean } from './suggest.js';
@@ -168,7 +168,7 @@ async function readProjectFiles(dir: string, rootFile: string, rootText: string,
     problems.error(`${rootFile} must be a mapping with version: 1 and environments`, root.locate([]));
     return undefined;
   }
-  const rootValid = root.schemaValid || checkRoot(root, problems);
+  const rootValid = root.schemaValid || passesSchema(validators().documents.root, withNullSettings(root.value as JsonObject), 'root', (path, target) => root.locate(path, target), problems);
   rootChecked([rootValid]);
   const rootValue = root.value;
   const environments = readEnvironments(rootValue, root);
@@ -224,14 +224,6 @@ async function readProjectFiles(dir: string, rootFile: string, rootText: string,
 interface ReadBack {
   parsed: ParsedFile;
   checked(schemaValid: readonly boolean[]): void;
-}
-
-/** The root document against its schema (unless the parse cache knows it passed): whether it passed. */
-function checkRoot(root: LocatedDocument, problems: ProblemList): boolean {
-  const rootValidator = validators().documents.root;
-  const valid = rootValidator(withNullSettings(root.value as JsonObject)) as boolean;
-  if (!valid) reportSchemaErrors(rootValidator.errors ?? [], 'root', [], (path, target) => root.locate(path, target), problems);
-  return valid;
 }
 
 /** One resource file: parsed (or read back from the cache), its documents read and checked. */
@@ -345,8 +337,8 @@ function readDocument(source: LocatedDocument, problems: ProblemList): { documen
 function checkDocument(source: LocatedDocument, kind: DocumentKind, value: Record<string, unknown>, problems: ProblemList): { valid: boolean; onlyWarnings: boolean } {
   const validate = validators().documents[kind];
   // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
-  const valid = validate(isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value) as boolean;
-  if (!valid) reportSchemaErrors(validate.errors ?? [], kind, [], (path, target) => source.locate(path, target), problems, {
+  const checked = isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value;
+  const valid = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems, {
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
     skipRequiredAtSpecRoot: kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
   });

@@ -2,6 +2,7 @@
 import type { ErrorObject } from 'ajv';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, ProblemList } from './problems.js';
+import type { Validator } from './schemas.js';
 import { didYouMean, likelyTypoOf } from './suggest.js';
 
 export type Locator = (path: readonly PathSegment[], target: 'key' | 'value') => SourceLocation;
@@ -68,6 +69,18 @@ export function isWarningOnly(error: ErrorObject): boolean {
   return likelyTypoOf(String(error.data), known) === undefined;
 }
 
+/** A whole document against its validator: whether it passed; what it did not is reported (reportSchemaErrors). */
+export function passesSchema(validate: Validator, value: unknown, kind: string, locate: Locator, problems: ProblemList, options: ReportOptions = {}): boolean {
+  const valid = validate(value);
+  if (!valid) reportSchemaErrors(validate.errors ?? [], kind, [], locate, problems, options);
+  return valid;
+}
+
+interface ReportOptions {
+  skipRequiredAtSpecRoot?: boolean;
+  reportedPath?: (path: readonly PathSegment[]) => PathSegment[];
+}
+
 /**
  * Turns the errors of one validation into problems. `basePath` is prepended to ajv's instance
  * paths (used when only a spec was validated); `kind` selects the write-only paths to skip.
@@ -78,7 +91,7 @@ export function reportSchemaErrors(
   basePath: readonly PathSegment[],
   locate: Locator,
   problems: ProblemList,
-  options: { skipRequiredAtSpecRoot?: boolean; reportedPath?: (path: readonly PathSegment[]) => PathSegment[] } = {},
+  options: ReportOptions = {},
 ): void {
   const reportedPath = options.reportedPath ?? ((path: readonly PathSegment[]) => [...path]);
   const report = (severity: 'error' | 'warning', message: string, path: readonly PathSegment[], target: 'key' | 'value') =>

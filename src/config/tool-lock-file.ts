@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { LOCK_FILE } from './files.js';
 import { openParseCache, type ParseCache } from './parse-cache.js';
 import { ProblemList } from './problems.js';
-import { reportSchemaErrors } from './schema-errors.js';
+import { passesSchema } from './schema-errors.js';
 import { validators } from './schemas.js';
 import { locatedDocuments, parseYamlText, yamlLibrary } from './yaml-source.js';
 
@@ -79,7 +79,7 @@ export function parseToolLock(file: string, absolutePath: string, text: string, 
       problems.error(`${file} must hold exactly one YAML document, not ${documents.length}`, documents[1]?.locate([]) ?? { file, line: 1, col: 1 });
     } else {
       const document = documents[0]!;
-      const valid = document.schemaValid || checkLock(document.value, (path, target) => document.locate(path, target), problems);
+      const valid = document.schemaValid || passesSchema(validators().documents.lock, document.value, 'lock', (path, target) => document.locate(path, target), problems);
       if (!cached) cache?.set(file, text, parsed, [valid]);
     }
   }
@@ -87,14 +87,6 @@ export function parseToolLock(file: string, absolutePath: string, text: string, 
     throw new ProblemsError(`${file} is not a valid tool-surface lock: regenerate it with \`agentform lock --update\` (or restore it from version control)`, problems.sorted());
   }
   return sortedLock(documents[0]!.value as ToolSurfaceLock);
-}
-
-/** The lock document against its schema: whether it passed (what it did not is reported). */
-function checkLock(value: unknown, locate: Parameters<typeof reportSchemaErrors>[3], problems: ProblemList): boolean {
-  const validate = validators().documents.lock;
-  const valid = validate(value) as boolean;
-  if (!valid) reportSchemaErrors(validate.errors ?? [], 'lock', [], locate, problems);
-  return valid;
 }
 
 /** The project's lock, or undefined when there is no lock file yet. */
