@@ -1,11 +1,11 @@
 // The typed Control API client: the only code on the CLI side that calls the API.
 // `call(rpc, request)` is typed by the operation table; `client.ops.agentsUpsert(...)` and friends
 // are one method per operation, derived from the same table so they can never drift from it.
-import { randomUUID } from 'node:crypto';
 import { ApiError, UserError } from '../errors.js';
 import { isLoopbackHost } from './credentials.js';
 import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
+import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { Transport, UNCERTAIN_TRANSPORT_CODES, type Exchange } from './transport.js';
 import { monotonicMs } from '../util/clock.js';
@@ -192,7 +192,7 @@ export class ControlApiClient implements RpcCaller {
   }
 
   private async attempt<R extends Rpc>(rpc: R, request: RequestOf<R>, attempt: number): Promise<ResponseOf<R>> {
-    const requestId = randomUUID();
+    const requestId = newRequestId();
     const path = `${this.basePath}${operationPath(rpc)}`;
     const body = BODYLESS.has(rpc) ? undefined : JSON.stringify(request ?? {});
     // What to mask in a trace or an error message: gathered only when one is written (walking the

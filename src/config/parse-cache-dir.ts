@@ -1,7 +1,7 @@
 // Where a project's parse cache lives (parse-cache.ts). Apart, so that the V8 mode's choice at
 // start-up (util/v8-mode.ts) can look at it without loading the cache's code.
-import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { nameHash } from '../util/name-hash.js';
 
 /** The parse cache's directory for `projectDir`, or undefined when AGENTFORM_PARSE_CACHE turns it off. */
 export function parseCacheDir(env: NodeJS.ProcessEnv, projectDir: string): string | undefined {
@@ -23,12 +23,14 @@ export type PackName = (typeof PACKS)[number];
  * The file that holds `projectDir`'s parse cache (parse-cache-pack.ts), or undefined when it is off.
  * In the project's own cache directory, one name: the project may move (a CI cache restored into
  * another checkout path) and still hit. In a directory AGENTFORM_PARSE_CACHE names, which several
- * projects may share, one pack per project directory, so that one's runs do not replace another's.
+ * projects may share, one pack per project directory (named by a hash of its path), so that one's
+ * runs do not replace another's.
  */
 export function parseCachePack(env: NodeJS.ProcessEnv, projectDir: string, pack: PackName = 'project'): string | undefined {
   const dir = parseCacheDir(env, projectDir);
   if (dir === undefined) return undefined;
   if (!env.AGENTFORM_PARSE_CACHE?.trim()) return join(dir, `${pack}.pack`);
-  const project = createHash('sha256').update(resolve(projectDir)).digest('hex').slice(0, 24);
+  // Two folders with the same name only take turns at one pack (entries are checked against the text).
+  const project = nameHash(resolve(projectDir));
   return join(dir, pack === 'project' ? `${project}.pack` : `${project}.${pack}.pack`);
 }

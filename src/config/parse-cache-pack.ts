@@ -1,11 +1,14 @@
-// The parse cache's file (parse-cache.ts): entries one after the other, then an index of them, then
-// a fixed-size trailer that says where the index is. A reader opens it once and reads each entry
-// it needs at its offset; a writer appends entries to a temporary file and renames it over the
-// pack when done, so a reader sees the old pack or the new one, never a part.
+// The parse cache's file (parse-cache.ts): what made it, then entries one after the other, then an
+// index of them, then a fixed-size trailer that says where the index is. A reader opens it once and
+// reads each entry it needs at its offset; a writer appends entries to a temporary file and renames
+// it over the pack when done, so a reader sees the old pack or the new one, never a part.
 //
-//   <entry JSON>\n <entry JSON>\n ... <index JSON>\n#agentform-pack <index offset> <index length>\n
+//   <made by>\n <text><entry JSON>\n <text><entry JSON>\n ... <index JSON>\n#agentform-pack <index offset> <index length>\n
 //
-// The index: {"parser": <the parser's identity>, "entries": {<key>: [offset, length], ...}}.
+// The index: {"madeBy": <its length>, "entries": {<key>: [offset, text length, JSON length], ...}}.
+// "Made by" is the text of what turns a file into an entry (the parser's code, the schemas); an
+// entry keeps the file's text it was made from. Both are compared byte for byte: no hashing, which
+// would cost a small run more than reading them (util/sha256.ts).
 import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { isRunning, temporaryPathFor } from '../util/atomic-write.js';
 
@@ -15,13 +18,19 @@ const TRAILER_BYTES = 1 + TRAILER_TAG.length + 1 + 16 + 1 + 10 + 1;
 const TRAILER = /^\n#agentform-pack (\d{16}) (\d{10})\n$/;
 
 interface Index {
-  parser: string;
-  entries: Record<string, [number, number]>;
+  madeBy: number;
+  entries: Record<string, [number, number, number]>;
+}
+
+/** An entry: the text of the file it was made from, and its JSON. */
+export interface PackEntry {
+  text: Buffer;
+  json: Buffer;
 }
 
 export interface Pack {
-  /** The entry's bytes (UTF-8 JSON), or undefined when it is not in the pack. */
-  read(key: string): Buffer | undefined;
+  /** The entry, or undefined when it is not in the pack. */
+  read(key: string): PackEntry | undefined;
   close(): void;
 }
 
@@ -36,8 +45,15 @@ function readAt(fd: number, offset: number, length: number): Buffer {
   return buffer;
 }
 
-/** The pack at `path` if it exists, is whole and was made by this parser; undefined otherwise. Never throws. */
-export function openPack(path: string, parser: string): Pack | undefined {
+function entryAt(fd: number, at: [number, number, number]): PackEntry {
+  const bytes = readAt(fd, at[0], at[1] + at[2]);
+  return { text: bytes.subarray(0, at[1]), json: bytes.subarray(at[1]) };
+}
+
+const isPosition = (value: unknown): value is [number, number, number] => Array.isArray(value) && value.length === 3 && value.every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+
+/** The pack at `path` if it exists, is whole and was made by `madeBy`; undefined otherwise. Never throws. */
+export function openPack(path: string, madeBy: Buffer): Pack | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
@@ -48,15 +64,16 @@ export function openPack(path: string, parser: string): Pack | undefined {
     const indexOffset = Number(trailer[1]);
     const indexLength = Number(trailer[2]);
     if (indexOffset + indexLength + TRAILER_BYTES !== size) throw new Error('the trailer does not match the size');
-    const index = JSON.parse(readAt(fd, indexOffset, indexLength).toString('utf8')) as Index;
-    if (index.parser !== parser || typeof index.entries !== 'object' || index.entries === null) throw new Error('another parser');
+    const index = JSON.parse(readAt(fd, indexOffset, indexLength).toString('utf8')) as Partial<Index>;
+    if (index.madeBy !== madeBy.length || typeof index.entries !== 'object' || index.entries === null) throw new Error('made by another parser');
+    if (madeBy.length + 1 > indexOffset || !readAt(fd, 0, madeBy.length).equals(madeBy)) throw new Error('made by another parser');
     const entries = new Map(Object.entries(index.entries));
     const open = fd;
     return {
       read(key) {
         const at = entries.get(key);
-        if (!at || at[0] + at[1] > indexOffset) return undefined;
-        return readAt(open, at[0], at[1]);
+        if (!isPosition(at) || at[0] + at[1] + at[2] > indexOffset) return undefined;
+        return entryAt(open, at);
       },
       close: () => closeSync(open),
     };
@@ -74,14 +91,21 @@ export class PackWriter {
   private readonly temp: string;
   private fd: number | undefined;
   private offset = 0;
-  private readonly entries = new Map<string, [number, number]>();
+  private readonly entries = new Map<string, [number, number, number]>();
 
   constructor(
     private readonly path: string,
-    private readonly parser: string,
+    private readonly madeBy: Buffer,
   ) {
     this.temp = temporaryPathFor(path);
     this.fd = openSync(this.temp, 'wx+', 0o600);
+    try {
+      this.write(madeBy);
+      this.write(NEWLINE);
+    } catch (error) {
+      this.abandon();
+      throw error;
+    }
   }
 
   /** Whether `name` (in a cache directory) is the temporary file of a writer whose process is gone. */
@@ -95,23 +119,24 @@ export class PackWriter {
     return this.entries.has(key);
   }
 
-  read(key: string): Buffer | undefined {
+  read(key: string): PackEntry | undefined {
     const at = this.entries.get(key);
-    return at && this.fd !== undefined ? readAt(this.fd, at[0], at[1]) : undefined;
+    return at && this.fd !== undefined ? entryAt(this.fd, at) : undefined;
   }
 
   /** Adds an entry (once per key). */
-  append(key: string, entry: string | Buffer): void {
+  append(key: string, entry: PackEntry): void {
     if (this.entries.has(key)) return;
-    const bytes = typeof entry === 'string' ? Buffer.from(entry, 'utf8') : entry;
-    this.write(bytes);
+    const at: [number, number, number] = [this.offset, entry.text.length, entry.json.length];
+    this.write(entry.text);
+    this.write(entry.json);
     this.write(NEWLINE);
-    this.entries.set(key, [this.offset - bytes.length - 1, bytes.length]);
+    this.entries.set(key, at);
   }
 
   /** Writes the index and the trailer, and puts the pack in place. */
   commit(): void {
-    const index = Buffer.from(JSON.stringify({ parser: this.parser, entries: Object.fromEntries(this.entries) } satisfies Index), 'utf8');
+    const index = Buffer.from(JSON.stringify({ madeBy: this.madeBy.length, entries: Object.fromEntries(this.entries) } satisfies Index), 'utf8');
     const indexOffset = this.offset;
     this.write(index);
     this.write(Buffer.from(`\n${TRAILER_TAG} ${String(indexOffset).padStart(16, '0')} ${String(index.length).padStart(10, '0')}\n`, 'latin1'));

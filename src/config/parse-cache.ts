@@ -3,9 +3,12 @@
 // back as JSON (~1 ms per 100 agents) instead of being parsed again (~30 ms per 100 agents cold;
 // parsing was half of a no-change plan of 1,000 agents).
 //
-// - Key: sha256 of the parser's identity (the code of yaml-source and the yaml package's version),
-//   the schemas' (schemaSourceHash: their texts, ajv's version and setup) and the file's name and
-//   text; an edit, a rename, a new build of the parser or other schemas is a miss.
+// - Key: the file's name; the entry keeps the text it was made from, and the pack what made its
+//   entries: the parser (the code of yaml-source and the yaml package's version) and the schemas
+//   (schemaSources: their texts, ajv's version and setup). Both are compared byte for byte, so an
+//   edit, a rename, a new build of the parser or other schemas is a miss. They were sha256 digests
+//   until hashing was found to cost a small plan more than comparing (node:crypto alone ~2.5 ms to
+//   load; util/sha256.ts).
 // - Each document also records whether it passed its schema without a warning: the same text
 //   checked against the same schemas passes again, so a run that reads it back does not check it
 //   again, nor load the validators for it (~0.4 MB of generated code; 5-12 % of a warm validate,
@@ -22,17 +25,16 @@
 //   creating a file costs ~0.8 ms on this project's CI machines: a run on a fresh checkout of
 //   5,000 agents spent 0.4-0.7 s creating 500 entries; a warm run opened 500 files (15-50 ms) where
 //   it now reads one. A warm run writes nothing.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKS, parseCachePack, type PackName } from './parse-cache-dir.js';
-import { openPack, PackWriter, type Pack } from './parse-cache-pack.js';
-import { schemaSourceHash } from './schemas.js';
+import { openPack, PackWriter, type Pack, type PackEntry } from './parse-cache-pack.js';
+import { schemaSources } from './schemas.js';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
 
-const FORMAT = 4;
+const FORMAT = 5;
 /** Packs not written for this long are removed, now and then, when another is written. */
 const MAX_AGE_MS = 14 * 24 * 3600 * 1000;
 
@@ -51,15 +53,14 @@ export interface ParseCache {
   close(): void;
 }
 
-let parserIdentity: string | undefined;
+let parser: string | undefined;
 /** The code that turns text into a ParsedFile: the file yaml-source's code is in, and yaml's version. */
-function parserId(): string {
-  if (parserIdentity === undefined) {
+function parserSource(): string {
+  if (parser === undefined) {
     const source = readFileSync(fileURLToPath(PARSER_MODULE_URL), 'utf8');
-    const yamlVersion = installedVersion('yaml', import.meta.url);
-    parserIdentity = createHash('sha256').update(`${FORMAT}\0${yamlVersion}\0${source}`).digest('hex');
+    parser = `${FORMAT}\0${installedVersion('yaml', import.meta.url)}\0${source}`;
   }
-  return parserIdentity;
+  return parser;
 }
 
 /** True when JSON.parse(JSON.stringify(value)) gives back the same data. */
@@ -80,9 +81,8 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
   if (path === undefined) return undefined;
   const dir = dirname(path);
   // What made the entries: the parser, and the schemas their documents passed (or not).
-  let identity: string | undefined;
-  const madeBy = (): string => (identity ??= createHash('sha256').update(`${parserId()}\0${schemaSourceHash()}`).digest('hex'));
-  const keyOf = (file: string, text: string) => createHash('sha256').update(`${madeBy()}\0${file}\0${text}`).digest('hex');
+  let identity: Buffer | undefined;
+  const madeBy = (): Buffer => (identity ??= Buffer.from(`${parserSource()}\0${schemaSources()}`, 'utf8'));
   // The last run's pack, opened on the first lookup; undefined once known to be missing or unreadable.
   let previous: Pack | undefined | null = null;
   const pack = (): Pack | undefined => {
@@ -108,8 +108,8 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
       // The entries read so far go into the new pack too: it holds every file of this run.
       const old = pack();
       for (const key of read) {
-        const bytes = old?.read(key);
-        if (bytes) writer.append(key, bytes);
+        const entry = old?.read(key);
+        if (entry) writer.append(key, entry);
       }
     } catch {
       giveUpWriting();
@@ -119,16 +119,15 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
   return {
     get(file, text) {
       try {
-        const key = keyOf(file, text);
-        const fromWriter = writer?.has(key) === true;
-        const bytes = fromWriter ? writer?.read(key) : pack()?.read(key);
-        if (bytes === undefined) return undefined;
-        const entry = JSON.parse(bytes.toString('utf8')) as Entry;
+        const fromWriter = writer?.has(file) === true;
+        const stored: PackEntry | undefined = fromWriter ? writer?.read(file) : pack()?.read(file);
+        if (stored === undefined || !stored.text.equals(Buffer.from(text, 'utf8'))) return undefined;
+        const entry = JSON.parse(stored.json.toString('utf8')) as Entry;
         if (entry.format !== FORMAT || entry.file !== file) return undefined;
         if (!fromWriter) {
-          read.push(key);
+          read.push(file);
           try {
-            writer?.append(key, bytes);
+            writer?.append(file, stored);
           } catch {
             giveUpWriting();
           }
@@ -146,7 +145,7 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
       const documents = parsed.documents.map(({ value, start, index, nullFree }, position) => ({ value, start, index, nullFree, schemaValid: schemaValid[position] === true }));
       const entry: Entry = { format: FORMAT, file, lineStarts: parsed.documents[0]!.lineStarts, documents };
       try {
-        startWriting()?.append(keyOf(file, text), JSON.stringify(entry));
+        startWriting()?.append(file, { text: Buffer.from(text, 'utf8'), json: Buffer.from(JSON.stringify(entry), 'utf8') });
       } catch {
         giveUpWriting();
       }

@@ -8,7 +8,6 @@
 //   loading it takes a few ms, against ~30 ms to load ajv's compiler and ~60 ms to compile.
 // - compiled here, on first use, when there is no up-to-date precompiled file (always under
 //   vitest, which runs the TypeScript sources).
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -16,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadCommonJs, writeCodeCache, type LoadedCommonJs } from '../util/code-cache.js';
+import { sha256Hex } from '../util/sha256.js';
 import { requireForValidators } from './validator-runtime.js';
 import { installedVersion } from '../util/package-version.js';
 
@@ -219,17 +219,20 @@ export function precompiledName(name: SchemaName, part: 'document' | 'spec'): st
 let sourceHash: string | undefined;
 /** Worked out once per process, like the schema texts it reads (both precompiled files check it). */
 export function schemaSourceHash(): string {
-  sourceHash ??= computeSchemaSourceHash();
+  sourceHash ??= sha256Hex(schemaSources());
   return sourceHash;
 }
 
-function computeSchemaSourceHash(): string {
-  const ajvVersion = installedVersion('ajv', import.meta.url);
-  const compilerSetup = [createAjv, suggestKeyword.code].map(String);
-  const hash = createHash('sha256');
-  hash.update(JSON.stringify({ format: PRECOMPILED_FORMAT, ajv: ajvVersion, options: AJV_OPTIONS, compilerSetup }));
-  for (const name of SCHEMA_NAMES) hash.update(`\0${name}\0${schemaText(name)}`);
-  return hash.digest('hex');
+let sources: string | undefined;
+/** What the validators are made from, as one text: what schemaSourceHash hashes, and what the parse cache compares. */
+export function schemaSources(): string {
+  if (sources === undefined) {
+    const ajvVersion = installedVersion('ajv', import.meta.url);
+    const compilerSetup = [createAjv, suggestKeyword.code].map(String);
+    sources = JSON.stringify({ format: PRECOMPILED_FORMAT, ajv: ajvVersion, options: AJV_OPTIONS, compilerSetup });
+    for (const name of SCHEMA_NAMES) sources += `\0${name}\0${schemaText(name)}`;
+  }
+  return sources;
 }
 
 /** The CommonJS module written by schemas-precompile.ts. */

@@ -1,6 +1,6 @@
 // Canonical JSON: object keys sorted at every depth, no whitespace, so that two values that mean the
 // same thing serialise to the same string. Fingerprints of remote objects are its sha256.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/sha256.js';
 
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
@@ -27,5 +27,5 @@ export function canonicalJson(value: unknown): string {
 
 /** `sha256:<hex>` of the canonical JSON of a value. */
 export function fingerprint(value: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+  return `sha256:${sha256Hex(canonicalJson(value))}`;
 }

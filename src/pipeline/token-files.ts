@@ -1,7 +1,6 @@
 // The file side of API key token files: what each declared key's `tokenFile` holds when the plan
 // is made, whether it can be written, and the write itself, which never replaces a file that
 // changed since the plan (another apply at once) nor creates over one that appeared meanwhile.
-import { createHash } from 'node:crypto';
 // fs.promises loads on first use: only projects with token files pay for it.
 import { constants, promises as fs } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
@@ -9,6 +8,7 @@ import type { TokenFileContent } from '../engine/api-key-files.js';
 import { UserError } from '../errors.js';
 import type { DesiredState } from '../model/resources.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { sha256Hex } from '../util/sha256.js';
 
 export interface TokenFileSnapshot {
   /** Absolute path. */
@@ -18,7 +18,7 @@ export interface TokenFileSnapshot {
   digest: string | null;
 }
 
-const digestOf = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+const digestOf = (bytes: Buffer): string => sha256Hex(bytes);
 
 async function snapshot(path: string): Promise<TokenFileSnapshot> {
   let bytes: Buffer;

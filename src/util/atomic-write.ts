@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 // fs.promises, not node:fs/promises: its module loads on first use, not with every command that
 // might write a file (~1-3 ms of a plan, which writes nothing).
 import { promises as fs, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,9 +42,17 @@ export function writeFileAtomicSync(path: string, content: string | Uint8Array, 
   }
 }
 
-/** Beside `path`, named after it and this process (see {@link removeStaleTempFiles}). */
+let temporaryFiles = 0;
+/**
+ * Beside `path`, named after it and this process (see {@link removeStaleTempFiles}). Unique within
+ * the process by a counter, between processes by the pid, and between machines that share a folder
+ * by 32 random bits. The name is no secret, so Math.random will do: node:crypto would cost a run
+ * ~2.5 ms to load (util/sha256.ts).
+ */
 export function temporaryPathFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  temporaryFiles += 1;
+  const tag = `${temporaryFiles.toString(16)}${Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0')}`;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${tag}.tmp`);
 }
 
 /**

@@ -3,15 +3,17 @@
 // of a small plan (~17 ms, against ~9 ms from the cache).
 //
 // V8 accepts cached data by the source's length, V8's version and its flags, not by the source's
-// content, so each cache file starts with the SHA-256 of the text it was made from, and is used only
-// for that text. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
+// content, so each cache file starts with the very bytes it was made from, and is used only when the
+// file holds those bytes now: comparing them costs ~0.1 ms for the ~0.5 MB a plan loads, where the
+// SHA-256 this kept before cost ~0.7 ms and loading node:crypto for it ~2.5 ms (util/sha256.ts). A
+// timestamp rule (Python's, for its .pyc files) would need no second copy, but a file rewritten
+// within one tick of the clock with the same length would pass it. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
 // the file is compiled as if there were none. The CLI runs under one of three sets of flags
 // (v8-mode.ts), each with its own cache files: `<file>.v8cache` (full), `<file>.lean.v8cache` and
 // `<file>.parse.v8cache`; `agentform server` runs under V8's defaults, with `<file>.server.v8cache`.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { writeFileAtomicSync } from './atomic-write.js';
 import { V8_MODES, type V8Mode } from './v8-mode.js';
@@ -35,7 +37,9 @@ let activeSuffix = CODE_CACHE_SUFFIX;
 export function useCodeCachesOf(set: CodeCacheSet): void {
   activeSuffix = codeCacheSuffix(set);
 }
-const DIGEST_BYTES = 32;
+// A cache file: MAGIC, the source's length in bytes (u32, little-endian), the source, V8's data.
+const MAGIC = Buffer.from('afc2', 'latin1');
+const HEADER_BYTES = MAGIC.length + 4;
 
 export interface LoadedCommonJs {
   path: string;
@@ -46,19 +50,24 @@ export interface LoadedCommonJs {
   script: Script;
 }
 
-function digest(source: string): Buffer {
-  return createHash('sha256').update(source).digest();
-}
-
-function cachedDataFor(path: string, source: string): Buffer | undefined {
+/** V8's data from `path`'s cache file, if there is one made from exactly `source`. */
+function cachedDataFor(path: string, source: Buffer): Buffer | undefined {
   let file: Buffer;
   try {
     file = readFileSync(path + activeSuffix);
   } catch {
     return undefined;
   }
-  if (file.length <= DIGEST_BYTES || !file.subarray(0, DIGEST_BYTES).equals(digest(source))) return undefined;
-  return file.subarray(DIGEST_BYTES);
+  if (file.length <= HEADER_BYTES || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const sourceEnd = HEADER_BYTES + file.readUInt32LE(MAGIC.length);
+  if (sourceEnd >= file.length || !file.subarray(HEADER_BYTES, sourceEnd).equals(source)) return undefined;
+  return file.subarray(sourceEnd);
+}
+
+function cacheFile(source: Buffer, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(source.length);
+  return Buffer.concat([MAGIC, length, source, data]);
 }
 
 type CommonJsWrapper = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
@@ -73,8 +82,8 @@ function compileCommonJs(path: string, source: string, cachedData: Buffer | unde
 
 /** `require(path)` for a CommonJS file, compiled from its code cache when there is a matching one. */
 export function loadCommonJs(path: string): LoadedCommonJs {
-  const source = readFileSync(path, 'utf8');
-  const { define, script, cacheUsed } = compileCommonJs(path, source, cachedDataFor(path, source));
+  const bytes = readFileSync(path);
+  const { define, script, cacheUsed } = compileCommonJs(path, bytes.toString('utf8'), cachedDataFor(path, bytes));
   const module = { exports: {} as unknown };
   define(module.exports, createRequire(path), module, path, dirname(path));
   return { path, exports: module.exports, cacheUsed, script };
@@ -83,7 +92,7 @@ export function loadCommonJs(path: string): LoadedCommonJs {
 /** Writes the code cache of a file loaded by loadCommonJs, for the next process with the same Node and V8 flags. */
 export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'>): void {
   // Synchronous: also called as the process exits.
-  writeFileAtomicSync(loaded.path + activeSuffix, Buffer.concat([digest(readFileSync(loaded.path, 'utf8')), loaded.script.createCachedData()]));
+  writeFileAtomicSync(loaded.path + activeSuffix, cacheFile(readFileSync(loaded.path), loaded.script.createCachedData()));
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */
@@ -94,8 +103,20 @@ export interface BundleCacheStats {
 }
 
 type ModuleLoader = (module: NodeJS.Module, filename: string) => void;
-/** Node's table of loaders by file extension: deprecated for users, still what `require` calls. */
-const loaders = (Module as unknown as { _extensions: Record<string, ModuleLoader> })._extensions;
+/** What of Node's CommonJS loader this uses: deprecated for users, still what `require` runs on. */
+interface NodeModuleInternals {
+  /** Loaders by file extension. */
+  _extensions: Record<string, ModuleLoader>;
+  /** require.cache. */
+  _cache: Record<string, NodeJS.Module | undefined>;
+  _nodeModulePaths(dir: string): string[];
+  new (id: string): NodeJS.Module;
+}
+const nodeModules = Module as unknown as NodeModuleInternals;
+const loaders = nodeModules._extensions;
+
+/** `require("./<name>.js")` as the bundler writes it for another chunk: the bundle's folder is flat. */
+const isChunkRequest = (id: string): boolean => id.startsWith('./') && id.endsWith('.js') && id.indexOf('/', 2) === -1;
 
 /**
  * From now on, `require` compiles the JavaScript files directly in `dir` (the CLI bundle's chunks)
@@ -103,28 +124,64 @@ const loaders = (Module as unknown as { _extensions: Record<string, ModuleLoader
  * ~0.5 MB of chunks and their functions again (~25 ms of a small plan). Other files load as before.
  * With `write`, each chunk's cache is (re)written when the process exits, holding every function
  * compiled by then: the build runs a few commands this way (scripts/build.mjs).
+ *
+ * A chunk's `require` of another chunk does not go through Node's resolution either: for each file
+ * it stats and resolves the real path, and the Module it makes works out its node_modules search
+ * paths, twice with createRequire. That was ~0.12 ms a chunk, ~4.5 ms of a plan that loads 37.
+ * The chunk is read, compiled and registered in require.cache here; anything else a chunk requires
+ * (built-ins, packages) is Node's, as from any file in the folder.
  */
 export function useBundleCodeCache(dir: string, options: { write: boolean; set: CodeCacheSet }): BundleCacheStats {
   useCodeCachesOf(options.set);
   const stats: BundleCacheStats = { fromCache: 0, compiled: 0, rejected: 0 };
   const loaded: Array<Pick<LoadedCommonJs, 'path' | 'script'>> = [];
   const plainJs = loaders['.js'];
-  loaders['.js'] = (module, filename) => {
-    if (dirname(filename) !== dir || !plainJs) return plainJs?.(module, filename);
-    const source = readFileSync(filename, 'utf8');
-    const cachedData = cachedDataFor(filename, source);
+  const nodeRequire = createRequire(join(dir, 'index.js'));
+  const searchPaths = nodeModules._nodeModulePaths(dir);
+
+  /** Runs a chunk as `module` from its code cache; false, having run nothing, when it has none (Node is to compile it). */
+  const runChunk = (module: NodeJS.Module, filename: string): boolean => {
+    const bytes = readFileSync(filename);
+    const cachedData = cachedDataFor(filename, bytes);
     // Without a cache, Node compiles it as usual: vm.Script gives the code no loader for import(),
     // so the build keeps no cache for a chunk that imports a module dynamically (scripts/build.mjs).
-    if (cachedData === undefined && !options.write) {
-      stats.compiled += 1;
-      return plainJs(module, filename);
-    }
-    const { define, script, cacheUsed } = compileCommonJs(filename, source, cachedData);
+    if (cachedData === undefined && !options.write) return false;
+    const { define, script, cacheUsed } = compileCommonJs(filename, bytes.toString('utf8'), cachedData);
     if (cacheUsed) stats.fromCache += 1;
     else if (cacheUsed === false) stats.rejected += 1;
     else stats.compiled += 1;
     if (options.write) loaded.push({ path: filename, script });
-    define(module.exports, createRequire(filename), module, filename, dir);
+    define(module.exports, requireInBundle, module, filename, dir);
+    return true;
+  };
+
+  const requireChunk = (filename: string): unknown => {
+    const known = nodeModules._cache[filename];
+    if (known) return known.exports;
+    const module = new nodeModules(filename);
+    module.filename = filename;
+    module.paths = searchPaths;
+    // Registered before it runs, as Node does: a cycle between chunks sees its exports so far.
+    nodeModules._cache[filename] = module;
+    let ran = false;
+    try {
+      ran = runChunk(module, filename);
+    } finally {
+      if (!ran) delete nodeModules._cache[filename];
+    }
+    if (!ran) return nodeRequire(filename);
+    module.loaded = true;
+    return module.exports;
+  };
+
+  const requireInBundle = ((id: string): unknown => (isChunkRequest(id) ? requireChunk(join(dir, id)) : nodeRequire(id))) as NodeJS.Require;
+
+  // Files Node itself loads from the folder (the entry's import() of main.js, a chunk without a cache).
+  loaders['.js'] = (module, filename) => {
+    if (dirname(filename) !== dir || !plainJs) return plainJs?.(module, filename);
+    if (runChunk(module, filename)) return;
+    stats.compiled += 1;
+    plainJs(module, filename);
   };
   if (options.write) {
     process.on('exit', () => {

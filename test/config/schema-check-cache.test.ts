@@ -19,7 +19,7 @@ vi.mock('../../src/config/schemas.js', async (importOriginal) => {
   return {
     ...actual,
     validators: vi.fn(actual.validators),
-    schemaSourceHash: () => schemaHash.current ?? actual.schemaSourceHash(),
+    schemaSources: () => schemaHash.current ?? actual.schemaSources(),
   };
 });
 const validators = vi.mocked(schemas.validators);

@@ -217,6 +217,34 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     expect(Number(compiled)).toBeLessThanOrEqual(1);
   });
 
+  // node:crypto is 16 of Node's internal modules (~2.5 ms to load): a run with warm caches hashes
+  // nothing. The code caches hold a copy of their source, the parse cache compares texts, request ids
+  // come from Math.random (issue 17).
+  it('plans a small project with warm caches without loading node:crypto', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'agentform-no-crypto-'));
+    const project = join(data, 'project');
+    cpSync(join(REPO, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
+    const report = join(data, 'builtins.json');
+    const hook = join(data, 'hook.cjs');
+    writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));\n`);
+    const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_WRITE_CODE_CACHE: _write, ...inherited } = process.env;
+    const server = startServerProcess(['--port', '0', '--data', join(data, 'server'), '--environments', 'dev']);
+    try {
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await server.ready)![1]!;
+      const token = (JSON.parse(readFileSync(join(data, 'server', 'credentials.json'), 'utf8')) as { environments: { dev: { token: string } } }).environments.dev.token;
+      const env = { ...inherited, AGENTFORM_TOKEN: token, AGENTFORM_PARSE_CACHE: join(data, 'parse-cache') };
+      await run(process.execPath, [CLI, 'apply', project, '--url', url, '--auto-approve'], { env });
+      const { stdout } = await run(process.execPath, ['--require', hook, CLI, 'plan', project, '--url', url, '--debug'], { env });
+      expect(stdout).toContain('No changes');
+      const builtins = JSON.parse(readFileSync(report, 'utf8')) as string[];
+      expect(builtins).toContain('NativeModule http');
+      expect(builtins.filter((name) => /crypto/.test(name))).toEqual([]);
+    } finally {
+      await server.stop('SIGINT');
+      rmSync(data, { recursive: true, force: true });
+    }
+  });
+
   // V8 takes a code cache only under the flags it was made with: made without the CLI's V8
   // settings, it would be rejected on every run and cost a compile (~9 ms of a small plan).
   it.each(['lean', 'full', 'parse'])('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)', async (mode) => {

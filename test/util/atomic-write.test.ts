@@ -4,7 +4,7 @@ import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeStaleTempFiles, writeFileAtomic, writeFileAtomicSync } from '../../src/util/atomic-write.js';
+import { removeStaleTempFiles, temporaryPathFor, writeFileAtomic, writeFileAtomicSync } from '../../src/util/atomic-write.js';
 
 /** The pid of a process that has exited (pids are not reused this quickly on Linux). */
 function deadPid(): number {
@@ -60,5 +60,13 @@ describe('writeFileAtomicSync', () => {
     mkdirSync(join(dir, 'entry.json'));
     expect(() => writeFileAtomicSync(join(dir, 'entry.json'), '{}')).toThrow();
     expect(await readdir(dir)).toEqual(['entry.json']);
+  });
+});
+
+describe('temporaryPathFor', () => {
+  it('names a file beside the target after it and this process, never the same name twice', () => {
+    const names = Array.from({ length: 1000 }, () => temporaryPathFor('/data/ci.token'));
+    for (const name of names) expect(name).toMatch(new RegExp(`^/data/\\.ci\\.token\\.${process.pid}\\.[0-9a-f]+\\.tmp$`));
+    expect(new Set(names).size).toBe(names.length);
   });
 });

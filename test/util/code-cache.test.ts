@@ -2,6 +2,7 @@
 // Loads that should read a cache run in a fresh process (the built module): within one process V8
 // reuses what it compiled before and never looks at the cache.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,9 +50,23 @@ describe('loadCommonJs', () => {
   it('compiles the file when V8 rejects a damaged cache', async () => {
     writeCodeCache(loadCommonJs(file));
     const cache = readFileSync(file + CODE_CACHE_SUFFIX);
-    cache.fill(7, 40, 80);
+    // After the header (8 bytes) and the copy of the source: V8's own header.
+    const v8Data = 8 + readFileSync(file).length;
+    cache.fill(7, v8Data + 8, v8Data + 48);
     writeFileSync(file + CODE_CACHE_SUFFIX, cache);
     expect(loadInFreshProcess(file)).toEqual({ used: false, answer: 41 });
+  });
+
+  it('ignores a cache whose copy of the source differs, or that is of an earlier format', async () => {
+    writeCodeCache(loadCommonJs(file));
+    const cache = readFileSync(file + CODE_CACHE_SUFFIX);
+    const changedCopy = Buffer.from(cache);
+    changedCopy[8 + readFileSync(file).indexOf('41')] = '2'.charCodeAt(0);
+    writeFileSync(file + CODE_CACHE_SUFFIX, changedCopy);
+    expect(loadInFreshProcess(file)).toEqual({ used: null, answer: 41 });
+    // The format before: the source's SHA-256, then V8's data.
+    writeFileSync(file + CODE_CACHE_SUFFIX, Buffer.concat([createHash('sha256').update(readFileSync(file)).digest(), cache.subarray(8 + readFileSync(file).length)]));
+    expect(loadInFreshProcess(file)).toEqual({ used: null, answer: 41 });
   });
 
   it('ignores a truncated cache file', () => {
@@ -104,6 +119,40 @@ describe('useBundleCodeCache', () => {
     expect(runBundle(bundle, true).answer).toBe(42);
     expect(readdirSync(bundle).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     expect(runBundle(bundle, false).stats).toEqual({ fromCache: 1, compiled: 1, rejected: 0 });
+  });
+
+  /** `expression` evaluated in a new process after useBundleCodeCache, with `load(name)` requiring a file of the bundle. */
+  function inBundle(write: boolean, expression: string): unknown {
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write}, set: 'full' }); const load = (name) => createRequire(import.meta.url)(${JSON.stringify(bundle)} + '/' + name); console.log(JSON.stringify(${expression}));`;
+    return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as unknown;
+  }
+
+  // A chunk's require of another chunk skips Node's resolution, not its module registry.
+  it('registers the chunks it loads in require.cache, once each, as Node would', () => {
+    writeFileSync(join(bundle, 'other.js'), 'exports.part = require("./part.js");\n');
+    runBundle(bundle, true);
+    inBundle(true, `load('other.js').part.value()`);
+    const cached = `Object.keys(createRequire(import.meta.url).cache).filter((file) => file.startsWith(${JSON.stringify(bundle)})).sort()`;
+    expect(inBundle(false, `[load('main.js').answer(), load('other.js').part === load('part.js'), ${cached}, stats]`)).toEqual([
+      42,
+      true,
+      [join(bundle, 'main.js'), join(bundle, 'other.js'), join(bundle, 'part.js')],
+      { fromCache: 3, compiled: 0, rejected: 0 },
+    ]);
+  });
+
+  it('gives a cycle between chunks the exports so far, as Node does', () => {
+    writeFileSync(join(bundle, 'a.js'), 'exports.early = "a";\nconst b = require("./b.js");\nexports.seenByB = b.sawEarly;\n');
+    writeFileSync(join(bundle, 'b.js'), 'const a = require("./a.js");\nexports.sawEarly = a.early;\n');
+    inBundle(true, `load('a.js').seenByB`);
+    expect(inBundle(false, `[load('a.js').seenByB, stats.fromCache]`)).toEqual(['a', 2]);
+  });
+
+  it('runs a chunk that threw again when it is required again', () => {
+    writeFileSync(join(bundle, 'flaky.js'), 'globalThis.runs = (globalThis.runs ?? 0) + 1;\nif (globalThis.runs === 1) throw new Error("first run");\nexports.runs = globalThis.runs;\n');
+    writeFileSync(join(bundle, 'caller.js'), 'exports.flaky = () => require("./flaky.js");\n');
+    inBundle(true, `(() => { const { flaky } = load('caller.js'); try { flaky(); } catch {} return flaky().runs; })()`);
+    expect(inBundle(false, `(() => { const { flaky } = load('caller.js'); let error; try { flaky(); } catch (e) { error = e.message; } return [error, flaky().runs, stats.fromCache]; })()`)).toEqual(['first run', 2, 3]); // caller.js once, flaky.js twice
   });
 
   it('leaves files outside the bundle’s folder to Node', () => {
