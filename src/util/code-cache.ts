@@ -7,10 +7,11 @@
 // file holds those bytes now: comparing them costs ~0.1 ms for the ~0.5 MB a plan loads, where the
 // SHA-256 this kept before cost ~0.7 ms and loading node:crypto for it ~2.5 ms (util/sha256.ts). A
 // timestamp rule (Python's, for its .pyc files) would need no second copy, but a file rewritten
-// within one tick of the clock with the same length would pass it. A cache made by another Node or with other V8 flags is rejected by V8 itself, and
-// the file is compiled as if there were none. The CLI runs under one of three sets of flags
-// (v8-mode.ts), each with its own cache files: `<file>.v8cache` (full), `<file>.lean.v8cache` and
-// `<file>.parse.v8cache`; `agentform server` runs under V8's defaults, with `<file>.server.v8cache`.
+// within one tick of the clock with the same length would pass it. A cache made by another Node or
+// with other V8 flags is rejected by V8 itself, and the file is compiled as if there were none.
+// The CLI runs under one of three sets of flags (v8-mode.ts), each with its own cache files:
+// `<file>.v8cache` (full), `<file>.lean.v8cache` and `<file>.parse.v8cache`; `agentform server`
+// runs under V8's defaults, with `<file>.server.v8cache`.
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
