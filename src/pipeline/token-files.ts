@@ -18,8 +18,6 @@ export interface TokenFileSnapshot {
   digest: string | null;
 }
 
-const digestOf = (bytes: Buffer): string => sha256Hex(bytes);
-
 async function snapshot(path: string): Promise<TokenFileSnapshot> {
   let bytes: Buffer;
   try {
@@ -31,7 +29,7 @@ async function snapshot(path: string): Promise<TokenFileSnapshot> {
     return { path, content: { exists: true }, digest: `unreadable:${code ?? 'error'}` };
   }
   const first = bytes.toString('utf8').split(/\r?\n/, 1)[0]?.trim() ?? '';
-  return { path, content: { exists: true, ...(first ? { token: first } : {}) }, digest: digestOf(bytes) };
+  return { path, content: { exists: true, ...(first ? { token: first } : {}) }, digest: sha256Hex(bytes) };
 }
 
 /** By declared key name: what its token file holds now. */

@@ -5,19 +5,11 @@
 // long-running server) imports it directly.
 import { createRequire } from 'node:module';
 
-type NodeCrypto = typeof import('node:crypto');
-let crypto: NodeCrypto | undefined;
+let crypto: typeof import('node:crypto') | undefined;
 
-/** node:crypto, loaded when first asked for. require, not import(): the bundle's chunks run through vm.Script (code-cache.ts), where import() has no loader. */
-export function nodeCrypto(): NodeCrypto {
-  crypto ??= createRequire(import.meta.url)('node:crypto') as NodeCrypto;
-  return crypto;
-}
-
-export function sha256(data: string | Uint8Array): Buffer {
-  return nodeCrypto().createHash('sha256').update(data).digest();
-}
-
+/** The hex SHA-256 of a text (as UTF-8) or of bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return nodeCrypto().createHash('sha256').update(data).digest('hex');
+  // require, not import(): the bundle's chunks run through vm.Script (code-cache.ts), where import() has no loader.
+  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return crypto.createHash('sha256').update(data).digest('hex');
 }
