@@ -90,7 +90,10 @@ const bundle = await rolldown({
 // The folder's package.json says so (the package itself is "type": "module").
 mkdirSync(bundleDir, { recursive: true });
 writeFileSync(join(bundleDir, 'package.json'), '{ "type": "commonjs" }\n');
-const { output } = await bundle.write({ dir: bundleDir, format: 'cjs', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js' });
+// ASCII only (strings escaped, JSDoc left out; license comments kept): V8 holds a source with one
+// non-ASCII character at two bytes a character, and arrows in messages and comments had made the
+// sources of most chunks a plan loads two-byte (plan of 20 agents, A/B: ~1 ms and 0.4 MB less).
+const { output } = await bundle.write({ dir: bundleDir, format: 'cjs', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', charset: 'ascii', comments: { legal: true, annotation: true, jsdoc: false } });
 await bundle.close();
 // Chunks that import() a module outside the bundle (a Node built-in, in the MCP SDK): compiled from
 // a code cache (vm.Script), import() would have no loader, so they keep none and Node compiles them.
