@@ -159,6 +159,17 @@ describe('parse cache', () => {
       // It starts with what made it (the parser's format, its version, its code; then the schemas').
       ['of another parser', (pack: Buffer) => Buffer.concat([Buffer.from('9'), pack.subarray(1)])],
       ['of other schemas', (pack: Buffer) => Buffer.from(pack.toString('latin1').replace('"$schema"', '"$schemX"'), 'latin1')],
+      // Its entry's text changed in place: the entry is not used for the file's text.
+      ['with an entry made from other text', (pack: Buffer) => Buffer.from(pack.toString('latin1').replace('name: a\n', 'name: z\n'), 'latin1')],
+      // The layout before the twelfth session: entries keyed by SHA-256, the parser's digest in the index.
+      [
+        'of the format before',
+        () => {
+          const entry = Buffer.from('{"format":4,"file":"a.yaml","lineStarts":[0],"documents":[]}\n');
+          const index = Buffer.from(JSON.stringify({ parser: 'ab'.repeat(32), entries: { ['cd'.repeat(32)]: [0, entry.length - 1] } }));
+          return Buffer.concat([entry, index, Buffer.from(`\n#agentform-pack ${String(entry.length).padStart(16, '0')} ${String(index.length).padStart(10, '0')}\n`)]);
+        },
+      ],
     ])('is a miss when it is %s, and is written whole again', (_name, spoil) => {
       cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
       cache.close();
