@@ -124,9 +124,8 @@ export class PackWriter {
     return at && this.fd !== undefined ? entryAt(this.fd, at) : undefined;
   }
 
-  /** Adds an entry (once per key). */
+  /** Adds an entry; one added later for the same key takes its place (a file's newer text wins). */
   append(key: string, entry: PackEntry): void {
-    if (this.entries.has(key)) return;
     const at: [number, number, number] = [this.offset, entry.text.length, entry.json.length];
     this.write(entry.text);
     this.write(entry.json);

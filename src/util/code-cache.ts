@@ -12,7 +12,7 @@
 // The CLI runs under one of three sets of flags (v8-mode.ts), each with its own cache files:
 // `<file>.v8cache` (full), `<file>.lean.v8cache` and `<file>.parse.v8cache`; `agentform server`
 // runs under V8's defaults, with `<file>.server.v8cache`.
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -51,14 +51,17 @@ export interface LoadedCommonJs {
   script: Script;
 }
 
-/** V8's data from `path`'s cache file, if there is one made from exactly `source`. */
-function cachedDataFor(path: string, source: Buffer): Buffer | undefined {
-  let file: Buffer;
+/** `path`'s cache file for the active set of flags, if there is one. */
+function readCacheFile(path: string): Buffer | undefined {
   try {
-    file = readFileSync(path + activeSuffix);
+    return readFileSync(path + activeSuffix);
   } catch {
     return undefined;
   }
+}
+
+/** V8's data in a cache file, if the file was made from exactly `source`. */
+function cachedDataIn(file: Buffer, source: Buffer): Buffer | undefined {
   if (file.length <= HEADER_BYTES || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   const sourceEnd = HEADER_BYTES + file.readUInt32LE(MAGIC.length);
   if (sourceEnd >= file.length || !file.subarray(HEADER_BYTES, sourceEnd).equals(source)) return undefined;
@@ -84,16 +87,21 @@ function compileCommonJs(path: string, source: string, cachedData: Buffer | unde
 /** `require(path)` for a CommonJS file, compiled from its code cache when there is a matching one. */
 export function loadCommonJs(path: string): LoadedCommonJs {
   const bytes = readFileSync(path);
-  const { define, script, cacheUsed } = compileCommonJs(path, bytes.toString('utf8'), cachedDataFor(path, bytes));
+  const cache = readCacheFile(path);
+  const { define, script, cacheUsed } = compileCommonJs(path, bytes.toString('utf8'), cache && cachedDataIn(cache, bytes));
   const module = { exports: {} as unknown };
   define(module.exports, createRequire(path), module, path, dirname(path));
   return { path, exports: module.exports, cacheUsed, script };
 }
 
-/** Writes the code cache of a file loaded by loadCommonJs, for the next process with the same Node and V8 flags. */
-export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'>): void {
+/**
+ * Writes the code cache of a loaded file, for the next process with the same Node and V8 flags.
+ * `source`: the bytes the script was compiled from, when the caller kept them; otherwise the file is
+ * read again (the build writes the precompiled validators' caches right after generating them).
+ */
+export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'> & { source?: Buffer }): void {
   // Synchronous: also called as the process exits.
-  writeFileAtomicSync(loaded.path + activeSuffix, cacheFile(readFileSync(loaded.path), loaded.script.createCachedData()));
+  writeFileAtomicSync(loaded.path + activeSuffix, cacheFile(loaded.source ?? readFileSync(loaded.path), loaded.script.createCachedData()));
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */
@@ -132,26 +140,33 @@ const isChunkRequest = (id: string): boolean => id.startsWith('./') && id.endsWi
  * The chunk is read, compiled and registered in require.cache here; anything else a chunk requires
  * (built-ins, packages) is Node's, as from any file in the folder.
  */
-export function useBundleCodeCache(dir: string, options: { write: boolean; set: CodeCacheSet }): BundleCacheStats {
+export function useBundleCodeCache(bundleDir: string, options: { write: boolean; set: CodeCacheSet }): BundleCacheStats {
   useCodeCachesOf(options.set);
   const stats: BundleCacheStats = { fromCache: 0, compiled: 0, rejected: 0 };
-  const loaded: Array<Pick<LoadedCommonJs, 'path' | 'script'>> = [];
   const plainJs = loaders['.js'];
+  if (!plainJs) return stats;
+  // Node names modules by their real path, and so must the folder they are compared with.
+  const dir = realpathSync(bundleDir);
+  // With the bytes each was compiled from: the file may change before the process exits.
+  const loaded: Array<Pick<LoadedCommonJs, 'path' | 'script'> & { source: Buffer }> = [];
   const nodeRequire = createRequire(join(dir, 'index.js'));
   const searchPaths = nodeModules._nodeModulePaths(dir);
 
-  /** Runs a chunk as `module` from its code cache; false, having run nothing, when it has none (Node is to compile it). */
+  /** Runs a chunk as `module` from its code cache; false, having run nothing, when it has none for its text (Node is to compile it). */
   const runChunk = (module: NodeJS.Module, filename: string): boolean => {
+    // The cache first: a chunk without one is not read here as well as by Node. The build keeps
+    // none for a chunk that imports a module dynamically: vm.Script gives code no loader for
+    // import() (scripts/build.mjs).
+    const cache = readCacheFile(filename);
+    if (cache === undefined && !options.write) return false;
     const bytes = readFileSync(filename);
-    const cachedData = cachedDataFor(filename, bytes);
-    // Without a cache, Node compiles it as usual: vm.Script gives the code no loader for import(),
-    // so the build keeps no cache for a chunk that imports a module dynamically (scripts/build.mjs).
+    const cachedData = cache && cachedDataIn(cache, bytes);
     if (cachedData === undefined && !options.write) return false;
     const { define, script, cacheUsed } = compileCommonJs(filename, bytes.toString('utf8'), cachedData);
     if (cacheUsed) stats.fromCache += 1;
     else if (cacheUsed === false) stats.rejected += 1;
     else stats.compiled += 1;
-    if (options.write) loaded.push({ path: filename, script });
+    if (options.write) loaded.push({ path: filename, script, source: bytes });
     define(module.exports, requireInBundle, module, filename, dir);
     return true;
   };
@@ -164,22 +179,30 @@ export function useBundleCodeCache(dir: string, options: { write: boolean; set: 
     module.paths = searchPaths;
     // Registered before it runs, as Node does: a cycle between chunks sees its exports so far.
     nodeModules._cache[filename] = module;
-    let ran = false;
     try {
-      ran = runChunk(module, filename);
-    } finally {
-      if (!ran) delete nodeModules._cache[filename];
+      if (!runChunk(module, filename)) {
+        stats.compiled += 1;
+        // Node's own loader for the .js file: its code gets Node's require, and import() works.
+        plainJs(module, filename);
+      }
+    } catch (error) {
+      delete nodeModules._cache[filename];
+      throw error;
     }
-    if (!ran) return nodeRequire(filename);
     module.loaded = true;
     return module.exports;
   };
 
-  const requireInBundle = ((id: string): unknown => (isChunkRequest(id) ? requireChunk(join(dir, id)) : nodeRequire(id))) as NodeJS.Require;
+  const requireInBundle: NodeJS.Require = Object.assign((id: string): unknown => (isChunkRequest(id) ? requireChunk(join(dir, id)) : nodeRequire(id)), {
+    resolve: nodeRequire.resolve,
+    cache: nodeRequire.cache,
+    main: nodeRequire.main,
+    extensions: nodeRequire.extensions,
+  });
 
-  // Files Node itself loads from the folder (the entry's import() of main.js, a chunk without a cache).
+  // Files Node itself loads from the folder (the entry's import() of main.js, a chunk required from outside the bundle).
   loaders['.js'] = (module, filename) => {
-    if (dirname(filename) !== dir || !plainJs) return plainJs?.(module, filename);
+    if (dirname(filename) !== dir) return plainJs(module, filename);
     if (runChunk(module, filename)) return;
     stats.compiled += 1;
     plainJs(module, filename);

@@ -3,7 +3,7 @@
 // reuses what it compiled before and never looks at the cache.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -153,6 +153,30 @@ describe('useBundleCodeCache', () => {
     writeFileSync(join(bundle, 'caller.js'), 'exports.flaky = () => require("./flaky.js");\n');
     inBundle(true, `(() => { const { flaky } = load('caller.js'); try { flaky(); } catch {} return flaky().runs; })()`);
     expect(inBundle(false, `(() => { const { flaky } = load('caller.js'); let error; try { flaky(); } catch (e) { error = e.message; } return [error, flaky().runs, stats.fromCache]; })()`)).toEqual(['first run', 2, 3]); // caller.js once, flaky.js twice
+  });
+
+  it('leaves a chunk without a cache that another chunk requires to Node, so that its import() works', () => {
+    writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 41;\nexports.later = () => import("node:os").then((os) => typeof os.cpus);\n');
+    writeFileSync(join(bundle, 'caller.js'), 'exports.part = require("./part.js");\n');
+    inBundle(true, `load('caller.js').part.value()`);
+    rmSync(join(bundle, `part.js${CODE_CACHE_SUFFIX}`));
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: false, set: 'full' }); const caller = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'caller.js'))}); console.log(JSON.stringify({ later: await caller.part.later(), stats }));`;
+    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as unknown;
+    expect(result).toEqual({ later: 'function', stats: { fromCache: 1, compiled: 1, rejected: 0 } });
+  });
+
+  it('gives chunks a require with resolve and cache, as Node’s', () => {
+    writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 41;\nexports.where = require.resolve("./main.js");\nexports.cached = Object.keys(require.cache).length > 0;\n');
+    runBundle(bundle, true);
+    expect(inBundle(false, `[load('part.js').where, load('part.js').cached, stats.fromCache]`)).toEqual([join(bundle, 'main.js'), true, 1]);
+  });
+
+  it('uses the caches of a bundle reached through a symbolic link', () => {
+    runBundle(bundle, true);
+    const link = join(dir, 'linked');
+    symlinkSync(bundle, link);
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(link)}, { write: false, set: 'full' }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(link, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual({ answer: 42, stats: { fromCache: 2, compiled: 0, rejected: 0 } });
   });
 
   it('leaves files outside the bundle’s folder to Node', () => {
