@@ -40,6 +40,8 @@ export interface HeapSettling {
   usedBytes: number;
   /** When collected: heap in use after the collection, and how long it took. */
   collected?: { usedBytes: number; ms: number };
+  /** Large enough, but this Node offered no way to collect it. */
+  unavailable?: true;
 }
 
 /**
@@ -52,24 +54,36 @@ export function settleHeapForWrites(minBytes = SETTLE_MIN_HEAP_BYTES): HeapSettl
   allowed = false;
   const usedBytes = getHeapStatistics().used_heap_size;
   if (usedBytes < minBytes) return { usedBytes };
+  const collect = fullCollection();
+  // Only a memory saving: without a way to collect, the heap is left as it is.
+  if (!collect) return { usedBytes, unavailable: true };
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const startedAt = performance.now();
-  fullCollection();
+  collect();
   return { usedBytes, collected: { usedBytes: getHeapStatistics().used_heap_size, ms: performance.now() - startedAt } };
 }
 
 // V8 offers a full collection to JavaScript only as `gc`, installed in contexts made while
 // --expose-gc is set: a context of its own, so the process's global object does not change.
-function fullCollection(): void {
-  setFlagsFromString('--expose-gc');
-  const collect = runInNewContext('gc') as () => void;
-  setFlagsFromString('--no-expose-gc');
-  collect();
+function fullCollection(): (() => void) | undefined {
+  // Started with --expose-gc (NODE_OPTIONS): there it is, and the flag stays as it was.
+  const own: unknown = (globalThis as { gc?: unknown }).gc;
+  if (typeof own === 'function') return own as () => void;
+  try {
+    setFlagsFromString('--expose-gc');
+    const collect: unknown = runInNewContext('typeof gc === "function" ? gc : undefined');
+    return typeof collect === 'function' ? (collect as () => void) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
 }
 
 /** One line for --debug. */
 export function describeHeapSettling(settling: HeapSettling): string {
   const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (settling.unavailable) return `heap at the first write: ${mb(settling.usedBytes)} in use; this Node offers no full collection: left as it is`;
   if (!settling.collected) return `heap at the first write: ${mb(settling.usedBytes)} in use, under ${mb(SETTLE_MIN_HEAP_BYTES)}: left as it is`;
   return `heap at the first write: ${mb(settling.usedBytes)} in use, ${mb(settling.collected.usedBytes)} after a full collection (${settling.collected.ms.toFixed(1)} ms); the old generation now grows by ${HEAP_GROWING_PERCENT} % of what a collection keeps`;
 }

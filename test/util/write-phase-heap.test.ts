@@ -44,6 +44,32 @@ describe('settleHeapForWrites', () => {
     expect(settling?.collected?.usedBytes).toBeLessThan((settling?.usedBytes ?? 0) - 30 * 1024 * 1024);
     expect(describeHeapSettling(settling!)).toMatch(/^heap at the first write: \d+\.\d MB in use, \d+\.\d MB after a full collection \(\d+\.\d ms\); the old generation now grows by 50 % of what a collection keeps$/);
   });
+
+  it('uses the gc of a process started with --expose-gc, and leaves its flags as they were', async () => {
+    const { allowWritePhaseHeapSettling, settleHeapForWrites } = await freshModule();
+    allowWritePhaseHeapSettling();
+    const gc = vi.fn();
+    vi.stubGlobal('gc', gc);
+    try {
+      expect(settleHeapForWrites(0)?.collected).toBeDefined();
+      expect(gc).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('leaves the heap as it is where no full collection is on offer', async () => {
+    vi.doMock('node:vm', () => ({ runInNewContext: () => undefined }));
+    try {
+      const { allowWritePhaseHeapSettling, settleHeapForWrites, describeHeapSettling } = await freshModule();
+      allowWritePhaseHeapSettling();
+      const settling = settleHeapForWrites(0);
+      expect(settling).toEqual({ usedBytes: expect.any(Number), unavailable: true });
+      expect(describeHeapSettling(settling!)).toMatch(/in use; this Node offers no full collection: left as it is$/);
+    } finally {
+      vi.doUnmock('node:vm');
+    }
+  });
 });
 
 describe('agentform apply', () => {
