@@ -6,15 +6,12 @@ import { isServerRun, v8Choice } from '../util/v8-tuning.js';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useBundleCodeCache } from '../util/code-cache.js';
-import { allowWritePhaseHeapSettling } from '../util/write-phase-heap.js';
 
 // The build's training runs write the caches. `agentform server` runs under V8's defaults (no CLI
 // mode), with caches of its own: a fresh server compiled its request path while answering its first
 // requests, which held up the first writes of an apply.
 const write = process.env.AGENTFORM_WRITE_CODE_CACHE === '1';
 const stats = useBundleCodeCache(dirname(fileURLToPath(import.meta.url)), { write, set: isServerRun ? 'server' : (v8Choice?.mode ?? 'full') });
-// A training run writes the caches under the flags it has at exit: it must keep the ones it started with.
-if (!isServerRun && !write) allowWritePhaseHeapSettling();
 if (process.argv.includes('--debug') || process.env.AGENTFORM_DEBUG === '1') {
   process.on('exit', () => {
     const mode = v8Choice ? `; V8 ${v8Choice.mode} (${v8Choice.reason})` : isServerRun ? '; V8 defaults (server)' : '';

@@ -22,6 +22,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { chooseV8Mode, type V8ModeChoice } from './v8-mode.js';
 import { allowYoungGenerationGrowth } from './young-generation.js';
+import { allowWritePhaseHeapSettling } from './write-phase-heap.js';
 
 const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
@@ -41,3 +42,6 @@ if (v8Choice && v8Choice.mode !== 'parse') setFlagsFromString('--interrupt-budge
 if (v8Choice && v8Choice.mode !== 'lean') setFlagsFromString('--turbofan');
 // Except while a large project is parsed afresh (young-generation.ts).
 if (v8Choice?.growYoungGeneration) allowYoungGenerationGrowth();
+// And an apply's write phase (write-phase-heap.ts), except in the build's training runs, which write
+// the code caches under the flags they have when they exit (bin.ts): those must stay as they started.
+if (v8Choice && process.env.AGENTFORM_WRITE_CODE_CACHE !== '1') allowWritePhaseHeapSettling();

@@ -17,7 +17,7 @@
 // nothing and would pay ~7 ms: smaller heaps are left as they are.
 //
 // The setting applies from then on, only to this process (the CLI's, never `agentform server`'s
-// or a test runner's: bin.ts allows it). V8 hashes its flags into every code cache it reads or
+// or a test runner's: v8-tuning.ts allows it). V8 hashes its flags into every code cache it reads or
 // makes: no chunk of the bundle loads after an apply's first write, and the build's training runs,
 // which write the caches when they exit, never settle.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -30,7 +30,7 @@ export const HEAP_GROWING_PERCENT = 50;
 
 let allowed = false;
 
-/** Lets this process settle its heap when an apply starts writing. For bin.ts only. */
+/** Lets this process settle its heap when an apply starts writing. For v8-tuning.ts only. */
 export function allowWritePhaseHeapSettling(): void {
   allowed = true;
 }
