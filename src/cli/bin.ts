@@ -2,7 +2,7 @@
 // The command's entry in the bundle (dist/cli/agentform.js, the package's `bin`; scripts/build.mjs).
 // Before the CLI itself loads: the V8 settings (which a code cache must be made and used under), then
 // `require` of the bundle's chunks through the code caches made under those settings. main.ts is what runs.
-import { isServerRun, v8Choice } from '../util/v8-tuning.js';
+import { isCodeCacheTrainingRun, isServerRun, v8Choice } from '../util/v8-tuning.js';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useBundleCodeCache } from '../util/code-cache.js';
@@ -10,8 +10,7 @@ import { useBundleCodeCache } from '../util/code-cache.js';
 // The build's training runs write the caches. `agentform server` runs under V8's defaults (no CLI
 // mode), with caches of its own: a fresh server compiled its request path while answering its first
 // requests, which held up the first writes of an apply.
-const write = process.env.AGENTFORM_WRITE_CODE_CACHE === '1';
-const stats = useBundleCodeCache(dirname(fileURLToPath(import.meta.url)), { write, set: isServerRun ? 'server' : (v8Choice?.mode ?? 'full') });
+const stats = useBundleCodeCache(dirname(fileURLToPath(import.meta.url)), { write: isCodeCacheTrainingRun, set: isServerRun ? 'server' : (v8Choice?.mode ?? 'full') });
 if (process.argv.includes('--debug') || process.env.AGENTFORM_DEBUG === '1') {
   process.on('exit', () => {
     const mode = v8Choice ? `; V8 ${v8Choice.mode} (${v8Choice.reason})` : isServerRun ? '; V8 defaults (server)' : '';

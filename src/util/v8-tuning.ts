@@ -42,6 +42,8 @@ if (v8Choice && v8Choice.mode !== 'parse') setFlagsFromString('--interrupt-budge
 if (v8Choice && v8Choice.mode !== 'lean') setFlagsFromString('--turbofan');
 // Except while a large project is parsed afresh (young-generation.ts).
 if (v8Choice?.growYoungGeneration) allowYoungGenerationGrowth();
-// And an apply's write phase (write-phase-heap.ts), except in the build's training runs, which write
-// the code caches under the flags they have when they exit (bin.ts): those must stay as they started.
-if (v8Choice && process.env.AGENTFORM_WRITE_CODE_CACHE !== '1') allowWritePhaseHeapSettling();
+/** A run of the build's that writes the bundle's code caches when it exits (bin.ts, scripts/build.mjs). */
+export const isCodeCacheTrainingRun = process.env.AGENTFORM_WRITE_CODE_CACHE === '1';
+// And an apply's write phase (write-phase-heap.ts), except in training runs: the caches they write
+// carry the flags they exit with, which must be those they started with.
+if (v8Choice && !isCodeCacheTrainingRun) allowWritePhaseHeapSettling();

@@ -18,8 +18,10 @@
 //
 // The setting applies from then on, only to this process (the CLI's, never `agentform server`'s
 // or a test runner's: v8-tuning.ts allows it). V8 hashes its flags into every code cache it reads or
-// makes: no chunk of the bundle loads after an apply's first write, and the build's training runs,
-// which write the caches when they exit, never settle.
+// makes, and refuses a cache made under other flags: no chunk that has a cache loads after an
+// apply's first write (the local control plane of `url: local`, in the same process, loads two
+// small ones that have none), and the build's training runs, which write the caches when they
+// exit, never settle.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -35,14 +37,11 @@ export function allowWritePhaseHeapSettling(): void {
   allowed = true;
 }
 
-export interface HeapSettling {
-  /** Heap in use when the writes started. */
-  usedBytes: number;
-  /** When collected: heap in use after the collection, and how long it took. */
-  collected?: { usedBytes: number; ms: number };
-  /** Large enough, but this Node offered no way to collect it. */
-  unavailable?: true;
-}
+/** What settling found (heap in use when the writes started) and did. */
+export type HeapSettling =
+  | { state: 'small'; usedBytes: number }
+  | { state: 'unavailable'; usedBytes: number }
+  | { state: 'collected'; usedBytes: number; afterBytes: number; ms: number };
 
 /**
  * At the start of an apply's writes: with at least `minBytes` of heap in use, one full collection,
@@ -53,14 +52,35 @@ export function settleHeapForWrites(minBytes = SETTLE_MIN_HEAP_BYTES): HeapSettl
   // Once per process: a second apply in one process (none today) finds the setting in place.
   allowed = false;
   const usedBytes = getHeapStatistics().used_heap_size;
-  if (usedBytes < minBytes) return { usedBytes };
+  if (usedBytes < minBytes) return { state: 'small', usedBytes };
   const collect = fullCollection();
   // Only a memory saving: without a way to collect, the heap is left as it is.
-  if (!collect) return { usedBytes, unavailable: true };
+  if (!collect) return { state: 'unavailable', usedBytes };
+  // Before the collection: V8 sets the old generation's next limit as the collection ends.
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const startedAt = performance.now();
   collect();
-  return { usedBytes, collected: { usedBytes: getHeapStatistics().used_heap_size, ms: performance.now() - startedAt } };
+  return { state: 'collected', usedBytes, afterBytes: getHeapStatistics().used_heap_size, ms: performance.now() - startedAt };
+}
+
+/**
+ * For an apply's event stream: settles the heap once, on the tick after the first write starts,
+ * when the first writes are on the wire. `report` gets the --debug line.
+ */
+export function settleHeapAfterFirstWrite(report?: (line: string) => void): (event: { type: string }) => void {
+  let writesStarted = false;
+  return (event) => {
+    if (writesStarted || event.type !== 'start') return;
+    writesStarted = true;
+    setImmediate(() => {
+      try {
+        const settling = settleHeapForWrites();
+        if (settling) report?.(describeHeapSettling(settling));
+      } catch {
+        // A memory saving only: no apply stops for it.
+      }
+    });
+  };
 }
 
 // V8 offers a full collection to JavaScript only as `gc`, installed in contexts made while
@@ -83,7 +103,13 @@ function fullCollection(): (() => void) | undefined {
 /** One line for --debug. */
 export function describeHeapSettling(settling: HeapSettling): string {
   const mb = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-  if (settling.unavailable) return `heap at the first write: ${mb(settling.usedBytes)} in use; this Node offers no full collection: left as it is`;
-  if (!settling.collected) return `heap at the first write: ${mb(settling.usedBytes)} in use, under ${mb(SETTLE_MIN_HEAP_BYTES)}: left as it is`;
-  return `heap at the first write: ${mb(settling.usedBytes)} in use, ${mb(settling.collected.usedBytes)} after a full collection (${settling.collected.ms.toFixed(1)} ms); the old generation now grows by ${HEAP_GROWING_PERCENT} % of what a collection keeps`;
+  const found = `heap at the first write: ${mb(settling.usedBytes)} in use`;
+  switch (settling.state) {
+    case 'small':
+      return `${found}, under ${mb(SETTLE_MIN_HEAP_BYTES)}: left as it is`;
+    case 'unavailable':
+      return `${found}; this Node offers no full collection: left as it is`;
+    case 'collected':
+      return `${found}, ${mb(settling.afterBytes)} after a full collection (${settling.ms.toFixed(1)} ms); the old generation now grows by ${HEAP_GROWING_PERCENT} % of what a collection keeps`;
+  }
 }

@@ -25,7 +25,7 @@ import { applyToolLockGate } from '../../../pipeline/tool-lock.js';
 import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 import { refuseOnBlockingFindings, reviewPlan } from '../../../safety/index.js';
 import { debugSink } from '../../../connect/open.js';
-import { describeHeapSettling, settleHeapForWrites } from '../../../util/write-phase-heap.js';
+import { settleHeapAfterFirstWrite } from '../../../util/write-phase-heap.js';
 
 /** What run.ts worked out from the command line before opening the session. */
 export interface ApplyRequest {
@@ -117,16 +117,9 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const drawLive = () => live && process.stderr.write(renderProgressLine(progress, (process.stderr.columns ?? 100) - 1));
   // Event lines that come while the plan text is still being printed wait for it.
   const queued: string[] = [];
-  let writing = false;
+  const settleHeap = settleHeapAfterFirstWrite(debugSink(globals, process.env));
   const emit = (event: ApplyEvent) => {
-    if (!writing && event.type === 'start') {
-      writing = true;
-      // After this tick, once the first writes are on the wire (write-phase-heap.ts).
-      setImmediate(() => {
-        const settling = settleHeapForWrites();
-        if (settling) debugSink(globals, process.env)?.(describeHeapSettling(settling));
-      });
-    }
+    settleHeap(event);
     progress = advanceProgress(progress, event);
     const line = options.json ? JSON.stringify(event) : renderApplyEvent(event, { color });
     if (planPending) {
