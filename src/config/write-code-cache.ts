@@ -1,7 +1,7 @@
 // Build step, for the bundle (scripts/build.mjs), after its precompiled validators are written: their
 // V8 code cache, made with the CLI's V8 settings in effect (V8 checks its flags before using a
 // cache), after validating the example projects' documents so that it holds what a run compiles.
-// Run once per V8 mode (AGENTFORM_V8_MODE=full|lean|parse): each mode's flags need their own cache.
+// Run once per V8 mode (AGENTFORM_V8_MODE=full|lean|parse|small): each mode's flags need their own cache.
 import { v8Choice } from '../util/v8-tuning.js';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -20,6 +20,13 @@
 // parse mode (full): 1,000 agents 0.79-0.85 -> 0.67-0.70 s, 5,000 agents 2.57-2.88 -> 2.23-2.40 s,
 // peak RSS +4 MB / -1 MB. V8's default young-generation growth on top made it another ~10 % faster,
 // for 8 MB (1,000 agents) to 30 MB (5,000) more peak RSS: left out.
+// "small" is lean without Sparkplug either, V8's baseline compiler: everything runs in the
+// interpreter. A small project's run is over before baseline code pays for its compiling: plan of 20
+// agents 72.5 -> 70.0 ms wall, 0.7 MB less (medians of 61, interleaved, against lean), validate of 20
+// 41.0 -> 39.5 ms, apply of 20 120 -> 114 ms. It stops paying off with the size of the project (warm plan,
+// medians of 15-21: 39 KB of YAML -3 ms, 56 KB -1 to -4, 72 KB -1, 88 KB +2, 334 KB +14 ms) and
+// sooner with YAML to parse (validate from a cold cache: 13 KB +3 ms, 39 KB +21 ms). So: at most
+// SMALL_MAX_YAML_BYTES in all, SMALL_MAX_COLD_YAML_BYTES of it changed.
 // "full" keeps TurboFan with the tuned budget (v8-tuning.ts): a large project whose YAML the parse
 // cache holds, and whenever the size of the work is not known from a project directory (a saved
 // plan, a command that only talks to the API). Whether a file is in the parse cache would take
@@ -34,7 +41,7 @@ import { join } from 'node:path';
 import { parseCachePack } from '../config/parse-cache-dir.js';
 
 /** Every mode, in the order the build trains their code caches. */
-export const V8_MODES = ['full', 'lean', 'parse'] as const;
+export const V8_MODES = ['full', 'lean', 'parse', 'small'] as const;
 export type V8Mode = (typeof V8_MODES)[number];
 
 export interface V8ModeChoice {
@@ -49,6 +56,10 @@ export interface V8ModeChoice {
 export const LEAN_MAX_COLD_YAML_BYTES = 96 * 1024;
 /** ... and at most this much YAML in all: ~2,300 agents. */
 export const LEAN_MAX_YAML_BYTES = 768 * 1024;
+/** Small runs have at most this much YAML in all: ~130 agents. */
+export const SMALL_MAX_YAML_BYTES = 48 * 1024;
+/** ... and at most this much of it to parse without the parse cache: a couple of edited files. */
+export const SMALL_MAX_COLD_YAML_BYTES = 8 * 1024;
 /** A parse-mode run with more YAML than this to parse afresh lets its young generation grow while parsing: ~750 agents. */
 export const GROW_YOUNG_MIN_COLD_YAML_BYTES = 256 * 1024;
 /** A walk that meets more directory entries than this stops: such a tree is not a small project. */
@@ -59,7 +70,7 @@ const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];
 const LOCK_FILE = 'agentform.lock.yaml';
 
 /**
- * The mode for a run with these arguments (after `node agentform.js`). AGENTFORM_V8_MODE=lean|full|parse
+ * The mode for a run with these arguments (after `node agentform.js`). AGENTFORM_V8_MODE=small|lean|full|parse
  * decides when set (the build trains each mode's caches that way). Otherwise the project is the
  * first argument (or -C/--dir value) that is a project directory, else the current directory.
  */
@@ -80,7 +91,8 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
     }
     if (yaml.coldBytes > LEAN_MAX_COLD_YAML_BYTES) return { mode: 'parse', reason: `over ${kilobytes(LEAN_MAX_COLD_YAML_BYTES)} of YAML changed since the parse cache last took an entry` };
     if (yaml.bytes > LEAN_MAX_YAML_BYTES) return { mode: 'full', reason: `a project of over ${kilobytes(LEAN_MAX_YAML_BYTES)} of YAML` };
-    return { mode: 'lean', reason: `a project of ${kilobytes(yaml.bytes)} of YAML, ${kilobytes(yaml.coldBytes)} of it changed since the parse cache last took an entry` };
+    const size = `a project of ${kilobytes(yaml.bytes)} of YAML, ${kilobytes(yaml.coldBytes)} of it changed since the parse cache last took an entry`;
+    return { mode: yaml.bytes <= SMALL_MAX_YAML_BYTES && yaml.coldBytes <= SMALL_MAX_COLD_YAML_BYTES ? 'small' : 'lean', reason: size };
   }
   return { mode: 'full', reason: 'no project directory' };
 }

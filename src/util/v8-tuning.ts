@@ -18,7 +18,8 @@
 // Code that stays hot still gets optimised, only later.
 //
 // Without TurboFan for small projects ("lean", v8-mode.ts): optimised code does not pay off there,
-// and TurboFan's own machine code was ~4 MB of a small plan's memory.
+// and TurboFan's own machine code was ~4 MB of a small plan's memory. Nor Sparkplug for the smallest
+// ("small"): their runs end before baseline code pays for its compiling.
 import { setFlagsFromString } from 'node:v8';
 import { chooseV8Mode, type V8ModeChoice } from './v8-mode.js';
 import { allowYoungGenerationGrowth } from './young-generation.js';
@@ -39,7 +40,8 @@ if (!isServerRun) {
 export const v8Choice: V8ModeChoice | undefined = isServerRun ? undefined : chooseV8Mode(args, process.env, process.cwd());
 // The parse mode keeps V8's own interrupt budget: TurboFan early, for the YAML parser's loop.
 if (v8Choice && v8Choice.mode !== 'parse') setFlagsFromString('--interrupt-budget=1081344');
-if (v8Choice && v8Choice.mode !== 'lean') setFlagsFromString('--turbofan');
+if (v8Choice && v8Choice.mode !== 'lean' && v8Choice.mode !== 'small') setFlagsFromString('--turbofan');
+if (v8Choice?.mode === 'small') setFlagsFromString('--no-sparkplug');
 // Except while a large project is parsed afresh (young-generation.ts).
 if (v8Choice?.growYoungGeneration) allowYoungGenerationGrowth();
 /** A run of the build's that writes the bundle's code caches when it exits (bin.ts, scripts/build.mjs). */

@@ -109,7 +109,8 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
   // Without its chunks' code caches, a small plan compiles ~0.5 MB of code again on every run (~25 ms).
   // Each V8 mode (src/util/v8-mode.ts) runs under its own flags, so each needs its own caches.
   it.each([
-    ['lean', {}, /V8 lean \(a project of \d+ KB of YAML, /],
+    ['small', {}, /V8 small \(a project of \d+ KB of YAML, /],
+    ['lean', { AGENTFORM_V8_MODE: 'lean' }, /V8 lean \(AGENTFORM_V8_MODE\)/],
     ['full', { AGENTFORM_V8_MODE: 'full' }, /V8 full \(AGENTFORM_V8_MODE\)/],
     ['parse', { AGENTFORM_V8_MODE: 'parse' }, /V8 parse \(AGENTFORM_V8_MODE\)/],
   ])('loads its chunks through the code cache the build trained (%s)', async (_mode, env, mode) => {
@@ -131,7 +132,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     const modeOf = async () => {
       const { stderr } = await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited });
-      return /; V8 (lean|full|parse) \(([^)]*)\)/.exec(stderr)?.slice(1, 3);
+      return /; V8 (small|lean|full|parse) \(([^)]*)\)/.exec(stderr)?.slice(1, 3);
     };
     try {
       expect(await modeOf()).toEqual(['parse', expect.stringMatching(/^over 96 KB of YAML changed since/)]);
@@ -258,7 +259,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
 
   // V8 takes a code cache only under the flags it was made with: made without the CLI's V8
   // settings, it would be rejected on every run and cost a compile (~9 ms of a small plan).
-  it.each(['lean', 'full', 'parse'])('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)', async (mode) => {
+  it.each(['small', 'lean', 'full', 'parse'])('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)', async (mode) => {
     const built = (file: string) => JSON.stringify(join(REPO, 'dist', 'src', 'util', file));
     const script = `import { v8Choice } from ${built('v8-tuning.js')}; import { loadCommonJs, useCodeCachesOf } from ${built('code-cache.js')}; useCodeCachesOf(v8Choice.mode); console.log(loadCommonJs(${JSON.stringify(join(REPO, 'dist', 'cli', 'schemas.precompiled.cjs'))}).cacheUsed);`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, AGENTFORM_V8_MODE: mode } });

@@ -1,13 +1,14 @@
-// Which V8 settings a CLI run picks: lean (no TurboFan) only for a project known to be small, with
-// little YAML to parse afresh; parse (TurboFan at V8's own budget) for more YAML to parse afresh;
-// full otherwise.
+// Which V8 settings a CLI run picks: small (neither TurboFan nor Sparkplug) for the smallest
+// projects, with almost nothing to parse afresh; lean (no TurboFan) for a project known to be small,
+// with little YAML to parse afresh; parse (TurboFan at V8's own budget) for more YAML to parse
+// afresh; full otherwise.
 // And that each mode's flags are really in force in the process that chose them.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LEAN_MAX_YAML_BYTES, projectYaml } from '../../src/util/v8-mode.js';
+import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LEAN_MAX_YAML_BYTES, projectYaml, SMALL_MAX_COLD_YAML_BYTES, SMALL_MAX_YAML_BYTES } from '../../src/util/v8-mode.js';
 import { parseCachePack } from '../../src/config/parse-cache-dir.js';
 
 let root: string;
@@ -39,6 +40,19 @@ beforeAll(() => {
   file(at('small', 'agents', 'notes.md'), LEAN_MAX_YAML_BYTES * 2);
   file(at('small', '.agentform', 'cache', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
   file(at('small', 'node_modules', 'pkg', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
+  // small-warm: at the small limit, in the cache; small-over: one byte more.
+  for (const [name, bytes] of [['small-warm', SMALL_MAX_YAML_BYTES], ['small-over', SMALL_MAX_YAML_BYTES + 1]] as const) {
+    file(at(name, 'agentform.yaml'), 0);
+    file(at(name, 'agents.yaml'), bytes);
+    parseCache(at(name));
+  }
+  // small-edited: small, one file changed since the cache, at the small cold limit; small-edited-more: one byte more.
+  for (const [name, bytes] of [['small-edited', SMALL_MAX_COLD_YAML_BYTES], ['small-edited-more', SMALL_MAX_COLD_YAML_BYTES + 1]] as const) {
+    file(at(name, 'agentform.yaml'), 0);
+    file(at(name, 'old.yaml'), 10 * KB);
+    file(at(name, 'new.yaml'), bytes, IN_AN_HOUR);
+    parseCache(at(name));
+  }
   // cold: just over the cold limit, no parse cache.
   file(at('cold', 'agentform.yaml'), 10);
   file(at('cold', 'agents.yaml'), LEAN_MAX_COLD_YAML_BYTES);
@@ -129,7 +143,12 @@ describe('projectYaml', () => {
 
 describe('chooseV8Mode', () => {
   const cases: Array<[string, () => string[], () => NodeJS.ProcessEnv, () => string, string, RegExp]> = [
-    ['a small project as the argument', () => ['plan', at('small'), '-e', 'dev'], () => ({}), () => root, 'lean', /a project of 1 KB of YAML, 1 KB of it changed/],
+    ['a small project as the argument', () => ['plan', at('small'), '-e', 'dev'], () => ({}), () => root, 'small', /a project of 1 KB of YAML, 1 KB of it changed/],
+    ['a small project at the limit, in the cache', () => ['plan', at('small-warm')], () => ({}), () => root, 'small', /a project of 48 KB of YAML, 0 KB of it changed/],
+    ['past the small limit, in the cache', () => ['plan', at('small-over')], () => ({}), () => root, 'lean', /a project of 49 KB of YAML, 0 KB of it changed/],
+    ['a small project edited since, up to the limit', () => ['plan', at('small-edited')], () => ({}), () => root, 'small', /18 KB of YAML, 8 KB of it changed/],
+    ['a small project edited since, past the limit', () => ['plan', at('small-edited-more')], () => ({}), () => root, 'lean', /19 KB of YAML, 9 KB of it changed/],
+    ['the smallest project without its cache: lean, to parse it', () => ['plan', at('small-warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'lean', /48 KB of it changed/],
     ['too much YAML to parse without the cache', () => ['validate', at('cold')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed since/],
     ['a large project, all of it in the cache', () => ['plan', at('warm')], () => ({}), () => root, 'lean', /768 KB of YAML, 0 KB of it changed/],
     ['the same without its cache', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of YAML changed .*; the young generation grows while parsing$/],
@@ -142,18 +161,19 @@ describe('chooseV8Mode', () => {
     ['over the total limit, edits found late in the walk', () => ['plan', at('late-edit')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed/],
     ['a tree too wide to walk', () => ['plan', at('wide')], () => ({}), () => root, 'full', /over 768 KB/],
     ['-C DIR', () => ['plan', '-C', at('large')], () => ({}), () => at('small'), 'full', /over/],
-    ['--dir DIR', () => ['plan', '--dir', at('small')], () => ({}), () => at('large'), 'lean', /1 KB of YAML/],
-    ['--dir=DIR', () => ['plan', `--dir=${at('small')}`], () => ({}), () => at('large'), 'lean', /1 KB of YAML/],
-    ['option values that are not projects are passed over', () => ['plan', '-e', 'dev', at('small')], () => ({}), () => at('large'), 'lean', /1 KB of YAML/],
-    ['no argument: the current directory', () => ['plan'], () => ({}), () => at('small'), 'lean', /1 KB of YAML/],
+    ['--dir DIR', () => ['plan', '--dir', at('small')], () => ({}), () => at('large'), 'small', /1 KB of YAML/],
+    ['--dir=DIR', () => ['plan', `--dir=${at('small')}`], () => ({}), () => at('large'), 'small', /1 KB of YAML/],
+    ['option values that are not projects are passed over', () => ['plan', '-e', 'dev', at('small')], () => ({}), () => at('large'), 'small', /1 KB of YAML/],
+    ['no argument: the current directory', () => ['plan'], () => ({}), () => at('small'), 'small', /1 KB of YAML/],
     ['no argument, a large current directory', () => ['plan'], () => ({}), () => at('large'), 'full', /over/],
     ['no project anywhere', () => ['whoami'], () => ({}), () => at('not-a-project'), 'full', /no project directory/],
     ['a saved plan (not a directory)', () => ['apply', at('small', 'agentform.yaml')], () => ({}), () => at('not-a-project'), 'full', /no project/],
     ['forced lean', () => ['plan', at('large')], () => ({ AGENTFORM_V8_MODE: 'lean' }), () => root, 'lean', /AGENTFORM_V8_MODE/],
     ['forced full', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: ' full ' }), () => root, 'full', /AGENTFORM_V8_MODE/],
     ['forced parse', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'parse' }), () => root, 'parse', /AGENTFORM_V8_MODE/],
+    ['forced small', () => ['plan', at('large')], () => ({ AGENTFORM_V8_MODE: 'small' }), () => root, 'small', /AGENTFORM_V8_MODE/],
     ['a large project parsed afresh: parse, not full', () => ['plan', at('large')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of YAML changed .*; the young generation grows while parsing$/],
-    ['an unknown forced mode is ignored', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'fast' }), () => root, 'lean', /1 KB of YAML/],
+    ['an unknown forced mode is ignored', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'fast' }), () => root, 'small', /1 KB of YAML/],
   ];
   it.each(cases)('%s', (_name, args, env, cwd, mode, reason) => {
     const choice = chooseV8Mode(args(), env(), cwd());
@@ -189,21 +209,44 @@ describe('v8-tuning applies the mode it chose', () => {
   // Regression: choosing the mode walks the project, and a walk through hundreds of files made V8
   // optimise Node's path helpers before --no-turbofan was set: the lean run paged TurboFan in anyway
   // and peaked as high as a full one (plan of 1,000 agents: 68.4 MB, against 64.5 MB forced lean).
-  it('lean: nothing is optimised while the project is looked through', () => {
+  it('small and lean: nothing is optimised while the project is looked through', () => {
     const project = at('many-files');
     file(join(project, 'agentform.yaml'), 10);
     for (let index = 0; index < 1_500; index++) file(join(project, 'agents', `a-${index}.yaml`), 10);
     parseCache(project);
     // `node -e SCRIPT plan DIR`: as for `agentform plan DIR`, process.argv.slice(2) is [DIR].
     const script = `const { v8Choice } = await import(${JSON.stringify(BUILT)}); console.log('mode', v8Choice.mode);`;
-    const { AGENTFORM_V8_MODE: _forced, ...env } = process.env;
+    // Its parse cache where parseCache() put it, not the test run's shared one.
+    const { AGENTFORM_V8_MODE: _forced, AGENTFORM_PARSE_CACHE: _cache, ...env } = process.env;
     const out = execFileSync(process.execPath, ['--trace-opt', '--input-type=module', '-e', script, 'plan', project], { encoding: 'utf8', env });
-    expect(out).toContain('mode lean');
+    expect(out).toContain('mode small');
     expect(out.split('\n').filter((line) => /optimiz/i.test(line))).toEqual([]);
   });
 
-  it('lean: TurboFan never optimises', () => {
-    expect(optimisedUnder('lean')).toBe(false);
+  it.each(['lean', 'small'])('%s: TurboFan never optimises', (mode) => {
+    expect(optimisedUnder(mode)).toBe(false);
+  });
+
+  /** Whether a function whose loop runs long gets baseline (Sparkplug) code, in a process started under `mode`. */
+  function baselineUnder(mode: string): boolean {
+    const script = `
+      const { v8Choice } = await import(${JSON.stringify(BUILT)});
+      const { setFlagsFromString } = await import('node:v8');
+      setFlagsFromString('--allow-natives-syntax');
+      const loop = new Function('n', 'let sum = 0; for (let i = 0; i < n; i++) sum += i; return sum');
+      for (let round = 0; round < 20; round++) loop(100_000);
+      const status = new Function('f', 'return %GetOptimizationStatus(f)');
+      const BASELINE = 1 << 15; // V8's OptimizationStatus::kBaseline
+      console.log(JSON.stringify({ mode: v8Choice.mode, baseline: (status(loop) & BASELINE) !== 0 }));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, AGENTFORM_V8_MODE: mode } });
+    const result = JSON.parse(out) as { mode: string; baseline: boolean };
+    expect(result.mode).toBe(mode);
+    return result.baseline;
+  }
+
+  it('small: Sparkplug never compiles (lean: it does)', () => {
+    expect(baselineUnder('small')).toBe(false);
+    expect(baselineUnder('lean')).toBe(true);
   });
 
   it.each(['full', 'parse'])('%s: TurboFan optimises as usual', (mode) => {
