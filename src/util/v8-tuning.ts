@@ -20,7 +20,7 @@
 // Without TurboFan for small projects ("lean", v8-mode.ts): optimised code does not pay off there,
 // and TurboFan's own machine code was ~4 MB of a small plan's memory. Nor Sparkplug for the smallest
 // ("small"): their runs end before baseline code pays for its compiling.
-import { setFlagsFromString } from 'node:v8';
+import { loadBuiltinsUnderV8Defaults, setV8Flag } from './v8-flags.js';
 import { chooseV8Mode, type V8ModeChoice } from './v8-mode.js';
 import { allowYoungGenerationGrowth } from './young-generation.js';
 import { allowWritePhaseHeapSettling } from './write-phase-heap.js';
@@ -29,19 +29,25 @@ const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
 export const isServerRun = args.find((argument) => !argument.startsWith('-')) === 'server';
 if (!isServerRun) {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  // Made now, under V8's defaults, so that the built-ins behind it (its sync writer, or tty and net
+  // on a terminal) load from Node's code cache: Node makes it on first use, not through require. Every command prints to stdout; stderr is left to first use (making it here cost
+  // validate ~1 ms when stderr is a pipe: it loads net, which validate has no other use for).
+  void process.stdout;
+  // Node's built-ins, loaded later, from its code caches all the same (v8-flags.ts).
+  loadBuiltinsUnderV8Defaults();
+  setV8Flag('semi-space-growth-factor', 1);
   // Off while the mode is chosen: looking through a project of 1,000 agents calls Node's path helpers
   // often enough for V8 to optimise them, which pages TurboFan in, the very thing lean avoids (the
   // lean run then peaked as high as a full one). V8 hashes the flags as they are when a code cache
   // is read, so turning it back on leaves the full mode's caches valid.
-  setFlagsFromString('--no-turbofan');
+  setV8Flag('turbofan', false);
 }
 /** The settings this run uses (undefined: V8's defaults, for the server). */
 export const v8Choice: V8ModeChoice | undefined = isServerRun ? undefined : chooseV8Mode(args, process.env, process.cwd());
 // The parse mode keeps V8's own interrupt budget: TurboFan early, for the YAML parser's loop.
-if (v8Choice && v8Choice.mode !== 'parse') setFlagsFromString('--interrupt-budget=1081344');
-if (v8Choice && v8Choice.mode !== 'lean' && v8Choice.mode !== 'small') setFlagsFromString('--turbofan');
-if (v8Choice?.mode === 'small') setFlagsFromString('--no-sparkplug');
+if (v8Choice && v8Choice.mode !== 'parse') setV8Flag('interrupt-budget', 1_081_344);
+if (v8Choice && v8Choice.mode !== 'lean' && v8Choice.mode !== 'small') setV8Flag('turbofan', true);
+if (v8Choice?.mode === 'small') setV8Flag('sparkplug', false);
 // Except while a large project is parsed afresh (young-generation.ts).
 if (v8Choice?.growYoungGeneration) allowYoungGenerationGrowth();
 /** A run of the build's that writes the bundle's code caches when it exits (bin.ts, scripts/build.mjs). */

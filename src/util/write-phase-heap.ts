@@ -23,6 +23,7 @@
 // small ones that have none), and the build's training runs, which write the caches when they
 // exit, never settle.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { setV8Flag } from './v8-flags.js';
 import { runInNewContext } from 'node:vm';
 
 /** Below this much heap in use at the first write, the heap is left as it is. */
@@ -57,7 +58,7 @@ export function settleHeapForWrites(minBytes = SETTLE_MIN_HEAP_BYTES): HeapSettl
   // Only a memory saving: without a way to collect, the heap is left as it is.
   if (!collect) return { state: 'unavailable', usedBytes };
   // Before the collection: V8 sets the old generation's next limit as the collection ends.
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  setV8Flag('heap-growing-percent', HEAP_GROWING_PERCENT);
   const startedAt = performance.now();
   collect();
   return { state: 'collected', usedBytes, afterBytes: getHeapStatistics().used_heap_size, ms: performance.now() - startedAt };

@@ -13,7 +13,8 @@
 // V8 reads the growth factor whenever the space would grow, and hashes the flags into every code
 // cache it reads: the factor is changed only between parsed files, after the first (which loads the
 // parser's and the validators' chunks), and set back when the parsing ends.
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { setV8Flag } from './v8-flags.js';
 
 /** The young generation's size (both semi-spaces, as V8 counts it) at which growing stops. */
 export const YOUNG_GENERATION_CAP_BYTES = 8 * 1024 * 1024;
@@ -41,7 +42,7 @@ export function youngGenerationWhileParsing(): ParsingGrowth {
   let growing = false;
   let done = false;
   const stop = () => {
-    if (growing) setFlagsFromString('--semi-space-growth-factor=1');
+    if (growing) setV8Flag('semi-space-growth-factor', 1);
     growing = false;
     done = true;
   };
@@ -49,7 +50,7 @@ export function youngGenerationWhileParsing(): ParsingGrowth {
     afterFile() {
       if (done) return;
       if (!growing) {
-        setFlagsFromString('--semi-space-growth-factor=2');
+        setV8Flag('semi-space-growth-factor', 2);
         growing = true;
         return;
       }
