@@ -215,7 +215,7 @@ function changeFor(
     warnings.push(`${address}: ${tokenReason}; it is protected, so it is not replaced`);
   } else if (tokenReason && !fields.some((field) => field.forcesReplace)) {
     // A live key whose token nobody has is as good as none: a new key (and token file) replaces it.
-    return withReason({ ...base, action: 'replace', fields: [...fields, ...resetFields(resource.spec, remote.spec)] }, [...reasons, tokenReason]);
+    return withReason(becomes(base, 'replace', [...fields, ...resetFields(resource.spec, remote.spec)]), [...reasons, tokenReason]);
   } else if (tokenReason) {
     reasons.push(tokenReason);
   }
@@ -240,9 +240,20 @@ function changeFor(
       );
     }
     reasons.push(`${replacing.map((field) => field.path).join(', ')} cannot be updated in place`);
-    return withReason({ ...base, action: 'replace', fields: allFields }, reasons);
+    return withReason(becomes(base, 'replace', allFields), reasons);
   }
-  return withReason({ ...base, action: 'update', fields: allFields }, reasons);
+  return withReason(becomes(base, 'update', allFields), reasons);
+}
+
+/**
+ * `base` (made by changeFor, nobody else's) turned into an update or a replace, in place: a copy
+ * (`{ ...base }`) would read `remoteFingerprint` through its getter, hashing every changed
+ * resource's remote object (and loading node:crypto) in a plan that never needs them.
+ */
+function becomes(base: ResourceChange, action: 'update' | 'replace', fields: FieldChange[]): ResourceChange {
+  base.action = action;
+  base.fields = fields;
+  return base;
 }
 
 /** For `apiKey/ci#key_7` when `apiKey/ci` is declared: `apiKey/ci`. */

@@ -62,6 +62,30 @@ describe('computePlan actions', () => {
     expect(JSON.parse(JSON.stringify(changes[1]))).toMatchObject({ id: remotes[1]!.id, remoteFingerprint: remotes[1]!.fingerprint });
     expect(JSON.stringify(changes[0])).not.toContain('"remote"');
   });
+
+  // Regression: updates and replaces were copies of the no-op change (`{ ...base }`), whose spread
+  // read the getter, hashing the remote object of every changed resource (and loading node:crypto)
+  // in a plan that never needs them.
+  it.each([
+    ['update', desired('provider', 'p', { type: 'b' }), 'update'],
+    ['replace', desired('apiKey', 'ci', { scopes: ['read'] }), 'replace'],
+  ] as const)('leaves the fingerprint of an %s to be worked out on first read', (_name, want, action) => {
+    const remote = actual(want.kind, want.name, want.kind === 'apiKey' ? { scopes: ['control'] } : { type: 'a' });
+    let hashed = 0;
+    const fingerprint = remote.fingerprint;
+    Object.defineProperty(remote, 'fingerprint', {
+      get: () => {
+        hashed += 1;
+        return fingerprint;
+      },
+    });
+    const change = plan([want], [remote]).changes[0]!;
+    expect(change.action).toBe(action);
+    expect(hashed).toBe(0);
+    expect(change.remoteFingerprint).toBe(fingerprint);
+    expect(JSON.parse(JSON.stringify(change))).toMatchObject({ action, remoteFingerprint: fingerprint });
+    expect(hashed).toBe(2);
+  });
 });
 
 describe('write-only values and rotation', () => {
