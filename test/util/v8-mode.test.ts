@@ -187,23 +187,39 @@ describe('chooseV8Mode', () => {
 // The built module, in a fresh process: the flags apply to the whole process, and only at start.
 describe('v8-tuning applies the mode it chose', () => {
   const BUILT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'util', 'v8-tuning.js');
-  /** Whether a hot function ends up optimised by TurboFan, in a process started under `mode`. */
-  function optimisedUnder(mode: string): boolean {
+  /**
+   * The optimisation status V8 gives a function `exercise` ran (`fn`, defined by `define`), in a
+   * process started under `mode`, with natives syntax allowed once the mode's flags are set.
+   */
+  function statusUnder(mode: string, define: string, exercise: string): number {
     const script = `
       const { v8Choice } = await import(${JSON.stringify(BUILT)});
       const { setFlagsFromString } = await import('node:v8');
       setFlagsFromString('--allow-natives-syntax');
-      const hot = new Function('x', 'return x * 2 + 1');
-      const status = new Function('f', 'return %GetOptimizationStatus(f)');
-      const prepare = new Function('f', '%PrepareFunctionForOptimization(f)');
-      const optimiseNext = new Function('f', '%OptimizeFunctionOnNextCall(f)');
-      prepare(hot); hot(1); hot(2); optimiseNext(hot); hot(3);
-      const OPTIMISED = 1 << 4; // V8's OptimizationStatus::kOptimized
-      console.log(JSON.stringify({ mode: v8Choice.mode, optimised: (status(hot) & OPTIMISED) !== 0 }));`;
+      const natives = (body) => new Function('f', body);
+      const fn = ${define};
+      ${exercise}
+      console.log(JSON.stringify({ mode: v8Choice.mode, status: natives('return %GetOptimizationStatus(f)')(fn) }));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, AGENTFORM_V8_MODE: mode } });
-    const result = JSON.parse(out) as { mode: string; optimised: boolean };
+    const result = JSON.parse(out) as { mode: string; status: number };
     expect(result.mode).toBe(mode);
-    return result.optimised;
+    return result.status;
+  }
+
+  /** Whether a hot function ends up optimised by TurboFan, in a process started under `mode`. */
+  function optimisedUnder(mode: string): boolean {
+    const status = statusUnder(
+      mode,
+      "new Function('x', 'return x * 2 + 1')",
+      "natives('%PrepareFunctionForOptimization(f)')(fn); fn(1); fn(2); natives('%OptimizeFunctionOnNextCall(f)')(fn); fn(3);",
+    );
+    return (status & (1 << 4)) !== 0; // V8's OptimizationStatus::kOptimized
+  }
+
+  /** Whether a function whose loop runs long gets baseline (Sparkplug) code, in a process started under `mode`. */
+  function baselineUnder(mode: string): boolean {
+    const status = statusUnder(mode, "new Function('n', 'let sum = 0; for (let i = 0; i < n; i++) sum += i; return sum')", 'for (let round = 0; round < 20; round++) fn(100_000);');
+    return (status & (1 << 15)) !== 0; // V8's OptimizationStatus::kBaseline
   }
 
   // Regression: choosing the mode walks the project, and a walk through hundreds of files made V8
@@ -226,23 +242,6 @@ describe('v8-tuning applies the mode it chose', () => {
   it.each(['lean', 'small'])('%s: TurboFan never optimises', (mode) => {
     expect(optimisedUnder(mode)).toBe(false);
   });
-
-  /** Whether a function whose loop runs long gets baseline (Sparkplug) code, in a process started under `mode`. */
-  function baselineUnder(mode: string): boolean {
-    const script = `
-      const { v8Choice } = await import(${JSON.stringify(BUILT)});
-      const { setFlagsFromString } = await import('node:v8');
-      setFlagsFromString('--allow-natives-syntax');
-      const loop = new Function('n', 'let sum = 0; for (let i = 0; i < n; i++) sum += i; return sum');
-      for (let round = 0; round < 20; round++) loop(100_000);
-      const status = new Function('f', 'return %GetOptimizationStatus(f)');
-      const BASELINE = 1 << 15; // V8's OptimizationStatus::kBaseline
-      console.log(JSON.stringify({ mode: v8Choice.mode, baseline: (status(loop) & BASELINE) !== 0 }));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, AGENTFORM_V8_MODE: mode } });
-    const result = JSON.parse(out) as { mode: string; baseline: boolean };
-    expect(result.mode).toBe(mode);
-    return result.baseline;
-  }
 
   it('small: Sparkplug never compiles (lean: it does)', () => {
     expect(baselineUnder('small')).toBe(false);
