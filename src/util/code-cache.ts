@@ -10,8 +10,8 @@
 // within one tick of the clock with the same length would pass it. A cache made by another Node or
 // with other V8 flags is rejected by V8 itself, and the file is compiled as if there were none.
 // The CLI runs under one of four sets of flags (v8-mode.ts), each with its own cache files:
-// `<file>.v8cache` (full), `<file>.lean.v8cache`, `<file>.parse.v8cache` and `<file>.small.v8cache`; `agentform server`
-// runs under V8's defaults, with `<file>.server.v8cache`.
+// `<file>.v8cache` (full), `<file>.lean.v8cache`, `<file>.parse.v8cache` and
+// `<file>.small.v8cache`; `agentform server` runs under V8's defaults, with `<file>.server.v8cache`.
 import { readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

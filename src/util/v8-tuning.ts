@@ -29,8 +29,9 @@ const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
 export const isServerRun = args.find((argument) => !argument.startsWith('-')) === 'server';
 if (!isServerRun) {
-  // Made now, under V8's defaults, so that the built-ins behind it (its sync writer, or tty and net
-  // on a terminal) load from Node's code cache: Node makes it on first use, not through require. Every command prints to stdout; stderr is left to first use (making it here cost
+  // stdout made now, under V8's defaults, so that the built-ins behind it (its sync writer, or tty
+  // and net on a terminal) load from Node's code cache: Node makes it on first use, not through
+  // require. Every command prints to stdout; stderr is left to its first use (made here, it cost
   // validate ~1 ms when stderr is a pipe: it loads net, which validate has no other use for).
   void process.stdout;
   // Node's built-ins, loaded later, from its code caches all the same (v8-flags.ts).

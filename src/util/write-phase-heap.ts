@@ -23,8 +23,8 @@
 // small ones that have none), and the build's training runs, which write the caches when they
 // exit, never settle.
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
-import { setV8Flag } from './v8-flags.js';
 import { runInNewContext } from 'node:vm';
+import { setV8Flag } from './v8-flags.js';
 
 /** Below this much heap in use at the first write, the heap is left as it is. */
 export const SETTLE_MIN_HEAP_BYTES = 20 * 1024 * 1024;
