@@ -1,7 +1,8 @@
 // fs.promises, not node:fs/promises: its module loads on first use, not with every command that
-// might write a file (~1-3 ms of a plan, which writes nothing).
-import { promises as fs, renameSync, rmSync, writeFileSync } from 'node:fs';
+// might write a file (~1-3 ms of a plan, which writes nothing); through fs-promises.ts.
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { fsPromises } from './fs-promises.js';
 
 /**
  * Writes a file so that readers see either the old or the whole new content, never a part:
@@ -13,17 +14,17 @@ import { basename, dirname, join } from 'node:path';
  * temporary files whose writer is gone (see {@link removeStaleTempFiles}).
  */
 export async function writeFileAtomic(path: string, content: string | Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
-  await fs.mkdir(dirname(path), { recursive: true });
+  await fsPromises().mkdir(dirname(path), { recursive: true });
   await removeStaleTempFiles(path);
   const temp = temporaryPathFor(path);
   try {
-    await fs.writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
+    await fsPromises().writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
     // `exclusive`: never replace an existing file. link() fails with EEXIST when the target exists,
     // atomically, where a check before rename() would leave a window for a second writer.
-    if (options.exclusive) await fs.link(temp, path);
-    else await fs.rename(temp, path);
+    if (options.exclusive) await fsPromises().link(temp, path);
+    else await fsPromises().rename(temp, path);
   } finally {
-    await fs.rm(temp, { force: true });
+    await fsPromises().rm(temp, { force: true });
   }
 }
 
@@ -64,7 +65,7 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
   const prefix = `.${basename(path)}.`;
   let names: string[];
   try {
-    names = await fs.readdir(dirname(path));
+    names = await fsPromises().readdir(dirname(path));
   } catch {
     return [];
   }
@@ -73,7 +74,7 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
     if (!name.startsWith(prefix)) continue;
     const match = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length));
     if (!match || isRunning(Number(match[1]))) continue;
-    await fs.rm(join(dirname(path), name), { force: true });
+    await fsPromises().rm(join(dirname(path), name), { force: true });
     removed.push(name);
   }
   return removed;
