@@ -265,6 +265,10 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
       // (src/util/fs-promises.ts). Left: the helper fs.rm loads on its first call.
       await run(process.execPath, [...traced, 'plan', project, '--url', url, '--out', join(data, 'plan.json')], { env });
       expect((JSON.parse(readFileSync(report, 'utf8')) as { fromSource: string[] }).fromSource.filter((name) => name !== 'internal/fs/rimraf')).toEqual([]);
+      // As the README's quickstart runs, against the embedded control plane: its server's listen()
+      // loads Node's cluster support itself, after a DNS lookup (src/server/embedded.ts).
+      await run(process.execPath, [...traced, 'plan', project], { env });
+      expect((JSON.parse(readFileSync(report, 'utf8')) as { fromSource: string[] }).fromSource).toEqual([]);
     } finally {
       await server.stop('SIGINT');
       rmSync(data, { recursive: true, force: true });
