@@ -22,7 +22,8 @@ import { serverKeySource } from './store/sealed.js';
 // itself (dns to look the host up, then cluster, with child_process and dgram), where the CLI's
 // loader hook does not see it, so under a CLI run's V8 flags Node compiled them from source (~2 ms
 // of a quickstart run) instead of taking its code cache (util/v8-flags.ts).
-for (const builtin of ['node:dns', 'node:cluster']) createRequire(import.meta.url)(builtin);
+const requireHere = createRequire(import.meta.url);
+for (const builtin of ['node:dns', 'node:cluster']) requireHere(builtin);
 
 export interface LocalControlPlane {
   url: string;

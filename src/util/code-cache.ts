@@ -17,6 +17,7 @@ import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { writeFileAtomicSync } from './atomic-write.js';
+import type { NodeModuleInternals } from './node-module-internals.js';
 import { V8_MODES, type V8Mode } from './v8-mode.js';
 
 /** The cache files of the full mode (and of any process that did not choose). */
@@ -111,16 +112,6 @@ export interface BundleCacheStats {
   rejected: number;
 }
 
-type ModuleLoader = (module: NodeJS.Module, filename: string) => void;
-/** What of Node's CommonJS loader this uses: deprecated for users, still what `require` runs on. */
-interface NodeModuleInternals {
-  /** Loaders by file extension. */
-  _extensions: Record<string, ModuleLoader>;
-  /** require.cache. */
-  _cache: Record<string, NodeJS.Module | undefined>;
-  _nodeModulePaths(dir: string): string[];
-  new (id: string): NodeJS.Module;
-}
 const nodeModules = Module as unknown as NodeModuleInternals;
 const loaders = nodeModules._extensions;
 

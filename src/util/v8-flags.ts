@@ -11,6 +11,7 @@
 // outside that window.
 import Module, { isBuiltin } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
+import type { NodeModuleInternals } from './node-module-internals.js';
 
 /**
  * V8's defaults (11.3, Node 20) for the flags a run may change. On a V8 whose default differs,
@@ -58,7 +59,6 @@ export function underV8Defaults<T>(load: () => T): T {
 /** What Node has loaded of its own, in order ("NativeModule net", ...): not in Node's type declarations. */
 const moduleLoadList = (): readonly string[] => (process as unknown as { moduleLoadList?: string[] }).moduleLoadList ?? [];
 
-type Load = (request: string, parent: unknown, isMain: boolean) => unknown;
 let installed = false;
 
 /**
@@ -69,10 +69,10 @@ let installed = false;
 export function loadBuiltinsUnderV8Defaults(): void {
   if (installed) return;
   installed = true;
-  const internals = Module as unknown as { _load: Load };
+  const internals = Module as unknown as NodeModuleInternals;
   const load = internals._load;
   const seen = new Set<string>();
-  internals._load = function loadBuiltinUnderDefaults(this: unknown, request, parent, isMain) {
+  internals._load = function loadBuiltinUnderDefaults(this: unknown, request: string, parent: unknown, isMain: boolean) {
     if (changed.size === 0 || seen.has(request) || !isBuiltin(request)) return load.call(this, request, parent, isMain);
     seen.add(request);
     // Loaded at start-up (node:fs, node:path, ...): compiled already, nothing to switch for.
