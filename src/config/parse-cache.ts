@@ -4,7 +4,7 @@
 // parsing was half of a no-change plan of 1,000 agents).
 //
 // - Key: the file's name; the entry keeps the text it was made from, and the pack what made its
-//   entries: the parser (the code of yaml-source and the yaml package's version) and the schemas
+//   entries: the parser (the code of yaml-source and yaml-plain, and the yaml package's version) and the schemas
 //   (schemaSources: their texts, ajv's version and setup). Both are compared byte for byte, so an
 //   edit, a rename, a new build of the parser or other schemas is a miss. They were sha256 digests
 //   until hashing was found to cost a small plan more than comparing (node:crypto alone ~2.5 ms to
@@ -31,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { PACKS, parseCachePack, type PackName } from './parse-cache-dir.js';
 import { openPack, PackWriter, type Pack, type PackEntry } from './parse-cache-pack.js';
 import { schemaSources } from './schemas.js';
+import { PLAIN_PARSER_MODULE_URL } from './yaml-plain.js';
 import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
 
@@ -54,10 +55,12 @@ export interface ParseCache {
 }
 
 let parser: string | undefined;
-/** The code that turns text into a ParsedFile: the file yaml-source's code is in, and yaml's version. */
+/** The code that turns text into a ParsedFile: the files yaml-source's and yaml-plain's code is in, and yaml's version. */
 function parserSource(): string {
   if (parser === undefined) {
-    const source = readFileSync(fileURLToPath(PARSER_MODULE_URL), 'utf8');
+    // One file in the bundle, two under tsc and vitest.
+    const modules = [...new Set([PARSER_MODULE_URL, PLAIN_PARSER_MODULE_URL])];
+    const source = modules.map((url) => readFileSync(fileURLToPath(url), 'utf8')).join('\0');
     parser = `${FORMAT}\0${installedVersion('yaml', import.meta.url)}\0${source}`;
   }
   return parser;

@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import type { Document } from 'yaml';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, Problem } from './problems.js';
+import { type DocumentIndex, NODE_FIELDS, type ParsedDocument, type ParsedFile } from './parsed-yaml.js';
+import { parsePlainYaml } from './yaml-plain.js';
 import { hasNullField } from '../model/json.js';
 import type { JsonValue } from '../model/resources.js';
 
@@ -27,49 +29,7 @@ export interface LocatedDocument {
   schemaValid: boolean;
 }
 
-/**
- * Where each node of a document is, as two flat values: a document's index lives as long as the
- * run (every problem and finding is located through it) and is read back from the parse cache, so
- * it is kept compact (one object per path was a third of the heap of a plan of 1,000 agents, and of
- * the garbage collector's copying).
- * - `nodes`: NODE_FIELDS numbers per node, in document order (depth first, a node before its
- *   children): its parent's node number (-1: top level), where its segment ends in `segments`
- *   (it starts where the previous node's ends), the offset of its key (-1: none, e.g. a list item)
- *   and of its value (-1: written empty).
- * - `segments`: every node's path segment (a key, or a list position), one after another.
- */
-export interface DocumentIndex {
-  segments: string;
-  nodes: number[];
-}
-
-const NODE_FIELDS = 4;
-
-export interface ParsedDocument {
-  value: unknown;
-  /** Start offset of the document's content. */
-  start: number;
-  index: DocumentIndex;
-  /**
-   * No object in the value has a `null` field: worked out once when the text is parsed (and kept
-   * in the parse cache), so the schema check of every run need not look for them again.
-   */
-  nullFree: boolean;
-  /** Offsets where the file's lines start (shared by the documents of one file). */
-  lineStarts: number[];
-  /**
-   * Set only by the parse cache: the document passed the schemas in use, without a warning, when
-   * its text was stored (the cache's key names the schemas too). Its check is not run again.
-   */
-  schemaValid?: boolean;
-}
-
-/** Everything parsing a file yields, as structured-clonable data. */
-export interface ParsedFile {
-  file: string;
-  documents: ParsedDocument[];
-  problems: Problem[];
-}
+export type { DocumentIndex, ParsedDocument, ParsedFile } from './parsed-yaml.js';
 
 // yaml is loaded on the first parse: a run whose files all come from the parse cache
 // (parse-cache.ts) never loads it. In the bundle it is a file of its own beside this chunk
@@ -173,7 +133,8 @@ function positionOf(lineStarts: readonly number[], offset: number): { line: numb
 
 /**
  * Parses every document of a file into plain data. Syntax errors become problems (at the position
- * yaml gives); documents with syntax errors are dropped, the others are kept. Never throws.
+ * yaml gives); documents with syntax errors are dropped, the others are kept. Never throws. Plain
+ * text (yaml-plain.ts) is read without the library, to the same result.
  */
 export function parseYamlText(file: string, text: string): ParsedFile {
   const problems: Problem[] = [];
@@ -182,6 +143,15 @@ export function parseYamlText(file: string, text: string): ParsedFile {
     problems.push({ severity: 'error', message: 'not a YAML file: it contains binary data (NUL bytes)', location: at(1, 1) });
     return { file, documents: [], problems };
   }
+  const plain = parsePlainYaml(text);
+  if (plain) return { file, documents: plain, problems };
+  return parseWithLibrary(file, text);
+}
+
+/** parseYamlText through the yaml library alone (for any text, plain or not). Never throws. */
+export function parseWithLibrary(file: string, text: string): ParsedFile {
+  const problems: Problem[] = [];
+  const at = (line: number, col: number): SourceLocation => ({ file, line, col });
   const { LineCounter, parseAllDocuments } = yaml();
   const counter = new LineCounter();
   let documents: Document.Parsed[];

@@ -16,6 +16,21 @@ const run = promisify(execFile);
  * modified at or after the parse cache's last entry as changed, and on a file system with coarse
  * timestamps, files written in the same tick as the first run's cache entries would count.
  */
+/** The quickstart copied to `dir`, without what runs left in it. */
+function quickstartCopy(dir: string): string {
+  cpSync(join(REPO, 'examples', 'quickstart'), dir, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
+  return dir;
+}
+
+/** The project's YAML with CRLF line ends (as written on Windows): the plain parser leaves such files to the yaml library. */
+function withCrlf(dir: string): string {
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile() && entry.name.endsWith('.yaml')) writeFileSync(path, readFileSync(path, 'utf8').replaceAll('\n', '\r\n'));
+  }
+  return dir;
+}
+
 function backdated(dir: string): string {
   const minuteAgo = new Date(Date.now() - 60_000);
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) utimesSync(join(entry.parentPath, entry.name), minuteAgo, minuteAgo);
@@ -49,19 +64,28 @@ describe('the built CLI in a checkout', () => {
 describe('the bundle', () => {
   // The bundle's chunks are not the tsc output: validators precompiled from other code would not
   // match its source hash and every run would compile the schemas again (~100 ms), silently.
-  it('validates with its precompiled validators and its own YAML parser, loading nothing from node_modules', async () => {
+  it.each([
+    ['plain YAML: the plain parser alone', false],
+    ['CRLF line ends: the yaml library too', true],
+  ])('validates with its precompiled validators and its own YAML parsers, loading nothing from node_modules (%s)', async (_name, crlf) => {
     const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
     const report = join(dir, 'loaded.json');
     const hook = join(dir, 'hook.cjs');
+    const project = quickstartCopy(join(dir, 'quickstart'));
+    if (crlf) withCrlf(project);
     writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache))));\n`);
-    const { stdout } = await run(process.execPath, ['--require', hook, CLI, 'validate', join(REPO, 'examples', 'quickstart')], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off' } });
+    const { stdout, stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off' } });
     expect(stdout).toContain('valid');
     const loaded = JSON.parse(readFileSync(report, 'utf8')) as string[];
     expect(loaded.filter((file) => file.includes(`ajv${sep}dist${sep}compile${sep}`))).toEqual([]);
-    // Nor anything else from node_modules: the YAML parser (~70 files, ~28 ms from there) is a file
-    // of the bundle, compiled from its code cache like the rest (src/config/yaml-source.ts).
+    // Nor anything else from node_modules: the yaml library (~70 files, ~28 ms from there) is a file
+    // of the bundle, compiled from its code cache like the rest (src/config/yaml-source.ts), and
+    // loaded only for YAML the plain parser (src/config/yaml-plain.ts) leaves to it.
     expect(loaded.filter((file) => file.includes(`${sep}node_modules${sep}`))).toEqual([]);
-    expect(loaded).toContain(join(REPO, 'dist', 'cli', 'yaml.js'));
+    expect(loaded.includes(join(REPO, 'dist', 'cli', 'yaml.js'))).toBe(crlf);
+    // Every chunk it loaded came from its code cache (the build trains the library's too).
+    expect(stderr).toMatch(/start-up: \d+ bundle files compiled from the V8 code cache, 0 without one, 0 whose cache V8 rejected/);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   // The precompiled validators call two of ajv's runtime helpers (equal for uniqueItems, ucs2length
@@ -98,10 +122,12 @@ describe('the bundle', () => {
 process.env = new Proxy(process.env, { get(target, key) { if (key in reads) reads[key] += 1; return Reflect.get(target, key); } });
 process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(reads)));\n`,
     );
-    const { stdout } = await run(process.execPath, ['--require', hook, CLI, 'validate', join(REPO, 'examples', 'quickstart')], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off' } });
+    // CRLF line ends, so that the yaml library parses it (the plain parser would).
+    const project = withCrlf(quickstartCopy(join(dir, 'quickstart')));
+    const { stdout } = await run(process.execPath, ['--require', hook, CLI, 'validate', project], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off' } });
     expect(stdout).toContain('valid');
     expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual({ LOG_TOKENS: 1, LOG_STREAM: 1 });
-    const traced = await run(process.execPath, [CLI, 'validate', join(REPO, 'examples', 'quickstart')], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off', LOG_TOKENS: '1' } });
+    const traced = await run(process.execPath, [CLI, 'validate', project], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off', LOG_TOKENS: '1' } });
     expect(traced.stdout).toMatch(/^\| "kind"$/m);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -124,18 +150,19 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     expect(line).toMatch(mode);
   });
 
-  // The mode follows the parse cache: a mid-size project parsed afresh runs parse (TurboFan pays off
-  // on the YAML parser), then lean once its files are in the cache, and stays lean after a small edit.
-  it('runs a mid-size project parse on its first run, lean once its parse cache holds it', async () => {
+  // The mode follows the parse cache: a mid-size project for the yaml library to parse afresh runs
+  // parse (TurboFan pays off on the library's parser), then lean once its files are in the cache, and
+  // stays lean after a small edit.
+  it('runs a mid-size project for the yaml library parse on its first run, lean once its parse cache holds it', async () => {
     const { writeProject } = await import('../../bench/lib/generate.js');
-    const project = backdated(writeProject({ agents: 400, connections: 50, providers: 10 }, 'dev'));
+    const project = backdated(withCrlf(writeProject({ agents: 400, connections: 50, providers: 10 }, 'dev')));
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     const modeOf = async () => {
       const { stderr } = await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited });
       return /; V8 (small|lean|full|parse) \(([^)]*)\)/.exec(stderr)?.slice(1, 3);
     };
     try {
-      expect(await modeOf()).toEqual(['parse', expect.stringMatching(/^over 96 KB of YAML changed since/)]);
+      expect(await modeOf()).toEqual(['parse', expect.stringMatching(/^over 96 KB of changed YAML that looks beyond the plain parser$/)]);
       expect(await modeOf()).toEqual(['lean', expect.stringMatching(/, 0 KB of it changed since/)]);
       const edited = join(project, 'agents', 'agents-0.yaml');
       // An edit after the cache's last entry, as an editor would make it (a later modification time).
@@ -148,15 +175,29 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     }
   });
 
-  // Much YAML to parse afresh (a fresh CI checkout of a large project): the parse mode, whose code
-  // caches the build trained, the YAML parser's included; then lean once the parse cache holds the files.
-  it('runs a large project parse on its first run, with the code caches of that mode', async () => {
+  // The same project in plain YAML needs no TurboFan for its parsing: lean from the first run.
+  it('runs a mid-size plain project lean on its first run', async () => {
     const { writeProject } = await import('../../bench/lib/generate.js');
-    const project = backdated(writeProject({ agents: 700, connections: 50, providers: 10 }, 'dev'));
+    const project = backdated(writeProject({ agents: 400, connections: 50, providers: 10 }, 'dev'));
+    const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
+    try {
+      const { stderr } = await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited });
+      expect(stderr).toMatch(/; V8 lean \(a project of \d+ KB of YAML, (\d+) KB of it changed since the parse cache last took an entry, 0 KB of that beyond the plain parser\)/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  // Much YAML for the library to parse afresh (a fresh CI checkout of a large project written on
+  // Windows): the parse mode, whose code caches the build trained, the library's included; then lean
+  // once the parse cache holds the files.
+  it('runs a large project for the yaml library parse on its first run, with the code caches of that mode', async () => {
+    const { writeProject } = await import('../../bench/lib/generate.js');
+    const project = backdated(withCrlf(writeProject({ agents: 700, connections: 50, providers: 10 }, 'dev')));
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     try {
       const first = (await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited })).stderr;
-      expect(first).toMatch(/, 0 without one, 0 whose cache V8 rejected; V8 parse \(over 96 KB of YAML changed since/);
+      expect(first).toMatch(/, 0 without one, 0 whose cache V8 rejected; V8 parse \(over 96 KB of changed YAML that looks beyond the plain parser/);
       const second = (await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited })).stderr;
       expect(second).toMatch(/; V8 lean \(a project of \d+ KB of YAML, 0 KB of it changed since/);
     } finally {
@@ -171,7 +212,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     const { GROW_YOUNG_MIN_COLD_YAML_BYTES } = await import('../../src/util/v8-mode.js');
     const { YOUNG_GENERATION_CAP_BYTES } = await import('../../src/util/young-generation.js');
     // Just over the threshold: ~340 bytes of YAML an agent.
-    const project = backdated(writeProject({ agents: Math.ceil(GROW_YOUNG_MIN_COLD_YAML_BYTES / 320), connections: 50, providers: 10 }, 'dev'));
+    const project = backdated(withCrlf(writeProject({ agents: Math.ceil(GROW_YOUNG_MIN_COLD_YAML_BYTES / 320), connections: 50, providers: 10 }, 'dev')));
     const hook = join(project, '..', `${basename(project)}-young.cjs`);
     writeFileSync(hook, "process.on('exit', () => process.stderr.write(`new space: ${require('v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size}\\n`));\n");
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
@@ -181,7 +222,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     };
     try {
       const first = await validate();
-      expect(first.line).toMatch(/, 0 without one, 0 whose cache V8 rejected; V8 parse \(over \d+ KB of YAML changed since the parse cache last took an entry; the young generation grows while parsing\)/);
+      expect(first.line).toMatch(/, 0 without one, 0 whose cache V8 rejected; V8 parse \(over \d+ KB of changed YAML that looks beyond the plain parser; the young generation grows while parsing\)/);
       expect(first.newSpace).toBe(YOUNG_GENERATION_CAP_BYTES);
       const second = await validate();
       expect(second.line).toMatch(/; V8 lean \(/);

@@ -1,14 +1,14 @@
 // Which V8 settings a CLI run picks: small (neither TurboFan nor Sparkplug) for the smallest
-// projects, with almost nothing to parse afresh; lean (no TurboFan) for a project known to be small,
-// with little YAML to parse afresh; parse (TurboFan at V8's own budget) for more YAML to parse
-// afresh; full otherwise.
+// projects, with almost nothing for the yaml library to parse afresh; lean (no TurboFan) for a project
+// known to be small, with little for the library; parse (TurboFan at V8's own budget) for more YAML
+// for the library (changed since the parse cache's last entry, and not plain); full otherwise.
 // And that each mode's flags are really in force in the process that chose them.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LEAN_MAX_YAML_BYTES, projectYaml, SMALL_MAX_COLD_YAML_BYTES, SMALL_MAX_YAML_BYTES } from '../../src/util/v8-mode.js';
+import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LIBRARY_YAML, LEAN_MAX_YAML_BYTES, projectYaml, SMALL_MAX_COLD_YAML_BYTES, SMALL_MAX_YAML_BYTES } from '../../src/util/v8-mode.js';
 import { parseCachePack } from '../../src/config/parse-cache-dir.js';
 
 let root: string;
@@ -16,10 +16,10 @@ const at = (...parts: string[]) => join(root, ...parts);
 const KB = 1024;
 const HOUR_AGO = new Date(Date.now() - 3600_000);
 const IN_AN_HOUR = new Date(Date.now() + 3600_000);
-/** A file of `bytes` bytes, last modified at `when`. */
-function file(path: string, bytes: number, when: Date = HOUR_AGO): void {
+/** A file of `bytes` bytes, last modified at `when`: plain text, or text that looks beyond the plain parser (a tab). */
+function file(path: string, bytes: number, when: Date = HOUR_AGO, looks: 'plain' | 'library' = 'plain'): void {
   mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, 'x'.repeat(bytes));
+  writeFileSync(path, looks === 'plain' ? 'x'.repeat(bytes) : `\t${'x'.repeat(bytes - 1)}`);
   utimesSync(path, when, when);
 }
 /** A parse cache written now (after every HOUR_AGO file): the project's pack (or its lock's), in `env`'s cache directory. */
@@ -46,16 +46,19 @@ beforeAll(() => {
     file(at(name, 'agents.yaml'), bytes);
     parseCache(at(name));
   }
-  // small-edited: small, one file changed since the cache, at the small cold limit; small-edited-more: one byte more.
-  for (const [name, bytes] of [['small-edited', SMALL_MAX_COLD_YAML_BYTES], ['small-edited-more', SMALL_MAX_COLD_YAML_BYTES + 1]] as const) {
+  // small-edited: small, one file changed since the cache that looks beyond the plain parser, at the
+  // small cold limit; small-edited-more: one byte more; small-edited-plain: more, but plain.
+  for (const [name, bytes, looks] of [['small-edited', SMALL_MAX_COLD_YAML_BYTES, 'library'], ['small-edited-more', SMALL_MAX_COLD_YAML_BYTES + 1, 'library'], ['small-edited-plain', 30 * KB, 'plain']] as const) {
     file(at(name, 'agentform.yaml'), 0);
     file(at(name, 'old.yaml'), 10 * KB);
-    file(at(name, 'new.yaml'), bytes, IN_AN_HOUR);
+    file(at(name, 'new.yaml'), bytes, IN_AN_HOUR, looks);
     parseCache(at(name));
   }
-  // cold: just over the cold limit, no parse cache.
+  // cold: just over the cold limit for the library, no parse cache; cold-plain: much more, all plain.
   file(at('cold', 'agentform.yaml'), 10);
-  file(at('cold', 'agents.yaml'), LEAN_MAX_COLD_YAML_BYTES);
+  file(at('cold', 'agents.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, HOUR_AGO, 'library');
+  file(at('cold-plain', 'agentform.yaml'), 10);
+  file(at('cold-plain', 'agents.yaml'), 5 * LEAN_MAX_COLD_YAML_BYTES);
   // warm: at the total limit, every file older than the cache's last entry.
   file(at('warm', 'agentform.yaml'), 0);
   for (let index = 0; index < 4; index++) file(at('warm', 'agents', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4);
@@ -63,20 +66,24 @@ beforeAll(() => {
   // edited: warm but for one file changed since, at the cold limit; and one past it.
   file(at('edited', 'agentform.yaml'), 0);
   file(at('edited', 'old.yaml'), 300 * KB);
-  file(at('edited', 'new.yaml'), LEAN_MAX_COLD_YAML_BYTES, IN_AN_HOUR);
+  file(at('edited', 'new.yaml'), LEAN_MAX_COLD_YAML_BYTES, IN_AN_HOUR, 'library');
   parseCache(at('edited'));
   file(at('edited-more', 'agentform.yaml'), 0);
   file(at('edited-more', 'old.yaml'), 300 * KB);
-  file(at('edited-more', 'new.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, IN_AN_HOUR);
+  file(at('edited-more', 'new.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, IN_AN_HOUR, 'library');
   parseCache(at('edited-more'));
   // large: more YAML than the total limit, spread over files, all of it in the cache.
   file(at('large', 'agentform.yml'), 10);
   for (let index = 0; index < 5; index++) file(at('large', 'agents', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4);
   parseCache(at('large'));
+  // large-library: the same, each file looking beyond the plain parser.
+  file(at('large-library', 'agentform.yml'), 10);
+  for (let index = 0; index < 5; index++) file(at('large-library', 'agents', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4, HOUR_AGO, 'library');
+  parseCache(at('large-library'));
   // late-edit: more YAML than the total limit, all of it cached, walked before a directory of edits.
   file(at('late-edit', 'agentform.yaml'), 10);
   for (let index = 0; index < 5; index++) file(at('late-edit', 'a-old', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4);
-  file(at('late-edit', 'z-new', 'edited.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, IN_AN_HOUR);
+  file(at('late-edit', 'z-new', 'edited.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, IN_AN_HOUR, 'library');
   parseCache(at('late-edit'));
   // locked: warm, with a tool-surface lock rewritten (by an apply) after the project's pack, and
   // read since (its own pack is newer); stale-lock: the same, the lock not read since.
@@ -100,38 +107,39 @@ beforeAll(() => {
   // a cache directory without the project's pack (the one-file-per-entry cache of earlier versions,
   // say): every file is cold, however new the directory
   file(at('upgraded', 'agentform.yaml'), 10);
-  file(at('upgraded', 'agents.yaml'), LEAN_MAX_COLD_YAML_BYTES);
+  file(at('upgraded', 'agents.yaml'), LEAN_MAX_COLD_YAML_BYTES + 1, HOUR_AGO, 'library');
   mkdirSync(at('upgraded', '.agentform', 'cache', 'parse'), { recursive: true });
   writeFileSync(at('upgraded', '.agentform', 'cache', 'parse', `${'ab'.repeat(32)}.json`), '{}');
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const cacheOf = (dir: string): CachePacks => ({ project: parseCachePack({}, at(dir))!, lock: parseCachePack({}, at(dir), 'lock')! });
-const NO_LIMIT = { bytes: Infinity, coldBytes: Infinity };
+const NO_LIMIT = { bytes: Infinity, libraryColdBytes: Infinity };
 
 describe('projectYaml', () => {
   it.each([
-    ['small', { bytes: 1_000, coldBytes: 1_000 }],
-    ['warm', { bytes: LEAN_MAX_YAML_BYTES, coldBytes: 0 }],
-    ['edited', { bytes: 300 * KB + LEAN_MAX_COLD_YAML_BYTES, coldBytes: LEAN_MAX_COLD_YAML_BYTES }],
-    ['wide', { bytes: Infinity, coldBytes: 10 }],
-    ['linked', { bytes: 10, coldBytes: 10 }],
+    ['small', { bytes: 1_000, coldBytes: 1_000, libraryColdBytes: 0 }],
+    ['warm', { bytes: LEAN_MAX_YAML_BYTES, coldBytes: 0, libraryColdBytes: 0 }],
+    ['edited', { bytes: 300 * KB + LEAN_MAX_COLD_YAML_BYTES, coldBytes: LEAN_MAX_COLD_YAML_BYTES, libraryColdBytes: LEAN_MAX_COLD_YAML_BYTES }],
+    ['cold', { bytes: 10 + LEAN_MAX_COLD_YAML_BYTES + 1, coldBytes: 10 + LEAN_MAX_COLD_YAML_BYTES + 1, libraryColdBytes: LEAN_MAX_COLD_YAML_BYTES + 1 }],
+    ['wide', { bytes: Infinity, coldBytes: 10, libraryColdBytes: 0 }],
+    ['linked', { bytes: 10, coldBytes: 10, libraryColdBytes: 0 }],
     // The lock file is judged against the lock's own pack, not the project's.
-    ['locked', { bytes: 302 * KB, coldBytes: 0 }],
-    ['stale-lock', { bytes: 302 * KB, coldBytes: 2 * KB }],
+    ['locked', { bytes: 302 * KB, coldBytes: 0, libraryColdBytes: 0 }],
+    ['stale-lock', { bytes: 302 * KB, coldBytes: 2 * KB, libraryColdBytes: 0 }],
   ])('%s', (dir, expected) => {
     expect(projectYaml(at(dir), cacheOf(dir), NO_LIMIT)).toEqual(expected);
   });
 
   it('counts every file as changed without a parse cache', () => {
-    expect(projectYaml(at('warm'), undefined, NO_LIMIT)).toEqual({ bytes: LEAN_MAX_YAML_BYTES, coldBytes: LEAN_MAX_YAML_BYTES });
+    expect(projectYaml(at('warm'), undefined, NO_LIMIT)).toEqual({ bytes: LEAN_MAX_YAML_BYTES, coldBytes: LEAN_MAX_YAML_BYTES, libraryColdBytes: 0 });
   });
 
   it.each([
-    ['in all', { bytes: 100 * KB, coldBytes: Infinity }, 'bytes'],
-    ['changed', { bytes: Infinity, coldBytes: 100 * KB }, 'coldBytes'],
+    ['in all', { bytes: 100 * KB, libraryColdBytes: Infinity }, 'bytes'],
+    ['changed, for the library', { bytes: Infinity, libraryColdBytes: 100 * KB }, 'libraryColdBytes'],
   ] as const)('stops counting once past the limit (%s)', (_name, limits, figure) => {
-    const counted = projectYaml(at('large'), undefined, limits)?.[figure] ?? 0;
+    const counted = projectYaml(at('large-library'), undefined, limits)?.[figure] ?? 0;
     expect(counted).toBeGreaterThan(100 * KB);
     expect(counted).toBeLessThanOrEqual(100 * KB + LEAN_MAX_YAML_BYTES / 4);
   });
@@ -141,24 +149,47 @@ describe('projectYaml', () => {
   });
 });
 
+describe('LIBRARY_YAML: the guess at what the plain parser leaves to the library', () => {
+  it.each([
+    ['the quickstart', readFileSync(join(import.meta.dirname, '../../examples/quickstart/agents.yaml'), 'utf8'), false],
+    ['literal blocks, flow collections, comments', 'a: |\n  x > y & z\n  # more\nb: [c, "d"] # e!\n', false],
+    ['stars and bangs inside words', 'description: a*b, ok!, x&y\n', false],
+    ['a tab', 'a:\tb\n', true],
+    ['CRLF', 'a: b\r\n', true],
+    ['an anchor', 'a: &base\n  b: 1\n', true],
+    ['an alias in a sequence', 'a:\n  - *base\n', true],
+    ['a tag', 'a: !!str 1\n', true],
+    ['a folded block', 'a: >\n  b\n', true],
+    ['a folded block, stripped', 'a: >- # c\n  b\n', true],
+    ['a kept literal block', 'a: |+\n  b\n', true],
+    ['an indentation indicator', 'a: |2\n   b\n', true],
+    ['a directive', '%YAML 1.2\n---\na: 1\n', true],
+    ['a complex key', '? a\n: b\n', true],
+  ])('%s', (_name, text, expected) => {
+    expect(LIBRARY_YAML.test(text)).toBe(expected);
+  });
+});
+
 describe('chooseV8Mode', () => {
   const cases: Array<[string, () => string[], () => NodeJS.ProcessEnv, () => string, string, RegExp]> = [
     ['a small project as the argument', () => ['plan', at('small'), '-e', 'dev'], () => ({}), () => root, 'small', /a project of 1 KB of YAML, 1 KB of it changed/],
     ['a small project at the limit, in the cache', () => ['plan', at('small-warm')], () => ({}), () => root, 'small', /a project of 48 KB of YAML, 0 KB of it changed/],
     ['past the small limit, in the cache', () => ['plan', at('small-over')], () => ({}), () => root, 'lean', /a project of 49 KB of YAML, 0 KB of it changed/],
-    ['a small project edited since, up to the limit', () => ['plan', at('small-edited')], () => ({}), () => root, 'small', /18 KB of YAML, 8 KB of it changed/],
-    ['a small project edited since, past the limit', () => ['plan', at('small-edited-more')], () => ({}), () => root, 'lean', /19 KB of YAML, 9 KB of it changed/],
-    ['the smallest project without its cache: lean, to parse it', () => ['plan', at('small-warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'lean', /48 KB of it changed/],
-    ['too much YAML to parse without the cache', () => ['validate', at('cold')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed since/],
+    ['a small project edited since, up to the limit', () => ['plan', at('small-edited')], () => ({}), () => root, 'small', /18 KB of YAML, 8 KB of it changed .*, 8 KB of that beyond the plain parser/],
+    ['a small project edited since, past the limit', () => ['plan', at('small-edited-more')], () => ({}), () => root, 'lean', /19 KB of YAML, 9 KB of it changed .*, 9 KB of that beyond/],
+    ['a small project edited since, more but plain', () => ['plan', at('small-edited-plain')], () => ({}), () => root, 'small', /40 KB of YAML, 30 KB of it changed .*, 0 KB of that beyond/],
+    ['the smallest project without its cache: all of it plain', () => ['plan', at('small-warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'small', /48 KB of it changed/],
+    ['too much YAML for the library without the cache', () => ['validate', at('cold')], () => ({}), () => root, 'parse', /over 96 KB of changed YAML that looks beyond the plain parser$/],
+    ['more, plain YAML without the cache', () => ['validate', at('cold-plain')], () => ({}), () => root, 'lean', /481 KB of it changed .*, 0 KB of that beyond/],
     ['a large project, all of it in the cache', () => ['plan', at('warm')], () => ({}), () => root, 'lean', /768 KB of YAML, 0 KB of it changed/],
-    ['the same without its cache', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of YAML changed .*; the young generation grows while parsing$/],
+    ['the same without its cache, plain', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'lean', /768 KB of it changed .*, 0 KB of that beyond/],
     ['the same with its cache elsewhere', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: at('elsewhere') }), () => root, 'lean', /0 KB of it changed/],
-    ['a cache directory without its pack', () => ['plan', at('upgraded')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed/],
+    ['a cache directory without its pack', () => ['plan', at('upgraded')], () => ({}), () => root, 'parse', /over 96 KB of changed YAML/],
     ['edits since the last run, up to the limit', () => ['plan', at('edited')], () => ({}), () => root, 'lean', /96 KB of it changed/],
-    ['edits since the last run, past the limit', () => ['plan', at('edited-more')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed/],
+    ['edits since the last run, past the limit', () => ['plan', at('edited-more')], () => ({}), () => root, 'parse', /over 96 KB of changed YAML/],
     ['over the total limit', () => ['apply', at('large'), '--auto-approve'], () => ({}), () => root, 'full', /over 768 KB/],
     // Regression: the walk stopped at the total limit, before the edited files, and ran full.
-    ['over the total limit, edits found late in the walk', () => ['plan', at('late-edit')], () => ({}), () => root, 'parse', /over 96 KB of YAML changed/],
+    ['over the total limit, edits found late in the walk', () => ['plan', at('late-edit')], () => ({}), () => root, 'parse', /over 96 KB of changed YAML/],
     ['a tree too wide to walk', () => ['plan', at('wide')], () => ({}), () => root, 'full', /over 768 KB/],
     ['-C DIR', () => ['plan', '-C', at('large')], () => ({}), () => at('small'), 'full', /over/],
     ['--dir DIR', () => ['plan', '--dir', at('small')], () => ({}), () => at('large'), 'small', /1 KB of YAML/],
@@ -172,7 +203,8 @@ describe('chooseV8Mode', () => {
     ['forced full', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: ' full ' }), () => root, 'full', /AGENTFORM_V8_MODE/],
     ['forced parse', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'parse' }), () => root, 'parse', /AGENTFORM_V8_MODE/],
     ['forced small', () => ['plan', at('large')], () => ({ AGENTFORM_V8_MODE: 'small' }), () => root, 'small', /AGENTFORM_V8_MODE/],
-    ['a large project parsed afresh: parse, not full', () => ['plan', at('large')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of YAML changed .*; the young generation grows while parsing$/],
+    ['a large plain project parsed afresh: full', () => ['plan', at('large')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'full', /over 768 KB/],
+    ['a large project for the library parsed afresh: parse, not full', () => ['plan', at('large-library')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of changed YAML .*; the young generation grows while parsing$/],
     ['an unknown forced mode is ignored', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'fast' }), () => root, 'small', /1 KB of YAML/],
   ];
   it.each(cases)('%s', (_name, args, env, cwd, mode, reason) => {
