@@ -148,10 +148,10 @@ async function trainCodeCache() {
 function quickstartCopy() {
   const project = mkdtempSync(join(tmpdir(), 'agentform-train-'));
   cpSync(join(repo, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
-  // One file with CRLF line ends, which the plain parser (src/config/yaml-plain.ts) leaves to the
-  // yaml library: without it the runs never load the library, and it would ship without its cache.
+  // One file with a tab (in a comment), which the plain parser (src/config/yaml-plain.ts) leaves to
+  // the yaml library: without it the runs never load the library, which would ship without its cache.
   const providers = join(project, 'providers.yaml');
-  writeFileSync(providers, readFileSync(providers, 'utf8').replaceAll('\n', '\r\n'));
+  writeFileSync(providers, `#\tfor the yaml library\n${readFileSync(providers, 'utf8')}`);
   return project;
 }
 

@@ -1,9 +1,9 @@
 // A parser for the plain YAML that project files are nearly always written in, to skip the yaml
 // library where it can: block mappings and sequences, one-line flow collections, scalars on one
 // line (plain, single- or double-quoted), literal block scalars (`|`, `|-`), comments, documents
-// split by `---`. For that text it gives exactly what yaml-source.ts gets from the library (values,
+// split by `---`, LF or CRLF line ends. For that text it gives exactly what yaml-source.ts gets from the library (values,
 // index, offsets, line starts); for anything else (anchors, tags, folded or multi-line scalars,
-// tabs, CR line ends, duplicate keys, syntax errors, ...) it gives up and the library parses the file,
+// tabs, a CR that does not end a line, duplicate keys, syntax errors, ...) it gives up and the library parses the file,
 // so every problem is still worded and placed by the library. test/config/yaml-plain.test.ts holds
 // both to the same result over every YAML file in the repository and thousands of mutations of them.
 //
@@ -23,8 +23,8 @@ const notPlain = (): never => {
   throw new NotPlain();
 };
 
-/** Characters the text may not contain for this parser: control characters (tab and CR too), BOM, line/paragraph separators, lone surrogates. */
-const UNSUPPORTED_CHARACTER = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Characters the text may not contain for this parser: control characters (tab too; CR but before LF), BOM, line/paragraph separators, lone surrogates. */
+const UNSUPPORTED_CHARACTER = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff]|\r(?!\n)|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Collections nested deeper than this are the library's (which reports nesting too deep for it); no project nests a tenth as deep. */
 const MAX_DEPTH = 100;
@@ -35,6 +35,7 @@ const HASH = 0x23;
 const DASH = 0x2d;
 const COLON = 0x3a;
 const NEWLINE = 0x0a;
+const CR = 0x0d;
 
 /**
  * The documents of `text` when all of it is plain YAML (this module's header), else undefined.
@@ -77,9 +78,9 @@ function plainMayStartWith(text: string, at: number): boolean {
   const code = text.charCodeAt(at);
   if (code === DASH) {
     const next = text[at + 1];
-    return next !== undefined && ' \n,[]{}'.indexOf(next) < 0;
+    return next !== undefined && ' \r\n,[]{}'.indexOf(next) < 0;
   }
-  return '?:,[]{}#&*!|>\'"%@`'.indexOf(text[at] as string) < 0 && code !== SPACE && code !== NEWLINE && code === code;
+  return '?:,[]{}#&*!|>\'"%@`'.indexOf(text[at] as string) < 0 && code !== SPACE && code !== NEWLINE && code !== CR && code === code;
 }
 
 class PlainParser {
@@ -101,7 +102,8 @@ class PlainParser {
     let start = 0;
     for (;;) {
       const end = text.indexOf('\n', start);
-      const lineEnd = end < 0 ? text.length : end;
+      // A line's text ends before its CR, as the library reads CRLF.
+      const lineEnd = end < 0 ? text.length : end > start && text.charCodeAt(end - 1) === CR ? end - 1 : end;
       let content = start;
       while (content < lineEnd && text.charCodeAt(content) === SPACE) content++;
       this.starts.push(start);

@@ -132,11 +132,11 @@ export type WalkLimits = Pick<ProjectYaml, 'bytes' | 'libraryColdBytes'>;
 
 /**
  * A quick guess at whether the yaml library, not config/yaml-plain.ts, will parse a file (which
- * would take reading it through): tabs or CRs, an anchor, alias or tag at a token's start, a folded
+ * would take reading it through): tabs, a CR that does not end a line, an anchor, alias or tag at a token's start, a folded
  * block or a block header with an indicator, a directive, a complex key. What it misses (multi-line
  * scalars, say) only costs the run time.
  */
-export const LIBRARY_YAML = /[\t\r]|(?:^|[ ,[{])[&*!][^ \n,[\]{}]|(?:^| )(?:>|\|(?=[-+]?[0-9]|-?\+))[-+0-9]*[ ]*(?:#.*)?$|^%|^[ ]*\? /m;
+export const LIBRARY_YAML = /\t|\r(?!\n)|(?:^|[ ,[{])[&*!][^ \n,[\]{}]|(?:^| )(?:>|\|(?=[-+]?[0-9]|-?\+))[-+0-9]*[ ]*(?:#.*)?$|^%|^[ ]*\? /m;
 
 /** The parse cache's packs (parse-cache-dir.ts): the project's files', and the tool-surface lock's, read and written apart. */
 export interface CachePacks {

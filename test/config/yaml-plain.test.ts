@@ -7,6 +7,8 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePlainYaml } from '../../src/config/yaml-plain.js';
+// Seeded, so that a failure can be reproduced.
+import { seededRandom as seeded } from '../../src/server/faults.js';
 import { parseWithLibrary } from '../../src/config/yaml-source.js';
 import { writeProject } from '../../bench/lib/generate.js';
 
@@ -76,7 +78,9 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['multi-line quoted scalars', 'a: "one\n  two"\n', 'refused'],
   ['multi-line flow collections', 'a: [1,\n  2]\n', 'refused'],
   ['tabs', 'a:\tb\n', 'refused'],
-  ['CRLF', 'a: 1\r\nb: 2\r\n', 'refused'],
+  ['CRLF line ends', 'a: 1\r\nb: |\r\n  x\r\n\r\n  y\r\nc: [d, "e"] # f\r\n---\r\n- g\r\n', 'agreed'],
+  ['a CR alone', 'a: 1\rb: 2\n', 'refused'],
+  ['a dash before CRLF', 'a: -\r\n', 'refused'],
   ['a byte order mark', '\ufeffa: 1\n', 'refused'],
   ['directives', '%YAML 1.2\n---\na: 1\n', 'refused'],
   ['document end markers', 'a: 1\n...\n', 'refused'],
@@ -112,7 +116,10 @@ describe('the plain YAML parser', () => {
     // Not the CI configurations beside the examples (anchors, multi-line scripts): not project files.
     const mustBePlain = files.filter(({ name }) => (name.startsWith('examples/') || name.startsWith('generated/')) && !/\/\.(gitlab-ci|github)/.test(name));
     expect(mustBePlain.length).toBeGreaterThan(10);
-    for (const { name, text } of mustBePlain) expect(parsePlainYaml(text), name).toBeDefined();
+    for (const { name, text } of mustBePlain) {
+      expect(parsePlainYaml(text), name).toBeDefined();
+      expect(parsePlainYaml(text.replaceAll('\n', '\r\n')), `${name}, CRLF`).toBeDefined();
+    }
   });
 
   it('agrees with the library on every YAML file in the repository', () => {
@@ -125,8 +132,10 @@ describe('the plain YAML parser', () => {
   it('agrees with the library on random mutations of those files, or refuses them', () => {
     // PLAIN_SEED and PLAIN_ITERATIONS search further (each seed's 40,000 mutants, with 6 seeds, agreed as this was written).
     const random = seeded(Number(process.env.PLAIN_SEED ?? 17));
-    const sources = [...files.map(({ text }) => text).filter((text) => text.length < 4000), ...CASES.map(([, text]) => text)];
-    const pieces = [' ', '  ', '\n', '\n  ', '-', '- ', '- - ', '  - ', ':', ': ', ':\n', '? ', '#', ' #', '"', "'", "''", '|', '|-', '|\n', '[', ']', '{', '}', ',', ', ', '---\n', '\n---\n', '...', '~', '0', '-1', '+1', '0x1F', '1e3', '.inf', '1.5', 'x', 'true', 'null', '\\', '\\n', '\\u00e9', '&a', '*a', '!', '?', '%', '@', '>', 'é', '\t'];
+    const small = [...files.map(({ text }) => text).filter((text) => text.length < 4000), ...CASES.map(([, text]) => text)];
+    // And each with CRLF line ends, as checked out on Windows.
+    const sources = [...small, ...small.map((text) => text.replace(/\r?\n/g, '\r\n'))];
+    const pieces = [' ', '  ', '\n', '\n  ', '-', '- ', '- - ', '  - ', ':', ': ', ':\n', '? ', '#', ' #', '"', "'", "''", '|', '|-', '|\n', '[', ']', '{', '}', ',', ', ', '---\n', '\n---\n', '...', '~', '0', '-1', '+1', '0x1F', '1e3', '.inf', '1.5', 'x', 'true', 'null', '\\', '\\n', '\\u00e9', '&a', '*a', '!', '?', '%', '@', '>', 'é', '\t', '\r', '\r\n'];
     let agreed = 0;
     const iterations = Number(process.env.PLAIN_ITERATIONS ?? 6000);
     for (let iteration = 0; iteration < iterations; iteration++) {
@@ -138,7 +147,84 @@ describe('the plain YAML parser', () => {
     // Enough of the mutants stay plain for the comparison to mean something.
     expect(agreed).toBeGreaterThan(iterations / 5);
   });
+
+  it('agrees with the library on random documents of the subset, and reads most of them', () => {
+    const random = seeded(Number(process.env.PLAIN_SEED ?? 29));
+    const iterations = Number(process.env.PLAIN_ITERATIONS ?? 3000);
+    let agreed = 0;
+    const refusedSamples: string[] = [];
+    for (let iteration = 0; iteration < iterations; iteration++) {
+      const text = randomDocument(random);
+      if (compare(text) === 'agreed') agreed++;
+      else if (process.env.PLAIN_DEBUG && parseWithLibrary('f.yaml', text).problems.length === 0) refusedSamples.push(text);
+    }
+    if (process.env.PLAIN_DEBUG) console.log(agreed, refusedSamples.length, refusedSamples.slice(0, 6).join('\n=====\n'));
+    expect(agreed).toBeGreaterThan(iterations / 2);
+  });
 });
+
+/**
+ * A random document in the subset the plain parser reads, written the ways people write it:
+ * indentation of 1 to 4 spaces, compact and indented sequences, nested flow collections, literal
+ * blocks (with blank and comment-like lines), comments and blank lines between entries, every kind
+ * of scalar.
+ */
+function randomDocument(random: () => number): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const scalars = ['plain text', 'x', '1', '-2', '0.5', '1e3', '.inf', '.nan', '0x1F', '0o7', '~', 'null', 'true', 'False', 'yes', 'a:b', 'a#b', 'http://h/p?q=1', '${env:X:-y}', '-v', "'single ''quoted'''", '"double \\"quoted\\" \\n \\u00e9"', '""', "''", 'ünï 🎉', '[]', '{}', '2024-01-01', '1_000', '+1', '012'];
+  const flowScalars = scalars.filter((scalar) => !/[,:#[\]{}]/.test(scalar) || /^["']/.test(scalar));
+  const keys = ['name', 'kind', 'spec', 'a', 'b-c', 'd_e', 'f.g', '"quoted key"', "'k'", 'x1', 'URL', 'on', 'yes'];
+  const plainKeys = keys.filter((key) => !/^["']/.test(key));
+  const comment = () => (random() < 0.15 ? ` # ${pick(['note', 'a: b', '- x', '#'])}` : '');
+  const between = (indent: string) => (random() < 0.1 ? `\n${random() < 0.5 ? '' : `${indent}# comment`}` : '');
+  /** Distinct keys, as the library compares them (quotes aside). */
+  const distinct = (from: readonly string[], count: number): string[] => {
+    const used = new Set<string>();
+    return Array.from({ length: count }, () => pick(from)).filter((key) => {
+      const bare = key.replace(/["']/g, '');
+      if (used.has(bare)) return false;
+      used.add(bare);
+      return true;
+    });
+  };
+  const flow = (depth: number): string => {
+    if (depth > 2 || random() < 0.5) return pick(flowScalars);
+    if (random() < 0.5) return `[${Array.from({ length: Math.floor(random() * 3) }, () => flow(depth + 1)).join(', ')}]`;
+    return `{${distinct(plainKeys, 1 + Math.floor(random() * 3)).map((key) => `${key}: ${flow(depth + 1)}`).join(', ')}}`;
+  };
+  const literal = (indent: string): string => {
+    const lines = Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(['text', '  more indented', '# not a comment', '', 'key: value', '- item']));
+    if (lines[0] === '' || lines[0]?.startsWith(' ')) lines[0] = 'first';
+    return `${pick(['|', '|-'])}${comment()}\n${lines.map((line) => (line === '' ? '' : `${indent}${line}`)).join('\n')}`;
+  };
+  const value = (indent: string, step: string, depth: number): string => {
+    const choice = random();
+    if (depth > 4 || choice < 0.4) return ` ${pick(scalars)}${comment()}`;
+    if (choice < 0.55) return ` ${flow(0)}${comment()}`;
+    if (choice < 0.65) return ` ${literal(indent + step)}`;
+    if (choice < 0.7) return comment();
+    if (choice < 0.85) return `${comment()}\n${mapping(indent + step, step, depth + 1)}`;
+    return `${comment()}\n${sequence(random() < 0.5 ? indent : indent + step, step, depth + 1)}`;
+  };
+  const mapping = (indent: string, step: string, depth: number): string =>
+    distinct(keys, 1 + Math.floor(random() * 4))
+      .map((key) => `${indent}${key}:${value(indent, step, depth)}`)
+      .join(`${between(indent)}\n`);
+  const sequence = (indent: string, step: string, depth: number): string =>
+    Array.from({ length: 1 + Math.floor(random() * 3) }, () => {
+      const choice = random();
+      if (depth > 4 || choice < 0.4) return `${indent}- ${pick(scalars)}${comment()}`;
+      if (choice < 0.5) return `${indent}- ${flow(0)}`;
+      if (choice < 0.55) return `${indent}- ${literal(indent + step)}`;
+      // `- key: value` and its siblings, at the column after "- ".
+      if (choice < 0.85) return `${indent}- ${mapping(`${indent}  `, step, depth + 1).trimStart()}`;
+      return `${indent}-${comment()}\n${mapping(indent + step, step, depth + 1)}`;
+    }).join('\n');
+  const step = ' '.repeat(1 + Math.floor(random() * 4));
+  const documents = Array.from({ length: 1 + Math.floor(random() * 2) }, () => (random() < 0.15 ? sequence('', step, 0) : mapping('', step, 0)));
+  const text = `${random() < 0.2 ? '---\n' : ''}${documents.join('\n---\n')}${random() < 0.9 ? '\n' : ''}`;
+  return random() < 0.2 ? text.replaceAll('\n', '\r\n') : text;
+}
 
 function mutate(text: string, random: () => number, pieces: readonly string[]): string {
   const at = Math.floor(random() * (text.length + 1));
@@ -159,16 +245,4 @@ function mutate(text: string, random: () => number, pieces: readonly string[]): 
   lines.splice(to, 0, lines[from] as string);
   if (random() < 0.5) lines.splice(from + (from >= to ? 1 : 0), 1);
   return lines.join('\n');
-}
-
-/** A small deterministic PRNG (mulberry32), so a failure can be reproduced. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -22,11 +22,11 @@ function quickstartCopy(dir: string): string {
   return dir;
 }
 
-/** The project's YAML with CRLF line ends (as written on Windows): the plain parser leaves such files to the yaml library. */
-function withCrlf(dir: string): string {
+/** The project's YAML with a tab in a comment atop each file: the plain parser leaves such files to the yaml library. */
+function beyondPlain(dir: string): string {
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath, entry.name);
-    if (entry.isFile() && entry.name.endsWith('.yaml')) writeFileSync(path, readFileSync(path, 'utf8').replaceAll('\n', '\r\n'));
+    if (entry.isFile() && entry.name.endsWith('.yaml')) writeFileSync(path, `#\ta tab\n${readFileSync(path, 'utf8')}`);
   }
   return dir;
 }
@@ -66,13 +66,13 @@ describe('the bundle', () => {
   // match its source hash and every run would compile the schemas again (~100 ms), silently.
   it.each([
     ['plain YAML: the plain parser alone', false],
-    ['CRLF line ends: the yaml library too', true],
-  ])('validates with its precompiled validators and its own YAML parsers, loading nothing from node_modules (%s)', async (_name, crlf) => {
+    ['tabs: the yaml library too', true],
+  ])('validates with its precompiled validators and its own YAML parsers, loading nothing from node_modules (%s)', async (_name, library) => {
     const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
     const report = join(dir, 'loaded.json');
     const hook = join(dir, 'hook.cjs');
     const project = quickstartCopy(join(dir, 'quickstart'));
-    if (crlf) withCrlf(project);
+    if (library) beyondPlain(project);
     writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache))));\n`);
     const { stdout, stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off' } });
     expect(stdout).toContain('valid');
@@ -82,7 +82,7 @@ describe('the bundle', () => {
     // of the bundle, compiled from its code cache like the rest (src/config/yaml-source.ts), and
     // loaded only for YAML the plain parser (src/config/yaml-plain.ts) leaves to it.
     expect(loaded.filter((file) => file.includes(`${sep}node_modules${sep}`))).toEqual([]);
-    expect(loaded.includes(join(REPO, 'dist', 'cli', 'yaml.js'))).toBe(crlf);
+    expect(loaded.includes(join(REPO, 'dist', 'cli', 'yaml.js'))).toBe(library);
     // Every chunk it loaded came from its code cache (the build trains the library's too).
     expect(stderr).toMatch(/start-up: \d+ bundle files compiled from the V8 code cache, 0 without one, 0 whose cache V8 rejected/);
     rmSync(dir, { recursive: true, force: true });
@@ -122,8 +122,8 @@ describe('the bundle', () => {
 process.env = new Proxy(process.env, { get(target, key) { if (key in reads) reads[key] += 1; return Reflect.get(target, key); } });
 process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(reads)));\n`,
     );
-    // CRLF line ends, so that the yaml library parses it (the plain parser would).
-    const project = withCrlf(quickstartCopy(join(dir, 'quickstart')));
+    // Tabs, so that the yaml library parses it (the plain parser would).
+    const project = beyondPlain(quickstartCopy(join(dir, 'quickstart')));
     const { stdout } = await run(process.execPath, ['--require', hook, CLI, 'validate', project], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off' } });
     expect(stdout).toContain('valid');
     expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual({ LOG_TOKENS: 1, LOG_STREAM: 1 });
@@ -155,7 +155,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
   // stays lean after a small edit.
   it('runs a mid-size project for the yaml library parse on its first run, lean once its parse cache holds it', async () => {
     const { writeProject } = await import('../../bench/lib/generate.js');
-    const project = backdated(withCrlf(writeProject({ agents: 400, connections: 50, providers: 10 }, 'dev')));
+    const project = backdated(beyondPlain(writeProject({ agents: 400, connections: 50, providers: 10 }, 'dev')));
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     const modeOf = async () => {
       const { stderr } = await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited });
@@ -188,12 +188,12 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     }
   });
 
-  // Much YAML for the library to parse afresh (a fresh CI checkout of a large project written on
-  // Windows): the parse mode, whose code caches the build trained, the library's included; then lean
-  // once the parse cache holds the files.
+  // Much YAML for the library to parse afresh (a fresh CI checkout of a large project with tabs):
+  // the parse mode, whose code caches the build trained, the library's included; then lean once the
+  // parse cache holds the files.
   it('runs a large project for the yaml library parse on its first run, with the code caches of that mode', async () => {
     const { writeProject } = await import('../../bench/lib/generate.js');
-    const project = backdated(withCrlf(writeProject({ agents: 700, connections: 50, providers: 10 }, 'dev')));
+    const project = backdated(beyondPlain(writeProject({ agents: 700, connections: 50, providers: 10 }, 'dev')));
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     try {
       const first = (await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited })).stderr;
@@ -212,7 +212,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     const { GROW_YOUNG_MIN_COLD_YAML_BYTES } = await import('../../src/util/v8-mode.js');
     const { YOUNG_GENERATION_CAP_BYTES } = await import('../../src/util/young-generation.js');
     // Just over the threshold: ~340 bytes of YAML an agent.
-    const project = backdated(withCrlf(writeProject({ agents: Math.ceil(GROW_YOUNG_MIN_COLD_YAML_BYTES / 320), connections: 50, providers: 10 }, 'dev')));
+    const project = backdated(beyondPlain(writeProject({ agents: Math.ceil(GROW_YOUNG_MIN_COLD_YAML_BYTES / 320), connections: 50, providers: 10 }, 'dev')));
     const hook = join(project, '..', `${basename(project)}-young.cjs`);
     writeFileSync(hook, "process.on('exit', () => process.stderr.write(`new space: ${require('v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size}\\n`));\n");
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
