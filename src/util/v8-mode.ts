@@ -71,6 +71,8 @@ export const SMALL_MAX_YAML_BYTES = 48 * 1024;
 export const SMALL_MAX_COLD_YAML_BYTES = 8 * 1024;
 /** A parse-mode run with more YAML than this for the library to parse lets its young generation grow while parsing: ~750 agents. */
 export const GROW_YOUNG_MIN_COLD_YAML_BYTES = 256 * 1024;
+/** Changed files are read for LIBRARY_YAML up to this much; the rest are assumed alike (ProjectYaml). */
+export const LOOK_MAX_BYTES = 128 * 1024;
 /** A walk that meets more directory entries than this stops: such a tree is not a small project. */
 const MAX_ENTRIES = 5_000;
 // As config/files.ts names them; not imported from there, which would load it (and what it imports)
@@ -123,7 +125,12 @@ export interface ProjectYaml {
   bytes: number;
   /** The part of `bytes` in files modified since the project's parse cache was last written (all of it without one). */
   coldBytes: number;
-  /** The part of `coldBytes` in files that look beyond the plain parser (LIBRARY_YAML). */
+  /**
+   * The part of `coldBytes` in files that look beyond the plain parser (LIBRARY_YAML): counted over
+   * the first LOOK_MAX_BYTES of changed files, and for the rest assumed in the same share (reading
+   * every changed file of a fresh checkout of 5,000 agents cost ~16 ms; a project's files are
+   * mostly written alike, and a wrong guess only costs time).
+   */
   libraryColdBytes: number;
 }
 
@@ -154,7 +161,7 @@ export function projectYaml(dir: string, packs: CachePacks | undefined, limits: 
   try {
     if (!ROOT_FILES.some((name) => isFile(join(dir, name)))) return undefined;
     const writtenAt = (pack: string | undefined) => (pack === undefined ? -Infinity : (statSync(pack, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity));
-    const walk = { bytes: 0, coldBytes: 0, libraryColdBytes: 0, entries: 0, cachedUntil: writtenAt(packs?.project), lockCachedUntil: writtenAt(packs?.lock), root: dir };
+    const walk: Walk = { bytes: 0, coldBytes: 0, libraryColdBytes: 0, lookedAt: 0, lookedAtLibrary: 0, entries: 0, cachedUntil: writtenAt(packs?.project), lockCachedUntil: writtenAt(packs?.lock), root: dir };
     addYaml(dir, walk, limits);
     return { bytes: walk.bytes, coldBytes: walk.coldBytes, libraryColdBytes: walk.libraryColdBytes };
   } catch {
@@ -163,6 +170,9 @@ export function projectYaml(dir: string, packs: CachePacks | undefined, limits: 
 }
 
 interface Walk extends ProjectYaml {
+  /** Bytes of changed files read for LIBRARY_YAML, and those of them it matched. */
+  lookedAt: number;
+  lookedAtLibrary: number;
   entries: number;
   cachedUntil: number;
   /** The lock file beside the root file is cached in a pack of its own. */
@@ -186,8 +196,13 @@ function addYaml(dir: string, walk: Walk, limits: WalkLimits): void {
       const cachedUntil = dir === walk.root && entry.name === LOCK_FILE ? walk.lockCachedUntil : walk.cachedUntil;
       if (stats.mtimeMs >= cachedUntil) {
         walk.coldBytes += stats.size;
-        // latin1: the guess looks only for ASCII, and decoding UTF-8 would cost more than reading.
-        if (LIBRARY_YAML.test(readFileSync(join(dir, entry.name), 'latin1'))) walk.libraryColdBytes += stats.size;
+        if (walk.lookedAt < LOOK_MAX_BYTES) {
+          walk.lookedAt += stats.size;
+          // latin1: the guess looks only for ASCII, and decoding UTF-8 would cost more than reading.
+          if (LIBRARY_YAML.test(readFileSync(join(dir, entry.name), 'latin1'))) walk.lookedAtLibrary += stats.size;
+        }
+        const share = walk.lookedAt === 0 ? 0 : walk.lookedAtLibrary / walk.lookedAt;
+        walk.libraryColdBytes = walk.lookedAtLibrary + Math.round((walk.coldBytes - walk.lookedAt) * share);
       }
     }
   }

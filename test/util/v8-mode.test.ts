@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LIBRARY_YAML, LEAN_MAX_YAML_BYTES, projectYaml, SMALL_MAX_COLD_YAML_BYTES, SMALL_MAX_YAML_BYTES } from '../../src/util/v8-mode.js';
+import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LIBRARY_YAML, LOOK_MAX_BYTES, LEAN_MAX_YAML_BYTES, projectYaml, SMALL_MAX_COLD_YAML_BYTES, SMALL_MAX_YAML_BYTES } from '../../src/util/v8-mode.js';
 import { parseCachePack } from '../../src/config/parse-cache-dir.js';
 
 let root: string;
@@ -80,6 +80,11 @@ beforeAll(() => {
   file(at('large-library', 'agentform.yml'), 10);
   for (let index = 0; index < 5; index++) file(at('large-library', 'agents', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4, HOUR_AGO, 'library');
   parseCache(at('large-library'));
+  // looked-at: 10 changed files of 30 KB each, more than LOOK_MAX_BYTES: all looking beyond the plain parser, or none.
+  for (const looks of ['library', 'plain'] as const) {
+    file(at(`looked-at-${looks}`, 'agentform.yaml'), 0);
+    for (let index = 0; index < 10; index++) file(at(`looked-at-${looks}`, 'agents', `part-${index}.yaml`), 30 * KB, HOUR_AGO, looks);
+  }
   // late-edit: more YAML than the total limit, all of it cached, walked before a directory of edits.
   file(at('late-edit', 'agentform.yaml'), 10);
   for (let index = 0; index < 5; index++) file(at('late-edit', 'a-old', `part-${index}.yaml`), LEAN_MAX_YAML_BYTES / 4);
@@ -129,6 +134,15 @@ describe('projectYaml', () => {
     ['stale-lock', { bytes: 302 * KB, coldBytes: 2 * KB, libraryColdBytes: 0 }],
   ])('%s', (dir, expected) => {
     expect(projectYaml(at(dir), cacheOf(dir), NO_LIMIT)).toEqual(expected);
+  });
+
+  // Only the first LOOK_MAX_BYTES of changed files are read; the rest count alike.
+  it.each([
+    ['library', 300 * KB],
+    ['plain', 0],
+  ])('reads enough changed files to tell, and counts the rest alike (%s)', (looks, expected) => {
+    expect(LOOK_MAX_BYTES).toBeLessThan(300 * KB);
+    expect(projectYaml(at(`looked-at-${looks}`), undefined, NO_LIMIT)).toEqual({ bytes: 300 * KB, coldBytes: 300 * KB, libraryColdBytes: expected });
   });
 
   it('counts every file as changed without a parse cache', () => {
