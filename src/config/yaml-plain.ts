@@ -1,11 +1,13 @@
 // A parser for the plain YAML that project files are nearly always written in, to skip the yaml
 // library where it can: block mappings and sequences, one-line flow collections, scalars on one
-// line (plain, single- or double-quoted), literal block scalars (`|`, `|-`), comments, documents
-// split by `---`, LF or CRLF line ends. For that text it gives exactly what yaml-source.ts gets from the library (values,
-// index, offsets, line starts); for anything else (anchors, tags, folded or multi-line scalars,
-// tabs, a CR that does not end a line, duplicate keys, syntax errors, ...) it gives up and the library parses the file,
-// so every problem is still worded and placed by the library. test/config/yaml-plain.test.ts holds
-// both to the same result over every YAML file in the repository and thousands of mutations of them.
+// line (plain, single- or double-quoted), literal and folded block scalars (`|`, `|-`, `>`, `>-`),
+// comments, documents split by `---`, LF or CRLF line ends. For that text it gives exactly what
+// yaml-source.ts gets from the library (values, index, offsets, line starts); for anything else
+// (anchors, tags, multi-line plain or quoted scalars, kept or indented block scalars, folded blocks
+// with more-indented lines, tabs, a CR that does not end a line, duplicate keys, syntax errors, ...)
+// it gives up and the library parses the file, so every problem is still worded and placed by the
+// library. test/config/yaml-plain.test.ts holds both to the same result over every YAML file in the
+// repository and thousands of mutations of them.
 //
 // Why: a run whose files are not in the parse cache (every fresh CI checkout, the first run after an
 // edit) spent most of its time in the library, which builds a token stream, a syntax tree and a
@@ -353,7 +355,7 @@ class PlainParser {
     const code = text.charCodeAt(at);
     let value: unknown;
     let after: number;
-    if (code === 0x7c) return this.literalBlock(at, indent);
+    if (code === 0x7c || code === 0x3e) return this.blockScalar(at, indent);
     if (code === 0x5b || code === 0x7b) {
       const flow = { at };
       value = this.flowCollection(flow, end, node);
@@ -414,10 +416,15 @@ class PlainParser {
     });
   }
 
-  /** `|` or `|-` at `at`: the lines below, more indented than `indent`, as they are. */
-  private literalBlock(at: number, indent: number): string {
+  /**
+   * `|` or `|-` at `at`: the lines below, more indented than `indent`, as they are; `>` or `>-`: the
+   * same lines folded, when none is more indented than the first or ends in a space (whose folding
+   * the library's rules keep apart).
+   */
+  private blockScalar(at: number, indent: number): string {
     const text = this.text;
     const end = this.ends[this.line] as number;
+    const folded = text.charCodeAt(at) === 0x3e;
     let position = at + 1;
     const strip = text.charCodeAt(position) === DASH;
     if (strip) position++;
@@ -445,13 +452,14 @@ class PlainParser {
         blockIndent = lineIndent;
       }
       if (lineIndent < blockIndent) break;
+      if (folded && (lineIndent > blockIndent || text.charCodeAt(lineEnd - 1) === SPACE)) notPlain();
       lines.push(text.slice(lineStart + blockIndent, lineEnd));
       lastEnd = lineEnd;
       this.nextLine();
     }
     if (blockIndent < 0 || lastEnd === text.length) notPlain();
     while (lines[lines.length - 1] === '') lines.pop();
-    const body = lines.join('\n');
+    const body = folded ? fold(lines) : lines.join('\n');
     return strip ? body : `${body}\n`;
   }
 
@@ -531,6 +539,22 @@ class PlainParser {
 }
 
 /** The escapes of double-quoted scalars this parser reads (yaml reads them the same way); any other is the library's. */
+/** A folded block's lines (none more indented): a line break between two lines becomes a space; each empty line between them, a line break. */
+function fold(lines: readonly string[]): string {
+  let out = '';
+  let emptyLines = 0;
+  for (const line of lines) {
+    if (line === '') {
+      emptyLines++;
+      continue;
+    }
+    if (out !== '') out += emptyLines === 0 ? ' ' : '\n'.repeat(emptyLines);
+    out += line;
+    emptyLines = 0;
+  }
+  return out;
+}
+
 const DOUBLE_QUOTED_ESCAPES = new Map<string, string>([
   ['\\', '\\'],
   ['"', '"'],

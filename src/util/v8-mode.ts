@@ -24,7 +24,7 @@
 // Most YAML never reaches the library: config/yaml-plain.ts reads plain YAML itself, in one pass
 // that TurboFan does not speed up (validate from a cold cache, lean / full / parse: 250 agents 64 /
 // 64 / 81 ms, 500 84 / 81 / 95 ms, 1,000 129 / 127 / 129 ms, 2,000 202 / 191 / 218 ms), so only
-// changed files that look beyond it (LIBRARY_YAML: tabs, anchors, tags, folded blocks, ...) count
+// changed files that look beyond it (LIBRARY_YAML: tabs, anchors, tags, indented or kept blocks, ...) count
 // towards these limits. A file the guess calls plain that the library ends up parsing costs time,
 // nothing else.
 // "small" is lean without Sparkplug either, V8's baseline compiler: everything runs in the
@@ -139,11 +139,11 @@ export type WalkLimits = Pick<ProjectYaml, 'bytes' | 'libraryColdBytes'>;
 
 /**
  * A quick guess at whether the yaml library, not config/yaml-plain.ts, will parse a file (which
- * would take reading it through): tabs, a CR that does not end a line, an anchor, alias or tag at a token's start, a folded
- * block or a block header with an indicator, a directive, a complex key. What it misses (multi-line
- * scalars, say) only costs the run time.
+ * would take reading it through): tabs, a CR that does not end a line, an anchor, alias or tag at a
+ * token's start, a block header with an indicator (`|+`, `>2`), a directive, a complex key. What it
+ * misses (multi-line scalars, say) only costs the run time.
  */
-export const LIBRARY_YAML = /\t|\r(?!\n)|(?:^|[ ,[{])[&*!][^ \n,[\]{}]|(?:^| )(?:>|\|(?=[-+]?[0-9]|-?\+))[-+0-9]*[ ]*(?:#.*)?$|^%|^[ ]*\? /m;
+export const LIBRARY_YAML = /\t|\r(?!\n)|(?:^|[ ,[{])[&*!][^ \n,[\]{}]|(?:^| )[>|](?=[-+]?[0-9]|-?\+)[-+0-9]*[ ]*(?:#.*)?$|^%|^[ ]*\? /m;
 
 /** The parse cache's packs (parse-cache-dir.ts): the project's files', and the tool-surface lock's, read and written apart. */
 export interface CachePacks {

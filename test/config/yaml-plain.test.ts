@@ -70,7 +70,9 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['tags', 'a: !!str 1\n', 'refused'],
   ['merge keys', 'a: {b: 1}\n<<: {c: 2}\n', 'refused'],
   ['__proto__', '__proto__: {a: 1}\n', 'refused'],
-  ['folded blocks', 'a: >\n  x\n  y\n', 'refused'],
+  ['folded blocks', 'a: >\n  x\n  y\n\n  z\n\n\n  w\nb: >- # c\n  one\n  two\nc:\n  - >\n    in a list\n', 'agreed'],
+  ['folded blocks with more-indented lines', 'a: >\n  x\n    y\n  z\n', 'refused'],
+  ['folded blocks with trailing spaces', 'a: >\n  x \n  y\n', 'refused'],
   ['kept chomping', 'a: |+\n  x\n\n', 'refused'],
   ['indentation indicators', 'a: |2\n   x\n', 'refused'],
   ['a literal block at the end without a newline', 'a: |\n  x', 'refused'],
@@ -135,7 +137,7 @@ describe('the plain YAML parser', () => {
     const small = [...files.map(({ text }) => text).filter((text) => text.length < 4000), ...CASES.map(([, text]) => text)];
     // And each with CRLF line ends, as checked out on Windows.
     const sources = [...small, ...small.map((text) => text.replace(/\r?\n/g, '\r\n'))];
-    const pieces = [' ', '  ', '\n', '\n  ', '-', '- ', '- - ', '  - ', ':', ': ', ':\n', '? ', '#', ' #', '"', "'", "''", '|', '|-', '|\n', '[', ']', '{', '}', ',', ', ', '---\n', '\n---\n', '...', '~', '0', '-1', '+1', '0x1F', '1e3', '.inf', '1.5', 'x', 'true', 'null', '\\', '\\n', '\\u00e9', '&a', '*a', '!', '?', '%', '@', '>', 'é', '\t', '\r', '\r\n'];
+    const pieces = [' ', '  ', '\n', '\n  ', '-', '- ', '- - ', '  - ', ':', ': ', ':\n', '? ', '#', ' #', '"', "'", "''", '|', '|-', '|\n', '[', ']', '{', '}', ',', ', ', '---\n', '\n---\n', '...', '~', '0', '-1', '+1', '0x1F', '1e3', '.inf', '1.5', 'x', 'true', 'null', '\\', '\\n', '\\u00e9', '&a', '*a', '!', '?', '%', '@', '>', '>-', '>\n', 'é', '\t', '\r', '\r\n'];
     let agreed = 0;
     const iterations = Number(process.env.PLAIN_ITERATIONS ?? 6000);
     for (let iteration = 0; iteration < iterations; iteration++) {
@@ -166,7 +168,7 @@ describe('the plain YAML parser', () => {
 /**
  * A random document in the subset the plain parser reads, written the ways people write it:
  * indentation of 1 to 4 spaces, compact and indented sequences, nested flow collections, literal
- * blocks (with blank and comment-like lines), comments and blank lines between entries, every kind
+ * and folded blocks (with blank, more-indented and comment-like lines), comments and blank lines between entries, every kind
  * of scalar.
  */
 function randomDocument(random: () => number): string {
@@ -195,7 +197,7 @@ function randomDocument(random: () => number): string {
   const literal = (indent: string): string => {
     const lines = Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(['text', '  more indented', '# not a comment', '', 'key: value', '- item']));
     if (lines[0] === '' || lines[0]?.startsWith(' ')) lines[0] = 'first';
-    return `${pick(['|', '|-'])}${comment()}\n${lines.map((line) => (line === '' ? '' : `${indent}${line}`)).join('\n')}`;
+    return `${pick(['|', '|-', '>', '>-'])}${comment()}\n${lines.map((line) => (line === '' ? '' : `${indent}${line}`)).join('\n')}`;
   };
   const value = (indent: string, step: string, depth: number): string => {
     const choice = random();
