@@ -87,7 +87,7 @@ function plainMayStartWith(text: string, at: number): boolean {
 
 class PlainParser {
   private readonly text: string;
-  /** Per line: where it starts, ends (its newline or the end of the text) and where its content starts. */
+  /** Per line: where it starts, ends (before its LF or CRLF, or at the end of the text) and where its content starts. */
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
   private readonly contents: number[] = [];
@@ -168,7 +168,7 @@ class PlainParser {
     }
   }
 
-  /** The current line is `---` alone (or before a comment). */
+  /** The current line is `---` alone (anything after it on the line is not plain). */
   private isDocumentStart(): boolean {
     return this.isMarker('---');
   }
