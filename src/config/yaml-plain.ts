@@ -4,7 +4,8 @@
 // comments, documents split by `---`, LF or CRLF line ends. For that text it gives exactly what
 // yaml-source.ts gets from the library (values, index, offsets, line starts); for anything else
 // (anchors, tags, multi-line plain or quoted scalars, kept or indented block scalars, folded blocks
-// with more-indented lines, tabs, a CR that does not end a line, duplicate keys, syntax errors, ...)
+// with more-indented lines, tabs, a CR that does not end a line, `...`, a file of nothing but
+// comments, duplicate keys, syntax errors, ...)
 // it gives up and the library parses the file, so every problem is still worded and placed by the
 // library. test/config/yaml-plain.test.ts holds both to the same result over every YAML file in the
 // repository and thousands of mutations of them.
@@ -121,28 +122,33 @@ class PlainParser {
     const lineStarts = this.lineStarts();
     const out: ParsedDocument[] = [];
     this.skipBlankLines();
-    let marked = this.isDocumentStart();
-    if (marked) this.nextLine();
+    // The line of the `---` that opened the document being read, if one did.
+    let marker = this.isDocumentStart() ? this.line : -1;
+    if (marker >= 0) this.nextLine();
     for (;;) {
       this.skipBlankLines();
-      if (this.atEnd()) {
-        // `---` with nothing after it is an empty document: the library's business.
-        if (marked || out.length === 0) notPlain();
-        return out;
+      if (this.atEnd() || this.isDocumentStart()) {
+        // Only comments, and no `---`: the library's business; so is a `--- # comment` before nothing
+        // (where the library starts that document is its own affair).
+        if (marker < 0 || this.ends[marker] !== (this.starts[marker] as number) + 3) notPlain();
+        // `---` with nothing after it: an empty document, which the library starts after the marker.
+        out.push({ value: null, start: (this.starts[marker] as number) + 3, index: { segments: '', nodes: [] }, nullFree: true, lineStarts });
+        if (this.atEnd()) return out;
+        marker = this.line;
+        this.nextLine();
+        continue;
       }
-      if (this.isDocumentStart() || this.isDocumentEnd()) notPlain();
-      if (this.indents[this.line] !== 0) notPlain();
+      if (this.isDocumentEnd() || this.indents[this.line] !== 0) notPlain();
       this.index = { segments: [], length: 0, nodes: [] };
       const start = this.contents[this.line] as number;
       const value = this.collection(0, -1);
       this.skipBlankLines();
       const index: DocumentIndex = { segments: this.index.segments.join(''), nodes: this.index.nodes };
       out.push({ value, start, index, nullFree: !hasNullField(value as JsonValue), lineStarts });
-      marked = false;
       if (this.atEnd()) return out;
       if (!this.isDocumentStart()) notPlain();
+      marker = this.line;
       this.nextLine();
-      marked = true;
     }
   }
 
@@ -168,7 +174,7 @@ class PlainParser {
     }
   }
 
-  /** The current line is `---` alone (anything after it on the line is not plain). */
+  /** The current line is `---`, alone or before a comment (content after it is not plain). */
   private isDocumentStart(): boolean {
     return this.isMarker('---');
   }
@@ -181,10 +187,14 @@ class PlainParser {
     if (this.atEnd()) return false;
     const start = this.starts[this.line] as number;
     if (!this.text.startsWith(marker, start)) return false;
-    const after = start + 3;
-    if (after === this.ends[this.line]) return true;
-    // `---x` is a plain scalar; `--- x` a document with inline content: neither is plain enough.
-    return notPlain();
+    const end = this.ends[this.line] as number;
+    let after = start + 3;
+    if (after === end) return true;
+    // `--- # note` is a marker; `---x` is a plain scalar and `--- x` a document with inline content:
+    // neither is plain enough.
+    if (this.text.charCodeAt(after) !== SPACE) return notPlain();
+    while (after < end && this.text.charCodeAt(after) === SPACE) after++;
+    return after === end || this.text.charCodeAt(after) === HASH || notPlain();
   }
 
   /** A block collection whose first line is the current one, at column `indent`. */

@@ -86,7 +86,11 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['a byte order mark', '\ufeffa: 1\n', 'refused'],
   ['directives', '%YAML 1.2\n---\na: 1\n', 'refused'],
   ['document end markers', 'a: 1\n...\n', 'refused'],
-  ['empty documents', '---\n---\na: 1\n', 'refused'],
+  ['empty documents', '---\n---\na: 1\n---\n# nothing\n---\nb: 2\n---\n', 'agreed'],
+  ['document markers with comments', '--- # first\na: 1\n---   # second\nb: 2\n', 'agreed'],
+  ['only a marker', '---\n', 'agreed'],
+  ['a marker at the end without a newline', 'a: 1\n---', 'agreed'],
+  ['a marker before a comment without a space', '---# x\na: 1\n', 'refused'],
   ['an empty file', '', 'refused'],
   ['only comments', '# nothing\n', 'refused'],
   ['a top-level scalar', 'text\n', 'refused'],
@@ -223,8 +227,14 @@ function randomDocument(random: () => number): string {
       return `${indent}-${comment()}\n${mapping(indent + step, step, depth + 1)}`;
     }).join('\n');
   const step = ' '.repeat(1 + Math.floor(random() * 4));
-  const documents = Array.from({ length: 1 + Math.floor(random() * 2) }, () => (random() < 0.15 ? sequence('', step, 0) : mapping('', step, 0)));
-  const text = `${random() < 0.2 ? '---\n' : ''}${documents.join('\n---\n')}${random() < 0.9 ? '\n' : ''}`;
+  const document = (): string => {
+    const choice = random();
+    if (choice < 0.05) return random() < 0.5 ? '' : '# empty';
+    return choice < 0.2 ? sequence('', step, 0) : mapping('', step, 0);
+  };
+  const marker = () => (random() < 0.1 ? '--- # next' : '---');
+  const documents = Array.from({ length: 1 + Math.floor(random() * 2) }, document);
+  const text = `${random() < 0.2 ? `${marker()}\n` : ''}${documents.join(`\n${marker()}\n`)}${random() < 0.05 ? `\n${marker()}` : ''}${random() < 0.9 ? '\n' : ''}`;
   return random() < 0.2 ? text.replaceAll('\n', '\r\n') : text;
 }
 
