@@ -4,7 +4,8 @@
 // parsing was half of a no-change plan of 1,000 agents).
 //
 // - Key: the file's name; the entry keeps the text it was made from, and the pack what made its
-//   entries: the parser (the code of yaml-source and yaml-plain, and the yaml package's version) and the schemas
+//   entries: the parser (the code of yaml-source and yaml-plain, the yaml package's version, whether
+//   AGENTFORM_YAML_PARSER=library turned the plain parser off) and the schemas
 //   (schemaSources: their texts, ajv's version and setup). Both are compared byte for byte, so an
 //   edit, a rename, a new build of the parser or other schemas is a miss. They were sha256 digests
 //   until hashing was found to cost a small plan more than comparing (node:crypto alone ~2.5 ms to
@@ -32,7 +33,7 @@ import { PACKS, parseCachePack, type PackName } from './parse-cache-dir.js';
 import { openPack, PackWriter, type Pack, type PackEntry } from './parse-cache-pack.js';
 import { schemaSources } from './schemas.js';
 import { PLAIN_PARSER_MODULE_URL } from './yaml-plain.js';
-import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile } from './yaml-source.js';
+import { PARSER_MODULE_URL, type ParsedDocument, type ParsedFile, yamlParser } from './yaml-source.js';
 import { installedVersion } from '../util/package-version.js';
 
 const FORMAT = 5;
@@ -85,7 +86,7 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
   const dir = dirname(path);
   // What made the entries: the parser, and the schemas their documents passed (or not).
   let identity: Buffer | undefined;
-  const madeBy = (): Buffer => (identity ??= Buffer.from(`${parserSource()}\0${schemaSources()}`, 'utf8'));
+  const madeBy = (): Buffer => (identity ??= Buffer.from(`${parserSource()}\0${yamlParser(env)}\0${schemaSources()}`, 'utf8'));
   // The last run's pack, opened on the first lookup; undefined once known to be missing or unreadable.
   let previous: Pack | undefined | null = null;
   const pack = (): Pack | undefined => {

@@ -132,18 +132,27 @@ function positionOf(lineStarts: readonly number[], offset: number): { line: numb
 }
 
 /**
+ * Which parser reads plain YAML: the plain parser (yaml-plain.ts), unless AGENTFORM_YAML_PARSER=library
+ * sends every file to the yaml library (a way out, should the plain parser ever be suspected of
+ * reading a file differently; the parse cache keeps the two apart).
+ */
+export function yamlParser(env: NodeJS.ProcessEnv = process.env): 'plain' | 'library' {
+  return env.AGENTFORM_YAML_PARSER?.trim() === 'library' ? 'library' : 'plain';
+}
+
+/**
  * Parses every document of a file into plain data. Syntax errors become problems (at the position
  * yaml gives); documents with syntax errors are dropped, the others are kept. Never throws. Plain
  * text (yaml-plain.ts) is read without the library, to the same result.
  */
-export function parseYamlText(file: string, text: string): ParsedFile {
+export function parseYamlText(file: string, text: string, env: NodeJS.ProcessEnv = process.env): ParsedFile {
   const problems: Problem[] = [];
   const at = (line: number, col: number): SourceLocation => ({ file, line, col });
   if (text.includes('\u0000')) {
     problems.push({ severity: 'error', message: 'not a YAML file: it contains binary data (NUL bytes)', location: at(1, 1) });
     return { file, documents: [], problems };
   }
-  const plain = parsePlainYaml(text);
+  const plain = yamlParser(env) === 'plain' ? parsePlainYaml(text) : undefined;
   if (plain) return { file, documents: plain, problems };
   return parseWithLibrary(file, text);
 }

@@ -58,6 +58,16 @@ describe('parse cache', () => {
     expect(cache.get('other.yaml', AGENT)).toBeUndefined();
   });
 
+  // AGENTFORM_YAML_PARSER=library (yaml-source.ts) is a way around the plain parser: not around it
+  // through the cache.
+  it('misses on entries the other YAML parser made', () => {
+    cache.set('agents.yaml', AGENT, parseYamlText('agents.yaml', AGENT), []);
+    cache.close();
+    const library = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache'), AGENTFORM_YAML_PARSER: 'library' })!;
+    expect(library.get('agents.yaml', AGENT)).toBeUndefined();
+    expect(reopen().get('agents.yaml', AGENT)).toBeDefined();
+  });
+
   it.each([
     ['a file with problems', 'kind: Agent\nname: a\nname: b\n'],
     ['a value JSON cannot carry (.nan)', 'kind: Agent\nname: a\nspec: {x: .nan}\n'],

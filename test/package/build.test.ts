@@ -65,16 +65,17 @@ describe('the bundle', () => {
   // The bundle's chunks are not the tsc output: validators precompiled from other code would not
   // match its source hash and every run would compile the schemas again (~100 ms), silently.
   it.each([
-    ['plain YAML: the plain parser alone', false],
-    ['tabs: the yaml library too', true],
-  ])('validates with its precompiled validators and its own YAML parsers, loading nothing from node_modules (%s)', async (_name, library) => {
+    ['plain YAML: the plain parser alone', false, {}],
+    ['tabs: the yaml library too', true, {}],
+    ['AGENTFORM_YAML_PARSER=library: the yaml library for plain YAML too', true, { AGENTFORM_YAML_PARSER: 'library' }],
+  ] as Array<[string, boolean, NodeJS.ProcessEnv]>)('validates with its precompiled validators and its own YAML parsers, loading nothing from node_modules (%s)', async (_name, library, env) => {
     const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
     const report = join(dir, 'loaded.json');
     const hook = join(dir, 'hook.cjs');
     const project = quickstartCopy(join(dir, 'quickstart'));
-    if (library) beyondPlain(project);
+    if (library && !env.AGENTFORM_YAML_PARSER) beyondPlain(project);
     writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache))));\n`);
-    const { stdout, stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off' } });
+    const { stdout, stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off', ...env } });
     expect(stdout).toContain('valid');
     const loaded = JSON.parse(readFileSync(report, 'utf8')) as string[];
     expect(loaded.filter((file) => file.includes(`ajv${sep}dist${sep}compile${sep}`))).toEqual([]);
