@@ -1,14 +1,14 @@
 // A parser for the plain YAML that project files are nearly always written in, to skip the yaml
-// library where it can: block mappings and sequences, one-line flow collections, scalars on one
-// line (plain, single- or double-quoted), literal and folded block scalars (`|`, `|-`, `>`, `>-`),
-// comments, documents split by `---`, LF or CRLF line ends. For that text it gives exactly what
-// yaml-source.ts gets from the library (values, index, offsets, line starts); for anything else
-// (anchors, tags, multi-line plain or quoted scalars, kept or indented block scalars, folded blocks
-// with more-indented lines, tabs, a CR that does not end a line, `...`, a file of nothing but
-// comments, duplicate keys, syntax errors, ...)
-// it gives up and the library parses the file, so every problem is still worded and placed by the
-// library. test/config/yaml-plain.test.ts holds both to the same result over every YAML file in the
-// repository and thousands of mutations of them.
+// library where it can: block mappings and sequences, one-line flow collections, plain scalars
+// (over more lines too), quoted scalars on one line, literal and folded block scalars (`|`, `|-`,
+// `>`, `>-`), comments, documents split by `---`, LF or CRLF line ends. For that text it gives
+// exactly what yaml-source.ts gets from the library (values, index, offsets, line starts); for
+// anything else (anchors, tags, multi-line quoted scalars or flow collections, kept or indented block
+// scalars, folded blocks with more-indented lines, tabs, a CR that does not end a line, `...`, a file
+// of nothing but comments, duplicate keys, syntax errors, ...) it gives up and the library parses the
+// file, so every problem is still worded and placed by the library. test/config/yaml-plain.test.ts
+// holds both to the same result over every YAML file in the repository and thousands of mutations of
+// them.
 //
 // Why: a run whose files are not in the parse cache (every fresh CI checkout, the first run after an
 // edit) spent most of its time in the library, which builds a token stream, a syntax tree and a
@@ -254,7 +254,7 @@ class PlainParser {
         this.skipBlankLines();
         if (this.atEnd() || (this.indents[this.line] as number) <= indent || this.isDocumentStart()) notPlain();
         this.setNodeValue(node, this.contents[this.line] as number);
-        items.push(this.collection(this.indents[this.line] as number, node));
+        items.push(this.collectionOrScalar(this.indents[this.line] as number, indent, node));
       } else if (this.isSequenceEntry(content) || this.startsMappingEntry(content)) {
         // `- key: value` or `- - item`: a collection that starts on this line, at this column.
         const column = content - (this.starts[this.line] as number);
@@ -303,9 +303,22 @@ class PlainParser {
     if (lineIndent === 0 && (this.isDocumentStart() || this.isDocumentEnd())) return null;
     if (lineIndent > indent || (lineIndent === indent && this.isSequenceEntry(at))) {
       this.setNodeValue(node, at);
-      return this.collection(lineIndent, node);
+      return this.collectionOrScalar(lineIndent, indent, node);
     }
     return null;
+  }
+
+  /**
+   * What starts at the current line, more indented than the collection at `indent` that holds it: a
+   * collection, or a scalar (a plain one may go on over more lines; a block scalar's header belongs
+   * on its key's line, as far as this parser goes).
+   */
+  private collectionOrScalar(lineIndent: number, indent: number, node: number): unknown {
+    const at = this.contents[this.line] as number;
+    if (this.isSequenceEntry(at) || this.startsMappingEntry(at)) return this.collection(lineIndent, node);
+    const code = this.text.charCodeAt(at);
+    if (code === 0x7c || code === 0x3e) notPlain();
+    return this.inlineValue(at, indent, node);
   }
 
   /** Whether a mapping entry (`key:` then a space or the line's end) starts at `at`, reading only this line. */
@@ -375,19 +388,48 @@ class PlainParser {
       value = this.quoted(at, after);
     } else {
       if (!plainMayStartWith(text, at)) notPlain();
-      let stop = end;
       const comment = text.indexOf(' #', at);
-      if (comment >= 0 && comment < end) stop = comment;
+      const commented = comment >= 0 && comment < end;
+      let stop = commented ? comment : end;
       while (text.charCodeAt(stop - 1) === SPACE) stop--;
       const source = text.slice(at, stop);
       // `a: b: c` is an error; `a: b:` a question for the library.
       if (source.includes(': ') || source.charCodeAt(source.length - 1) === COLON) notPlain();
-      value = resolvePlain(source);
+      // Without a comment on its line, a plain scalar may go on, folded, on more indented lines.
+      value = resolvePlain(commented ? source : this.foldedPlain(source, indent));
       after = stop;
     }
     this.restOfLineIsComment(after, end);
     this.nextLine();
     return value;
+  }
+
+  /**
+   * A plain scalar whose first line (of the current line) is `first`, with the lines after it that
+   * are more indented than `indent` folded in: one line break between two lines becomes a space, each
+   * empty line a line break. Leaves the current line on its last line. Continuation lines that could
+   * read as anything else (a comment, an indicator first, `: ` or ` #` inside) are the library's.
+   */
+  private foldedPlain(first: string, indent: number): string {
+    let folded = first;
+    let emptyLines = 0;
+    for (let next = this.line + 1; next < this.starts.length; next++) {
+      const content = this.contents[next] as number;
+      const end = this.ends[next] as number;
+      if (content === end) {
+        emptyLines++;
+        continue;
+      }
+      if ((this.indents[next] as number) <= indent) break;
+      let stop = end;
+      while (this.text.charCodeAt(stop - 1) === SPACE) stop--;
+      const line = this.text.slice(content, stop);
+      if (!plainMayStartWith(this.text, content) || line.includes(': ') || line.includes(' #') || line.charCodeAt(line.length - 1) === COLON) notPlain();
+      folded += emptyLines === 0 ? ` ${line}` : `${'\n'.repeat(emptyLines)}${line}`;
+      emptyLines = 0;
+      this.line = next;
+    }
+    return folded;
   }
 
   /** Only spaces, then perhaps a comment (after a space), from `at` to the line's end. */

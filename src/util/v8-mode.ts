@@ -141,7 +141,7 @@ export type WalkLimits = Pick<ProjectYaml, 'bytes' | 'libraryColdBytes'>;
  * A quick guess at whether the yaml library, not config/yaml-plain.ts, will parse a file (which
  * would take reading it through): tabs, a CR that does not end a line, an anchor, alias or tag at a
  * token's start, a block header with an indicator (`|+`, `>2`), a directive, a complex key. What it
- * misses (multi-line scalars, say) only costs the run time.
+ * misses (multi-line quoted scalars, say) only costs the run time.
  */
 export const LIBRARY_YAML = /\t|\r(?!\n)|(?:^|[ ,[{])[&*!][^ \n,[\]{}]|(?:^| )[>|](?=[-+]?[0-9]|-?\+)[-+0-9]*[ ]*(?:#.*)?$|^%|^[ ]*\? /m;
 

@@ -77,7 +77,10 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['kept chomping', 'a: |+\n  x\n\n', 'refused'],
   ['indentation indicators', 'a: |2\n   x\n', 'refused'],
   ['a literal block at the end without a newline', 'a: |\n  x', 'refused'],
-  ['multi-line plain scalars', 'a: one\n  two\n', 'refused'],
+  ['multi-line plain scalars', 'a: one\n  two\n\n  three\n\n\n      four  \nb:\n  on its own line\n  and the next\nc:\n- x\n  y\n-\n  z\nd: 1\n  2\n', 'agreed'],
+  ['a multi-line plain scalar after a comment', 'a: one # c\n  two\n', 'refused'],
+  ['a multi-line plain scalar with a comment line', 'a: one\n  # two\n', 'refused'],
+  ['a block scalar header on the next line', 'a:\n  |\n    x\n', 'refused'],
   ['multi-line quoted scalars', 'a: "one\n  two"\n', 'refused'],
   ['multi-line flow collections', 'a: [1,\n  2]\n', 'refused'],
   ['tabs', 'a:\tb\n', 'refused'],
@@ -203,8 +206,13 @@ function randomDocument(random: () => number): string {
     if (lines[0] === '' || lines[0]?.startsWith(' ')) lines[0] = 'first';
     return `${pick(['|', '|-', '>', '>-'])}${comment()}\n${lines.map((line) => (line === '' ? '' : `${indent}${line}`)).join('\n')}`;
   };
+  /** A plain scalar over more lines, as a long description is wrapped. */
+  const wrapped = (indent: string): string =>
+    ['first words', ...Array.from({ length: 1 + Math.floor(random() * 3) }, () => `${random() < 0.2 ? '\n' : ''}${indent}${pick(['more words', 'x', '- not an item', 'a-b', 'key-like: no', '12'])}`)].join('\n');
   const value = (indent: string, step: string, depth: number): string => {
     const choice = random();
+    if (choice < 0.05) return ` ${wrapped(indent + step)}`;
+    if (choice < 0.08) return `\n${indent + step}${wrapped(indent + step)}`;
     if (depth > 4 || choice < 0.4) return ` ${pick(scalars)}${comment()}`;
     if (choice < 0.55) return ` ${flow(0)}${comment()}`;
     if (choice < 0.65) return ` ${literal(indent + step)}`;
