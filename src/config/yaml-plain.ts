@@ -119,7 +119,8 @@ class PlainParser {
   }
 
   documents(): ParsedDocument[] {
-    const lineStarts = this.lineStarts();
+    // As yaml's LineCounter: 0, then the offset after every newline (this.starts is never changed).
+    const lineStarts = this.starts;
     const out: ParsedDocument[] = [];
     this.skipBlankLines();
     // The line of the `---` that opened the document being read, if one did.
@@ -150,11 +151,6 @@ class PlainParser {
       marker = this.line;
       this.nextLine();
     }
-  }
-
-  /** As yaml's LineCounter: 0, then the offset after every newline. */
-  private lineStarts(): number[] {
-    return this.starts.slice();
   }
 
   private atEnd(): boolean {
@@ -323,52 +319,38 @@ class PlainParser {
 
   /** Whether a mapping entry (`key:` then a space or the line's end) starts at `at`, reading only this line. */
   private startsMappingEntry(at: number): boolean {
-    const code = this.text.charCodeAt(at);
+    return this.entryColon(at) >= 0;
+  }
+
+  /** The offset of the `:` that makes the text at `at` (on this line) a mapping entry, or -1. */
+  private entryColon(at: number): number {
+    const text = this.text;
     const end = this.ends[this.line] as number;
+    const code = text.charCodeAt(at);
+    const endsKey = (colon: number) => text.charCodeAt(colon) === COLON && (colon + 1 === end || text.charCodeAt(colon + 1) === SPACE);
     if (code === 0x22 || code === 0x27) {
       const close = this.quotedEnd(at, end);
-      return this.text.charCodeAt(close) === COLON;
+      return endsKey(close) ? close : -1;
     }
-    if (!plainMayStartWith(this.text, at)) return false;
+    if (!plainMayStartWith(text, at)) return -1;
     for (let position = at; position < end; position++) {
-      const char = this.text.charCodeAt(position);
-      if (char === COLON) {
-        const next = this.text.charCodeAt(position + 1);
-        if (position + 1 === end || next === SPACE) return true;
-      } else if (char === HASH && this.text.charCodeAt(position - 1) === SPACE) {
-        return false;
-      }
+      if (endsKey(position)) return position;
+      if (text.charCodeAt(position) === HASH && text.charCodeAt(position - 1) === SPACE) return -1;
     }
-    return false;
+    return -1;
   }
 
   /** The key of the entry at `at` and the offset of its `:`. */
   private mappingKey(at: number): { key: string; colon: number } {
-    const text = this.text;
-    const end = this.ends[this.line] as number;
-    const code = text.charCodeAt(at);
-    if (code === 0x22 || code === 0x27) {
-      const close = this.quotedEnd(at, end);
-      if (text.charCodeAt(close) !== COLON) notPlain();
-      const next = text.charCodeAt(close + 1);
-      if (!(close + 1 === end || next === SPACE)) notPlain();
-      return { key: this.quoted(at, close), colon: close };
-    }
-    if (!plainMayStartWith(text, at)) notPlain();
-    for (let position = at; position < end; position++) {
-      const char = text.charCodeAt(position);
-      if (char === COLON) {
-        const next = text.charCodeAt(position + 1);
-        if (position + 1 === end || next === SPACE) {
-          const source = text.slice(at, position);
-          // `key : value`, `[a]: b`, `a, b: c`, `a #b: c`: not plain enough.
-          if (text.charCodeAt(position - 1) === SPACE || /[[\]{},#]/.test(source)) notPlain();
-          if (typeof resolvePlain(source) !== 'string') notPlain();
-          return { key: source, colon: position };
-        }
-      }
-    }
-    return notPlain();
+    const colon = this.entryColon(at);
+    if (colon < 0) notPlain();
+    const code = this.text.charCodeAt(at);
+    if (code === 0x22 || code === 0x27) return { key: this.quoted(at, colon), colon };
+    const source = this.text.slice(at, colon);
+    // `key : value`, `[a]: b`, `a, b: c`, `a#b: c`: not plain enough.
+    if (this.text.charCodeAt(colon - 1) === SPACE || /[[\]{},#]/.test(source)) notPlain();
+    if (typeof resolvePlain(source) !== 'string') notPlain();
+    return { key: source, colon };
   }
 
   /** A value that starts at `at` on the current line; the line is used up. */

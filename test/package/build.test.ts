@@ -238,8 +238,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
   // its request path (loaded at the first requests) comes from them, not from a compile.
   it('runs `agentform server` through the code cache the build trained for it', async () => {
     const data = mkdtempSync(join(tmpdir(), 'agentform-server-cache-'));
-    const project = mkdtempSync(join(tmpdir(), 'agentform-server-cache-project-'));
-    cpSync(join(REPO, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
+    const project = quickstartCopy(mkdtempSync(join(tmpdir(), 'agentform-server-cache-project-')));
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_WRITE_CODE_CACHE: _write, ...inherited } = process.env;
     const server = startServerProcess(['--port', '0', '--data', data, '--environments', 'dev'], { AGENTFORM_DEBUG: '1' });
     try {
@@ -278,8 +277,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
   // of the HTTP client were compiled from source on every plan and apply (~3.5 ms).
   it('plans a small project with warm caches without loading node:crypto, every built-in from Node’s code cache', async () => {
     const data = mkdtempSync(join(tmpdir(), 'agentform-no-crypto-'));
-    const project = join(data, 'project');
-    cpSync(join(REPO, 'examples', 'quickstart'), project, { recursive: true, filter: (source) => basename(source) !== '.agentform' });
+    const project = quickstartCopy(join(data, 'project'));
     const report = join(data, 'builtins.json');
     const hook = join(data, 'hook.cjs');
     // Node's own account of how it compiled its built-ins (--expose-internals: for tests only).
