@@ -11,5 +11,6 @@ let crypto: typeof import('node:crypto') | undefined;
 export function sha256Hex(data: string | Uint8Array): string {
   // require, not import(): the bundle's chunks run through vm.Script (code-cache.ts), where import() has no loader.
   crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  return crypto.createHash('sha256').update(data).digest('hex');
+  // One-shot (Node >= 20.12): half the cost of a Hash object per call.
+  return crypto.hash('sha256', data, 'hex');
 }

@@ -1,8 +1,9 @@
 // apply without a question to ask (--auto-approve, a saved plan) sends its first writes before the
 // plan text is printed, and prints it while they are on the wire (issue 17). What the user sees is
 // unchanged: the plan text first, whole and in order, then the progress lines; a refusal before
-// any write still prints the plan first and writes nothing; a failure while printing stops new
-// writes and reports the ones already made.
+// any write still prints the plan first and writes nothing; a failure while printing (the plan
+// text, or the log lines, which off a terminal go out once per turn) stops new writes and reports
+// the ones already made.
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,16 +91,20 @@ describe('apply --auto-approve: writes start before the plan text is out, the ou
   }, 60_000);
 });
 
-describe('a failure while the plan text is printed', () => {
-  it('starts no new write, lets the ones in flight finish, reports them, then fails', async () => {
+describe('a failure to print stops new writes', () => {
+  it.each([
+    // The second batch of plan text cannot be written: by then the first writes are on the wire.
+    { what: 'the plan', failsAt: (text: string) => text.includes('agent/agent-150 ') },
+    // The first batch of "Created" lines (written once per turn off a terminal): the plan text is out.
+    { what: 'the log', failsAt: (text: string) => / Created after /.test(text) },
+  ])('printing $what: lets the writes in flight finish, reports them, then fails', async ({ what, failsAt }) => {
     const dir = await project(300);
     const { plane } = await startPlane();
     const printed: string[] = [];
     let failed = false;
-    // The second batch of plan text cannot be written: by then the first writes are on the wire.
     vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
       const text = String(chunk);
-      if (!failed && text.includes('agent/agent-150 ')) {
+      if (!failed && failsAt(text)) {
         failed = true;
         throw new Error('stdout is gone');
       }
@@ -120,8 +125,7 @@ describe('a failure while the plan text is printed', () => {
     expect((error as Error).message).toBe('stdout is gone');
     const output = printed.join('');
     // The summary says what was done and that the rest was not started, and why.
-    expect(output).toMatch(/Apply incomplete\. Resources: \d+ added/);
-    expect(output).toContain('Stopped: printing the plan failed (stdout is gone), so nothing more was started.');
+    expect(output).toContain(`Stopped: printing ${what} failed (stdout is gone), so nothing more was started.`);
     const added = Number(/Apply incomplete\. Resources: (\d+) added/.exec(output)?.[1]);
     expect(added).toBeGreaterThan(0);
     expect(added).toBeLessThan(301);

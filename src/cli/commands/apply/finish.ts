@@ -26,6 +26,7 @@ import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 import { refuseOnBlockingFindings, reviewPlan } from '../../../safety/index.js';
 import { debugSink } from '../../../connect/open.js';
 import { settleHeapAfterFirstWrite } from '../../../util/write-phase-heap.js';
+import { TurnBatchedLines } from '../../turn-batched-lines.js';
 
 /** What run.ts worked out from the command line before opening the session. */
 export interface ApplyRequest {
@@ -98,9 +99,23 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   // On a terminal, a status line under the log shows what is in flight; it is cleared before
   // each log line and redrawn after it. Never in CI logs (no TTY) or with --json.
   const live = !options.json && process.stderr.isTTY === true && !process.env.CI;
+  // Off a terminal (CI logs, files, pipes) the lines of the write phase go out once per turn; on
+  // a terminal each line at once, as the status line under them is redrawn after each.
+  const batch = live ? undefined : new TurnBatchedLines((text) => process.stdout.write(text));
+  const print = batch ? batch.push : out;
+  const flushPrinted = () => batch?.flush();
   let progress = initialProgress(plan);
   let stopping = false;
+  /** Printing failed (the plan text or a line of the log): nothing more is started. */
+  let printFailure: unknown;
+  let printing = 'the plan';
   const onSigint = () => {
+    try {
+      flushPrinted();
+    } catch (error) {
+      if (printFailure === undefined) printing = 'the log';
+      printFailure ??= error;
+    }
     if (!stopping) {
       stopping = true;
       process.stderr.write('\nInterrupted: letting requests in flight finish, starting no new ones (Ctrl-C again to stop at once)...\n');
@@ -127,19 +142,18 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
       return;
     }
     clearLive();
-    out(line);
+    print(line);
     drawLive();
   };
   const slug = run.desired.target.slug;
   const projectDir = run.desired.projectDir;
   const tested = new Map<string, { id: string; tools: readonly ToolDescriptor[] }>();
-  let printFailure: unknown;
   let result;
   try {
     const applying = applyPlan(plan, run.desired, run.actual, { caller: session.client }, {
       parallelism,
       waitForImages: options.wait === true,
-      shouldStop: () => stopping || printFailure !== undefined,
+      shouldStop: () => stopping || printFailure !== undefined || batch?.failed === true,
       onEvent: emit,
       onConnectionTested: (name, id, tools) => tested.set(name, { id, tools }),
       reread: async (kind: ResourceKind) => {
@@ -170,9 +184,10 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
       }
       planPending = false;
       try {
+        flushPrinted();
         flushHeld();
         clearLive();
-        for (const line of queued.splice(0)) out(line);
+        for (const line of queued.splice(0)) print(line);
         drawLive();
       } catch (error) {
         printFailure ??= error;
@@ -182,8 +197,14 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   } finally {
     clearLive();
     process.off('SIGINT', onSigint);
+    try {
+      flushPrinted();
+    } catch (error) {
+      if (printFailure === undefined) printing = 'the log';
+      printFailure ??= error;
+    }
   }
-  if (printFailure !== undefined) result.stoppedBy = `printing the plan failed (${printFailure instanceof Error ? printFailure.message : String(printFailure)}), so nothing more was started`;
+  if (printFailure !== undefined) result.stoppedBy = `printing ${printing} failed (${printFailure instanceof Error ? printFailure.message : String(printFailure)}), so nothing more was started`;
   if (options.json) out(JSON.stringify({ type: 'summary', ...result }));
   else out(renderApplySummary(result, { color }));
   if (printFailure !== undefined) throw printFailure;
