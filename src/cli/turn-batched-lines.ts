@@ -5,7 +5,9 @@
 // of them for 1,000 agents. One write per turn prints the same bytes in the same order.
 //
 // The caller flushes before anything else is written to the terminal (stderr lines, a prompt,
-// an exit), so that stdout and stderr keep their order where they share a terminal or a log.
+// an exit), so that stdout and stderr keep their order where they share a terminal or a log; and
+// flushBeforeSignal() keeps a kill (a CI job cancelled with SIGTERM) from losing the queued lines
+// that a line-at-a-time writer would already have written.
 
 export class TurnBatchedLines {
   private pending: string[] = [];
@@ -50,4 +52,23 @@ export class TurnBatchedLines {
     this.pending = [];
     this.write(text);
   }
+}
+
+/**
+ * Until the returned function is called: on `signal`, writes what `lines` holds, then lets the
+ * signal do what it would have done without this listener (`raise`, by default sending it again
+ * once the listener is gone: the process ends as killed).
+ */
+export function flushBeforeSignal(lines: TurnBatchedLines, signal: NodeJS.Signals, raise: (signal: NodeJS.Signals) => void = (sent) => process.kill(process.pid, sent)): () => void {
+  const onSignal = () => {
+    process.off(signal, onSignal);
+    try {
+      lines.flush();
+    } catch {
+      // Nowhere left to report it: the process is ending.
+    }
+    raise(signal);
+  };
+  process.on(signal, onSignal);
+  return () => process.off(signal, onSignal);
 }

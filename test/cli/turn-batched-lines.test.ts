@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { TurnBatchedLines } from '../../src/cli/turn-batched-lines.js';
+import { TurnBatchedLines, flushBeforeSignal } from '../../src/cli/turn-batched-lines.js';
 
 function recorder(fail?: (text: string) => boolean): { writes: string[]; lines: TurnBatchedLines } {
   const writes: string[] = [];
@@ -57,5 +57,43 @@ describe('TurnBatchedLines', () => {
     const { lines } = recorder(() => true);
     lines.push('a');
     expect(() => lines.flush()).toThrow('stdout is gone');
+  });
+});
+
+describe('flushBeforeSignal', () => {
+  it('writes the queued lines on the signal, then raises it again without its listener', () => {
+    const { writes, lines } = recorder();
+    const raised: string[] = [];
+    const before = process.listenerCount('SIGTERM');
+    flushBeforeSignal(lines, 'SIGTERM', (signal) => {
+      // Raised once the listener is gone: the process then ends as it would have.
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+      raised.push(signal);
+    });
+    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+    lines.push('agent/a: Created after 3ms (version 1)');
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(writes).toEqual(['agent/a: Created after 3ms (version 1)\n']);
+    expect(raised).toEqual(['SIGTERM']);
+  });
+
+  it('raises the signal even when the write fails', () => {
+    const { lines } = recorder(() => true);
+    const raised: string[] = [];
+    flushBeforeSignal(lines, 'SIGTERM', (signal) => raised.push(signal));
+    lines.push('a');
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(raised).toEqual(['SIGTERM']);
+  });
+
+  it('does nothing once stopped', () => {
+    const { writes, lines } = recorder();
+    const before = process.listenerCount('SIGTERM');
+    const stop = flushBeforeSignal(lines, 'SIGTERM', () => undefined);
+    stop();
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+    lines.push('a');
+    lines.flush();
+    expect(writes).toEqual(['a\n']);
   });
 });

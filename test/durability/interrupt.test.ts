@@ -1,6 +1,6 @@
 // Quick durability: SIGINT lets in-flight requests finish, starts nothing new, reports what was done
-// and exits 130; SIGKILL at a seeded point followed by a re-run converges. Many seeds:
-// interrupt.stress.test.ts.
+// and exits 130; SIGTERM ends the run as killed once its queued log lines are out; SIGTERM or
+// SIGKILL at a seeded point followed by a re-run converges. Many seeds: interrupt.stress.test.ts.
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,6 +14,12 @@ describe('interrupting apply', () => {
   it.each([1, 2, 3])('SIGINT, seed %i: exits 130 with exactly what it reported done, and a re-run converges', async (seed) => {
     const outcome = await interruptScenario(seed, 'SIGINT', SHAPE);
     console.log(`SIGINT seed ${seed}: ${JSON.stringify(outcome)}`);
+    expect(outcome.reruns).toBe(1);
+  }, 60_000);
+
+  it.each([1, 2, 3])('SIGTERM, seed %i: ends as killed with its queued log lines out, and a re-run converges', async (seed) => {
+    const outcome = await interruptScenario(seed, 'SIGTERM', SHAPE);
+    console.log(`SIGTERM seed ${seed}: ${JSON.stringify(outcome)}`);
     expect(outcome.reruns).toBe(1);
   }, 60_000);
 

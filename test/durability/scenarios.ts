@@ -62,16 +62,18 @@ function events(stdout: string): JsonEvent[] {
 
 export interface InterruptOutcome {
   seed: number;
-  signal: 'SIGINT' | 'SIGKILL';
+  signal: InterruptSignal;
   stopAfterDone: number;
-  /** The first run's exit: 130 for SIGINT, null (killed) for SIGKILL, 0 if it finished first. */
+  /** The first run's exit: 130 for SIGINT, null (killed) for SIGTERM and SIGKILL, 0 if it finished first. */
   firstExit: number | null;
   doneBeforeStop: number;
   reruns: number;
 }
 
 /** Stops apply after a seeded number of finished changes, checks what it reported, then re-runs to convergence. */
-export async function interruptScenario(seed: number, signal: 'SIGINT' | 'SIGKILL', shape: ProjectShape): Promise<InterruptOutcome> {
+export type InterruptSignal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
+
+export async function interruptScenario(seed: number, signal: InterruptSignal, shape: ProjectShape): Promise<InterruptOutcome> {
   // Latency keeps the run long enough to be stopped in the middle.
   const plane = await startPlane({ faults: { latencyMs: 25, seed } });
   try {
@@ -109,8 +111,18 @@ export async function interruptScenario(seed: number, signal: 'SIGINT' | 'SIGKIL
         if (reported.has(`apiKey/${name}`)) expect(existsSync(join(project.dir, '.agentform', 'tokens', `${name}.token`))).toBe(true);
       }
     }
-    if (signal === 'SIGKILL') {
-      expect(exit.signal === 'SIGKILL' || exit.code === 0).toBe(true);
+    if (signal === 'SIGTERM' && exit.code !== 0) {
+      // Ends as killed (no graceful stop for SIGTERM), once the log lines it had queued are out:
+      // every line whole (events() parses each), and every change it reported done is on the server.
+      expect(exit.signal, run.stderr()).toBe('SIGTERM');
+      expect(run.stdout().endsWith('\n')).toBe(true);
+      // census names `agents/x`, events `agent/x`: compared by name (names are unique across kinds here).
+      const missing = new Set((await census(project, plane)).missing.map((entry) => entry.slice(entry.indexOf('/') + 1)));
+      const reportedMissing = seen.filter((event) => event.type === 'done' && missing.has(String(event.address).slice(String(event.address).indexOf('/') + 1)));
+      expect(reportedMissing, `seed ${seed}`).toEqual([]);
+    }
+    if (signal !== 'SIGINT') {
+      expect(exit.signal === signal || exit.code === 0).toBe(true);
       // A killed process cannot remove the temporary file of a write it was in: at most a token's,
       // readable by its owner only; the re-run below must remove it (checked at the end).
       for (const file of await leftoverTempFiles(project.dir)) {

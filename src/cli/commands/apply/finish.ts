@@ -26,7 +26,7 @@ import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 import { refuseOnBlockingFindings, reviewPlan } from '../../../safety/index.js';
 import { debugSink } from '../../../connect/open.js';
 import { settleHeapAfterFirstWrite } from '../../../util/write-phase-heap.js';
-import { TurnBatchedLines } from '../../turn-batched-lines.js';
+import { TurnBatchedLines, flushBeforeSignal } from '../../turn-batched-lines.js';
 
 /** What run.ts worked out from the command line before opening the session. */
 export interface ApplyRequest {
@@ -104,6 +104,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const batch = live ? undefined : new TurnBatchedLines((text) => process.stdout.write(text));
   const print = batch ? batch.push : out;
   const flushPrinted = () => batch?.flush();
+  const stopFlushingOnSigterm = batch ? flushBeforeSignal(batch, 'SIGTERM') : () => undefined;
   let progress = initialProgress(plan);
   let stopping = false;
   /** Printing failed (the plan text or a line of the log): nothing more is started. */
@@ -197,6 +198,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   } finally {
     clearLive();
     process.off('SIGINT', onSigint);
+    stopFlushingOnSigterm();
     try {
       flushPrinted();
     } catch (error) {
