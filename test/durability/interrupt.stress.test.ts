@@ -1,4 +1,5 @@
-// Stress: SIGINT, SIGTERM and SIGKILL at seeded stop points over 20 seeds each; every run converges after
+// Stress: SIGINT and SIGKILL at seeded stop points over 20 seeds each (SIGTERM, which ends a run as
+// SIGKILL does once its queued lines are out, runs 3 seeds in interrupt.test.ts); every run converges after
 // one re-run with nothing duplicated. Prints the measured numbers.
 import { afterAll, describe, expect, it } from 'vitest';
 import { interruptScenario, type InterruptOutcome } from './scenarios.js';
@@ -6,7 +7,7 @@ import { interruptScenario, type InterruptOutcome } from './scenarios.js';
 const SEEDS = Array.from({ length: 20 }, (_, i) => 100 + i);
 const SHAPE = { agents: 40, providers: 3, connections: 2, secrets: 4, apiKeys: 2 };
 
-describe.each(['SIGINT', 'SIGTERM', 'SIGKILL'] as const)('%s at a seeded point', (signal) => {
+describe.each(['SIGINT', 'SIGKILL'] as const)('%s at a seeded point', (signal) => {
   const outcomes: InterruptOutcome[] = [];
   afterAll(() => {
     const stopped = outcomes.filter((o) => o.firstExit !== 0).length;
