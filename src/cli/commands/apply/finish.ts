@@ -103,20 +103,23 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   // a terminal each line at once, as the status line under them is redrawn after each.
   const batch = live ? undefined : new TurnBatchedLines((text) => process.stdout.write(text));
   const print = batch ? batch.push : out;
-  const flushPrinted = () => batch?.flush();
   const stopFlushingOnSigterm = batch ? flushBeforeSignal(batch, 'SIGTERM') : () => undefined;
   let progress = initialProgress(plan);
   let stopping = false;
-  /** Printing failed (the plan text or a line of the log): nothing more is started. */
-  let printFailure: unknown;
-  let printing = 'the plan';
-  const onSigint = () => {
+  /** The first print that failed (the plan text or a line of the log): nothing more is started. */
+  let printFailure: { what: 'the plan' | 'the log'; error: unknown } | undefined;
+  const printFailed = (what: 'the plan' | 'the log', error: unknown) => {
+    printFailure ??= { what, error };
+  };
+  const flushLog = () => {
     try {
-      flushPrinted();
+      batch?.flush();
     } catch (error) {
-      if (printFailure === undefined) printing = 'the log';
-      printFailure ??= error;
+      printFailed('the log', error);
     }
+  };
+  const onSigint = () => {
+    flushLog();
     if (!stopping) {
       stopping = true;
       process.stderr.write('\nInterrupted: letting requests in flight finish, starting no new ones (Ctrl-C again to stop at once)...\n');
@@ -181,17 +184,17 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
         await printPlanWhileWriting(plan, color, out);
       } catch (error) {
         // The writes already started finish and are reported; nothing new starts.
-        printFailure = error;
+        printFailed('the plan', error);
       }
       planPending = false;
       try {
-        flushPrinted();
+        flushLog();
         flushHeld();
         clearLive();
         for (const line of queued.splice(0)) print(line);
         drawLive();
       } catch (error) {
-        printFailure ??= error;
+        printFailed('the plan', error);
       }
     }
     result = await applying;
@@ -199,17 +202,15 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
     clearLive();
     process.off('SIGINT', onSigint);
     stopFlushingOnSigterm();
-    try {
-      flushPrinted();
-    } catch (error) {
-      if (printFailure === undefined) printing = 'the log';
-      printFailure ??= error;
-    }
+    flushLog();
   }
-  if (printFailure !== undefined) result.stoppedBy = `printing ${printing} failed (${printFailure instanceof Error ? printFailure.message : String(printFailure)}), so nothing more was started`;
+  if (printFailure !== undefined) {
+    const { what, error } = printFailure;
+    result.stoppedBy = `printing ${what} failed (${error instanceof Error ? error.message : String(error)}), so nothing more was started`;
+  }
   if (options.json) out(JSON.stringify({ type: 'summary', ...result }));
   else out(renderApplySummary(result, { color }));
-  if (printFailure !== undefined) throw printFailure;
+  if (printFailure !== undefined) throw printFailure.error;
   if (!stopping) await toolLock.finish(tested);
   if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
   if (result.failed.length > 0) {
