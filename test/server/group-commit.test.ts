@@ -62,6 +62,18 @@ describe('group commit', () => {
     expect(rows()).toEqual(['gc-a', 'gc-c']);
   });
 
+  it('refuses an async write, whose work after its first await would escape the savepoint, and undoes it', async () => {
+    enableGroupCommit(db);
+    insert('gc-a');
+    expect(() =>
+      writeTx(db, async () => {
+        db.prepare('INSERT INTO server_meta (name, value) VALUES (?, ?)').run('gc-async', 'x');
+      }),
+    ).toThrow(/cannot be async/);
+    await committed(db);
+    expect(rows()).toEqual(['gc-a']);
+  });
+
   it('flushGroup commits what is open (before the database is closed)', () => {
     enableGroupCommit(db);
     insert('gc-a');

@@ -5,6 +5,7 @@
 // key (sealed.ts), resolved while the migrations hold the write lock.
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { credentialsChanged, writesCredentials } from './credentials-version.js';
 import { inGroup } from './group-commit.js';
 import { MIGRATIONS, type MigrationContext } from './migrations.js';
 import { attachCipher, FieldCipher, ServerSetupError, type ServerKeySource } from './sealed.js';
@@ -94,6 +95,8 @@ function pauseSync(ms: number): void {
  * Compiling SQL was the largest cost of a request (every handler prepares its statements). A
  * statement is reusable once prepared, so keep one per SQL text. No handler uses the stateful
  * modes (pluck, raw, expand) that would make a shared statement behave differently per caller.
+ * A statement (or exec'd SQL) that writes the tables behind an API key reports each run
+ * (credentials-version.ts).
  */
 function cachePreparedStatements(db: Db): void {
   const prepare = db.prepare.bind(db);
@@ -104,10 +107,30 @@ function cachePreparedStatements(db: Db): void {
       // The SQL texts are a fixed set; the bound only guards against a future dynamic one.
       if (cache.size >= 1_000) cache.clear();
       statement = prepare(sql);
+      if (writesCredentials(sql)) reportingCredentialWrites(db, statement);
       cache.set(sql, statement);
     }
     return statement;
   }) as Db['prepare'];
+  const exec = db.exec.bind(db);
+  db.exec = ((sql: string) => {
+    try {
+      return exec(sql);
+    } finally {
+      if (writesCredentials(sql)) credentialsChanged(db);
+    }
+  }) as Db['exec'];
+}
+
+function reportingCredentialWrites(db: Db, statement: Database.Statement): void {
+  const run = statement.run.bind(statement);
+  statement.run = ((...params: unknown[]) => {
+    try {
+      return run(...params);
+    } finally {
+      credentialsChanged(db);
+    }
+  }) as Database.Statement['run'];
 }
 
 /**
@@ -164,5 +187,12 @@ function migrate(db: Db, keys: ServerKeySource): { cipher: FieldCipher; sealedNo
  */
 export function writeTx<T>(db: Db, fn: () => T): T {
   const grouped = inGroup(db, fn);
-  return grouped ? grouped.value : db.transaction(fn).immediate();
+  if (grouped) return grouped.value;
+  try {
+    return db.transaction(fn).immediate();
+  } catch (error) {
+    // Rolled back: whatever it wrote behind a key is undone.
+    credentialsChanged(db);
+    throw error;
+  }
 }
