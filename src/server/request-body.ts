@@ -30,6 +30,21 @@ export function hasNoBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
 }
 
+/**
+ * Whether the text holds more than `limit` opening brackets at all: with fewer, no nesting can pass
+ * `limit`, and the character-by-character scan below (most of a small body's checks while the
+ * server's code is still cold) is skipped.
+ */
+function openingsBeyond(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at >= 0; at = text.indexOf(bracket, at + 1)) {
+      if (++count > limit) return true;
+    }
+  }
+  return false;
+}
+
 /** Deepest nesting of `[`/`{` outside strings, stopping as soon as it passes `limit`. */
 function nestingBeyond(text: string, limit: number): boolean {
   let depth = 0;
@@ -66,13 +81,17 @@ function pathOf(place: Place | undefined): string {
   return keys.reduceRight<string>((path, key) => fieldPath(path, key), '');
 }
 
-/** Walks the parsed body (its depth is already bounded) and refuses what FIELD_LIMITS and the rules above forbid. */
-function checkValues(root: unknown): void {
+/**
+ * Walks the parsed body (its depth is already bounded) and refuses what FIELD_LIMITS and the rules
+ * above forbid. Valid UTF-8 cannot encode a lone surrogate, so only a `\u` escape can make one:
+ * without any in the text (`escapes` false), strings and keys are not searched for them.
+ */
+function checkValues(root: unknown, escapes: boolean): void {
   const stack: Array<{ value: unknown; place: Place | undefined }> = [{ value: root, place: undefined }];
   while (stack.length > 0) {
     const { value, place } = stack.pop()!;
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) throw refuse(pathOf(place) || '(body)', 'holds an unpaired UTF-16 surrogate (not valid Unicode text)');
+      if (escapes && LONE_SURROGATE.test(value)) throw refuse(pathOf(place) || '(body)', 'holds an unpaired UTF-16 surrogate (not valid Unicode text)');
     } else if (Array.isArray(value)) {
       for (let index = 0; index < value.length; index++) stack.push({ value: value[index], place: { parent: place, key: index } });
     } else if (value !== null && typeof value === 'object') {
@@ -80,7 +99,7 @@ function checkValues(root: unknown): void {
         const item = (value as Record<string, unknown>)[key];
         const at: Place = { parent: place, key };
         if (key === '__proto__') throw refuse(pathOf(at), 'the key "__proto__" is not allowed');
-        if (LONE_SURROGATE.test(key)) throw refuse(pathOf(at), 'the key holds an unpaired UTF-16 surrogate');
+        if (escapes && LONE_SURROGATE.test(key)) throw refuse(pathOf(at), 'the key holds an unpaired UTF-16 surrogate');
         const limit = FIELD_LIMITS[key];
         if (limit !== undefined && typeof item === 'string' && item.length > limit) throw refuse(pathOf(at), `must be at most ${limit} characters (it has ${item.length})`);
         stack.push({ value: item, place: at });
@@ -98,13 +117,13 @@ export function parseRequestBody(raw: Buffer): unknown {
     throw new ServiceError('invalid_argument', 'the request body is not valid UTF-8');
   }
   if (text.trim() === '') return {};
-  if (nestingBeyond(text, MAX_JSON_DEPTH)) throw new ServiceError('invalid_argument', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (openingsBeyond(text, MAX_JSON_DEPTH) && nestingBeyond(text, MAX_JSON_DEPTH)) throw new ServiceError('invalid_argument', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   let body: unknown;
   try {
     body = JSON.parse(text) as unknown;
   } catch {
     throw new ServiceError('invalid_argument', 'the request body is not valid JSON');
   }
-  checkValues(body);
+  checkValues(body, text.includes('\\u'));
   return body;
 }

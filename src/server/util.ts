@@ -48,7 +48,9 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   let out = '{';
-  for (const key of sortedKeys(value)) {
+  const keys = sortedKeys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const inner = (value as Record<string, unknown>)[key];
     if (inner === undefined || typeof inner === 'function' || typeof inner === 'symbol') continue;
     out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + canonicalJson(inner);
@@ -58,7 +60,11 @@ export function canonicalJson(value: unknown): string {
 
 /** Array-index keys ("0", "17"): an object lists them first, in numeric order, whatever their insertion order. */
 const ARRAY_INDEX = /^(?:0|[1-9]\d{0,9})$/;
-const isArrayIndex = (key: string): boolean => ARRAY_INDEX.test(key) && Number(key) < 4_294_967_295;
+/** The first character is tested before the pattern: nearly no key starts with a digit, and the pattern on every key was a tenth of canonicalJson. */
+const isArrayIndex = (key: string): boolean => {
+  const first = key.charCodeAt(0);
+  return first >= 0x30 && first <= 0x39 && ARRAY_INDEX.test(key) && Number(key) < 4_294_967_295;
+};
 
 /**
  * The order in which the former implementation's sorted copy listed its keys: sorted, except that

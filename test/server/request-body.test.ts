@@ -27,6 +27,33 @@ describe('parseRequestBody refusals name the field', () => {
     expect(message.startsWith(`${field}: `)).toBe(true);
   });
 
+  it.each([
+    ['a lone surrogate in a key', '{"a":{"k\\udbff":1}}', 'a.k\udbff'],
+    ['a lone low surrogate after other escapes', '{"a":"\\n\\u0041\\udfff"}', 'a'],
+  ])('%s (only a \\u escape can make one)', (_what, text, field) => {
+    expect(refusal(text).details).toEqual({ field });
+  });
+
+  it('a surrogate pair, escaped or not, is text', () => {
+    expect(parseRequestBody(Buffer.from('{"a":"\\ud83d\\ude00","b":"😀"}'))).toEqual({ a: '😀', b: '😀' });
+  });
+
+  it.each([
+    ['64 levels', 64, true],
+    ['65 levels', 65, false],
+  ])('nesting: %s', (_what, depth, accepted) => {
+    const text = '['.repeat(depth) + ']'.repeat(depth);
+    if (accepted) expect(() => parseRequestBody(Buffer.from(text))).not.toThrow();
+    else expect(refusal(text).message).toMatch(/nests deeper than 64 levels/);
+  });
+
+  it('many brackets side by side are not nesting', () => {
+    const text = `{"a":[${Array.from({ length: 200 }, () => '{"b":[1]}').join(',')}]}`;
+    expect((parseRequestBody(Buffer.from(text)) as { a: unknown[] }).a).toHaveLength(200);
+    // And brackets inside strings count for nothing.
+    expect(parseRequestBody(Buffer.from(`{"s":"${'['.repeat(100)}"}`))).toEqual({ s: '['.repeat(100) });
+  });
+
   it('accepts what breaks no rule', () => {
     expect(parseRequestBody(Buffer.from('{"a":[{"name":"n","description":"d"}],"b":null}'))).toEqual({ a: [{ name: 'n', description: 'd' }], b: null });
   });
