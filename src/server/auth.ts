@@ -101,14 +101,20 @@ function checkKeyUsable(row: KeyRow, now: number, what: string): void {
   }
 }
 
-function tenancyOfKey(row: KeyRow, actor: string): Tenancy {
-  return {
-    organizationId: row.organization_id,
-    environmentId: row.environment_id,
-    scopes: new Set(JSON.parse(row.scopes) as Scope[]),
-    identityScopes: new Set(JSON.parse(row.identity_scopes) as string[]),
-    actor,
-  };
+/** A key's row with its two JSON columns parsed. */
+interface ParsedKey {
+  row: KeyRow;
+  scopes: Scope[];
+  identityScopes: string[];
+}
+
+function parseKey(row: KeyRow): ParsedKey {
+  return { row, scopes: JSON.parse(row.scopes) as Scope[], identityScopes: JSON.parse(row.identity_scopes) as string[] };
+}
+
+/** Sets of their own for each request: a handler holding them cannot change a kept key's. */
+function tenancyOfKey({ row, scopes, identityScopes }: ParsedKey, actor: string): Tenancy {
+  return { organizationId: row.organization_id, environmentId: row.environment_id, scopes: new Set(scopes), identityScopes: new Set(identityScopes), actor };
 }
 
 /**
@@ -119,10 +125,7 @@ function tenancyOfKey(row: KeyRow, actor: string): Tenancy {
  * environment or organization); expiry is checked on every request all the same. Only keys that
  * exist are kept (an unknown token is looked up every time), at most MAX_CACHED_KEYS.
  */
-interface CachedKey {
-  row: KeyRow;
-  scopes: Scope[];
-  identityScopes: string[];
+interface CachedKey extends ParsedKey {
   lastUsedMs: number;
 }
 const MAX_CACHED_KEYS = 1_000;
@@ -141,12 +144,7 @@ function cachedKeys(db: Db): Map<string, CachedKey> {
 function lookUpKey(db: Db, token: string): CachedKey | undefined {
   const row = db.prepare(`${KEY_SELECT} WHERE k.token_hash = ?`).get(tokenHash(token)) as KeyRow | undefined;
   if (!row) return undefined;
-  return {
-    row,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    identityScopes: JSON.parse(row.identity_scopes) as string[],
-    lastUsedMs: row.last_used_at ? Date.parse(row.last_used_at) : Number.NEGATIVE_INFINITY,
-  };
+  return { ...parseKey(row), lastUsedMs: row.last_used_at ? Date.parse(row.last_used_at) : Number.NEGATIVE_INFINITY };
 }
 
 function authenticateKey(db: Db, token: string): Tenancy {
@@ -167,14 +165,7 @@ function authenticateKey(db: Db, token: string): Tenancy {
     if (keys.size >= MAX_CACHED_KEYS) keys.clear();
     keys.set(token, key);
   }
-  return {
-    organizationId: row.organization_id,
-    environmentId: row.environment_id,
-    scopes: new Set(key.scopes),
-    identityScopes: new Set(key.identityScopes),
-    actor: `key:${row.id}`,
-    keyId: row.id,
-  };
+  return { ...tenancyOfKey(key, `key:${row.id}`), keyId: row.id };
 }
 
 function authenticateCookie(db: Db, cookie: string, headers: IncomingHttpHeaders): Tenancy {
@@ -195,7 +186,7 @@ function authenticateCookie(db: Db, cookie: string, headers: IncomingHttpHeaders
   if (envHeader && envHeader !== row.environment_slug) {
     throw new ServiceError('permission_denied', `the session cookie is bound to environment ${row.environment_slug}, not ${envHeader}`);
   }
-  return tenancyOfKey(row, 'session');
+  return tenancyOfKey(parseKey(row), 'session');
 }
 
 function single(value: string | string[] | undefined): string | undefined {
