@@ -28,6 +28,16 @@ describe('fillDefaults', () => {
     expect(input).toEqual({ policies: {} });
     expect(JSON.stringify(DEFAULTS)).toBe(before);
   });
+
+  it('gives every fill its own deep copy of a default array of objects', () => {
+    const defaults = { rules: [{ match: ['a'], then: { allow: true } }] };
+    const first = fillDefaults({}, defaults) as typeof defaults;
+    const second = fillDefaults({}, defaults) as typeof defaults;
+    first.rules[0]!.match.push('b');
+    first.rules[0]!.then.allow = false;
+    expect(second).toEqual({ rules: [{ match: ['a'], then: { allow: true } }] });
+    expect(defaults).toEqual({ rules: [{ match: ['a'], then: { allow: true } }] });
+  });
 });
 
 describe('agents over HTTP', () => {
