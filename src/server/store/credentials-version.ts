@@ -17,25 +17,12 @@ export function writesCredentials(sql: string): boolean {
   return CREDENTIAL_WRITE.test(sql);
 }
 
-interface Versions {
-  local: number;
-  dataVersion: Database.Statement | undefined;
-}
-
-const versions = new WeakMap<Db, Versions>();
-
-function versionsOf(db: Db): Versions {
-  let found = versions.get(db);
-  if (!found) {
-    found = { local: 0, dataVersion: undefined };
-    versions.set(db, found);
-  }
-  return found;
-}
+/** This connection's own credential writes and rollbacks, counted. */
+const localChanges = new WeakMap<Db, number>();
 
 /** Call after this connection wrote (or undid writes to) the tables behind a key. */
 export function credentialsChanged(db: Db): void {
-  versionsOf(db).local += 1;
+  localChanges.set(db, (localChanges.get(db) ?? 0) + 1);
 }
 
 export interface CredentialsVersion {
@@ -45,10 +32,9 @@ export interface CredentialsVersion {
 
 /** Now's version; two equal versions mean nothing behind any key changed in between. */
 export function credentialsVersion(db: Db): CredentialsVersion {
-  const state = versionsOf(db);
-  state.dataVersion ??= db.prepare('PRAGMA data_version');
-  const row = state.dataVersion.get() as { data_version: number };
-  return { local: state.local, dataVersion: row.data_version };
+  // Prepared once: db.ts keeps one statement per SQL text.
+  const row = db.prepare('PRAGMA data_version').get() as { data_version: number };
+  return { local: localChanges.get(db) ?? 0, dataVersion: row.data_version };
 }
 
 export function sameCredentialsVersion(a: CredentialsVersion, b: CredentialsVersion): boolean {
