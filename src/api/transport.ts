@@ -1,20 +1,20 @@
-// One HTTP exchange with the Control API over node:http(s) with a keep-alive agent per base URL.
-// Failures to reach the server become ApiErrors with status 0 and a transport code that says what
-// to check.
+// One HTTP exchange with the Control API: a POST over a keep-alive HTTP/1.1 connection to one
+// origin (http1/). Failures to reach the server become ApiErrors with status 0 and a transport code
+// that says what to check.
 //
-// Why not undici (which this used before): importing it costs ~80 ms of CPU on every run, and its
-// internal timers kept the process alive ~100 ms after the last request was closed. A CLI makes one
-// burst of plain JSON POSTs to one origin; node's own agent does that with keep-alive and costs
-// ~3 ms to load (node:https, with TLS, is loaded only for https:// URLs).
-import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
-import http from 'node:http';
+// Why not node:http or undici: see http1/response-parser.ts. node:tls is loaded only for https URLs.
+import type { Socket } from 'node:net';
+import { connect as connectTcp, isIP } from 'node:net';
 import { createRequire } from 'node:module';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { ApiError } from '../errors.js';
+import { codedError, ConnectionPool } from './http1/connection-pool.js';
+import type { ResponseHeaders } from './http1/response-parser.js';
 import { redactText } from './redact.js';
 
 export interface Exchange {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: ResponseHeaders;
   text: string;
 }
 
@@ -30,21 +30,14 @@ export interface SendOptions {
 /** At most this many connections to one origin (the apply's parallelism never needs more). */
 const MAX_SOCKETS = 64;
 
-interface Protocol {
-  request(options: RequestOptions, callback: (response: IncomingMessage) => void): ClientRequest;
-  Agent: new (options: { keepAlive: boolean; maxSockets: number; keepAliveMsecs: number }) => HttpAgent;
-}
-
-/** A failure of ours (not node's), carrying a code transportError() understands. */
-function codedError(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Visible ASCII, spaces and tabs: no CR or LF (no header injection), nothing that needs an encoding.
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+const REQUEST_TARGET = /^\/[\x21-\x7e]*$/;
 
 export class Transport {
   private readonly url: URL;
-  private agent: Promise<{ protocol: Protocol; agent: HttpAgent }> | undefined;
-  /** Requests in flight, so that close() can wait for them and destroy() can end them. */
-  private readonly inFlight = new Map<ClientRequest, (error: Error) => void>();
+  private pool: ConnectionPool | undefined;
   private readonly settled = new Set<Promise<unknown>>();
   private closed = false;
 
@@ -53,20 +46,19 @@ export class Transport {
     this.url = new URL(origin);
   }
 
-  private connection(): Promise<{ protocol: Protocol; agent: HttpAgent }> {
-    // https (and TLS under it) is loaded only for an https URL. require, not import(): the bundle's
-    // chunks are compiled through vm.Script for their code cache, where import() has no loader.
-    this.agent ??= Promise.resolve().then(() => {
-      const protocol = this.url.protocol === 'https:' ? (createRequire(import.meta.url)('node:https') as Protocol) : (http as unknown as Protocol);
-      return { protocol, agent: new protocol.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS, keepAliveMsecs: 10_000 }) };
-    });
-    return this.agent;
+  private connections(): ConnectionPool {
+    this.pool ??= new ConnectionPool(socketFactory(this.url), MAX_SOCKETS);
+    return this.pool;
   }
 
   async send(options: SendOptions): Promise<Exchange> {
     if (this.closed) throw transportError(codedError('CLIENT_CLOSED', 'the client was closed'), this.origin, this.urlSource, options);
-    const { protocol, agent } = await this.connection();
-    const exchange = this.exchange(protocol, agent, options);
+    let exchange: Promise<Exchange>;
+    try {
+      exchange = this.connections().request({ head: requestHead(options, this.url.host), ...(options.body !== undefined ? { body: options.body } : {}), timeoutMs: options.timeoutMs });
+    } catch (error) {
+      throw transportError(error, this.origin, this.urlSource, options);
+    }
     const done = exchange.then(
       () => undefined,
       () => undefined,
@@ -80,100 +72,56 @@ export class Transport {
     }
   }
 
-  private exchange(protocol: Protocol, agent: HttpAgent, options: SendOptions): Promise<Exchange> {
-    return new Promise<Exchange>((resolve, reject) => {
-      const headers = options.body === undefined ? { ...options.headers } : headerList(options.headers, options.body, this.url.host);
-      let finished = false;
-      // Replaced by the response's own once it arrives.
-      let detach = (): void => {
-        request.off('error', onRequestError).on('error', ignoreLateError);
-      };
-      const finish = (error: Error | undefined, exchange?: Exchange) => {
-        if (finished) return;
-        finished = true;
-        clearTimeout(timer);
-        this.inFlight.delete(request);
-        detach();
-        if (error) {
-          request.destroy();
-          reject(error);
-        } else {
-          resolve(exchange!);
-        }
-      };
-      const onRequestError = (error: Error) => finish(error);
-      const request = protocol.request(
-        { protocol: this.url.protocol, hostname: this.url.hostname.replace(/^\[|\]$/g, ''), port: this.url.port || undefined, path: options.path, method: 'POST', headers, agent },
-        (response) => {
-          // Decoded as each chunk arrives (a decoder keeps a character split between chunks), so
-          // the socket's buffers die young. Kept until the end, a list's chunks (1.3 MB for 1,000
-          // agents) outlived a couple of young-generation collections and sat in the old space
-          // beside a copy of them all (Buffer.concat) until the next full collection.
-          response.setEncoding('utf8');
-          let text = '';
-          const onData = (chunk: string) => {
-            text += chunk;
-          };
-          const onError = (error: Error) => finish(error);
-          // A response cut short (the connection closed mid-body) ends with 'aborted'/'close', not 'end'.
-          const onClose = () => {
-            if (!response.complete) finish(codedError('ECONNRESET', 'the connection closed in the middle of the answer'));
-          };
-          const onEnd = () => finish(undefined, { status: response.statusCode ?? 0, headers: response.headers, text });
-          response.on('data', onData).on('error', onError).on('close', onClose).on('end', onEnd);
-          const detachRequest = detach;
-          detach = () => {
-            response.off('data', onData).off('error', onError).off('close', onClose).off('end', onEnd).on('error', ignoreLateError);
-            detachRequest();
-          };
-        },
-      );
-      // The limit covers the whole exchange, body included; node's own socket timeout would only
-      // cover idle time.
-      const timer = setTimeout(() => finish(codedError('CLIENT_TIMEOUT', `no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
-      this.inFlight.set(request, (error) => finish(error));
-      request.on('error', onRequestError);
-      request.end(options.body);
-    });
-  }
-
   /** Waits for the requests in flight, then closes the connections. */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.settled]);
-    if (this.agent) (await this.agent).agent.destroy();
+    this.pool?.close();
   }
 
   /** Ends everything now: requests in flight fail instead of being waited for. */
   async destroy(): Promise<void> {
     this.closed = true;
-    for (const fail of [...this.inFlight.values()]) fail(codedError('CLIENT_DESTROYED', 'the client was closed'));
-    if (this.agent) (await this.agent).agent.destroy();
+    this.pool?.destroy(codedError('CLIENT_DESTROYED', 'the client was closed'));
+    await Promise.all([...this.settled]);
   }
 }
 
 /**
- * Listens for an error that comes after an exchange settled (an 'error' event nobody listens to
- * would end the process), in place of the exchange's own listeners, which finish() removes: node
- * can keep a request and its response reachable well after the answer (the last read's response
- * stayed reachable from the stack for the whole plan that followed it), and through those
- * listeners' closures the promise, hence the whole answer text, stayed with it: 6.6 MB for a list
- * of 5,000 agents. Declared here, not in exchange(), so that it holds on to nothing.
+ * The request line and header fields, as node sent them for the same request: ours in order, then
+ * the length and Host, then Connection (without a body: Host, Connection, then a zero length).
  */
-function ignoreLateError(): void {}
+export function requestHead(options: Pick<SendOptions, 'path' | 'headers' | 'body'>, host: string): string {
+  if (!REQUEST_TARGET.test(options.path)) throw codedError('ERR_UNESCAPED_CHARACTERS', 'the request path holds characters that must be escaped');
+  let head = `POST ${options.path} HTTP/1.1\r\n`;
+  for (const name in options.headers) head += headerLine(name, options.headers[name]!);
+  if (options.body !== undefined) head += `content-length: ${Buffer.byteLength(options.body)}\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`;
+  else head += `Host: ${host}\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n`;
+  return head;
+}
 
-/**
- * The headers of a request with a body as a flat [name, value, ...] list, in the order node sends
- * the object form (ours, the length, then Host; node adds Connection): node turns the list into the
- * header block at once (names and values still checked), where the object form kept a table of
- * every header per request beside the block, and an apply makes thousands of requests. Without a
- * body the object form stays: node then adds `Content-Length: 0` itself.
- */
-function headerList(headers: Record<string, string>, body: string, host: string): string[] {
-  const list: string[] = [];
-  for (const name in headers) list.push(name, headers[name]!);
-  list.push('content-length', String(Buffer.byteLength(body)), 'Host', host);
-  return list;
+function headerLine(name: string, value: string): string {
+  if (!TOKEN.test(name)) throw codedError('ERR_INVALID_HTTP_TOKEN', `the header name ${JSON.stringify(name)} is not a valid HTTP token`);
+  if (!HEADER_VALUE.test(value)) throw codedError('ERR_INVALID_CHAR', `the header ${name} holds a character that cannot be sent (a line break, a control character or non-ASCII text)`);
+  return `${name}: ${value}\r\n`;
+}
+
+/** Opens a TCP connection (http) or a TLS one that checks the server's certificate (https). */
+function socketFactory(url: URL): () => Socket {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const https = url.protocol === 'https:';
+  const port = Number(url.port || (https ? 443 : 80));
+  if (!https) return () => connectTcp({ host, port });
+  // require, not import(): the bundle's chunks are compiled through vm.Script for their code cache, where import() has no loader.
+  const tls = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
+  // The last session, offered again: later connections resume it instead of a full handshake.
+  let session: Buffer | undefined;
+  return () => {
+    const options: ConnectionOptions = { host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ...(session ? { session } : {}) };
+    const socket: TLSSocket = tls.connect(options);
+    socket.on('session', (next: Buffer) => (session = next));
+    return socket;
+  };
 }
 
 /** The transport failure codes a retry may help with: the request may or may not have taken effect. */

@@ -1,16 +1,19 @@
 // Plain http:// to a host that is not this machine is refused before any request unless
 // --insecure-http; TLS certificate checks are never turned off (not by --insecure-http, not in code).
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient, type Credential } from '../../src/api/client.js';
 import { REPO, runCli } from '../helpers/cli.js';
 import { filesBelow } from './leak-scan.js';
 
+const execFileAsync = promisify(execFile);
 const KEY = `svc_dev_${'a'.repeat(48)}`;
 const CREDENTIAL: Credential = { kind: 'key', token: KEY };
 
@@ -43,11 +46,13 @@ describe('TLS certificate checks are never disabled', () => {
   let server: Server | undefined;
   let url = '';
   let haveOpenssl = true;
+  /** Per TLS connection the server accepted: whether it resumed an earlier session. */
+  const handshakes: boolean[] = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentform-tls-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {
         stdio: 'ignore',
       });
     } catch {
@@ -58,6 +63,7 @@ describe('TLS certificate checks are never disabled', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"id":"org_1","name":"Trusted?","slug":"x"}');
     });
+    server.on('secureConnection', (socket) => handshakes.push(socket.isSessionReused()));
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -72,5 +78,27 @@ describe('TLS certificate checks are never disabled', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/TLS with https:\/\/127\.0\.0\.1:\d+ failed/);
     expect(result.stdout).not.toContain('Trusted?');
+  });
+
+  // The transport speaks TLS itself (node:tls, not node:https): a certificate the machine trusts
+  // (here through NODE_EXTRA_CA_CERTS, as a company CA would be) is accepted, the answers come back
+  // whole, and a later connection resumes the first one's session instead of a full handshake.
+  it('a certificate the machine trusts is accepted, and later connections resume the session', async () => {
+    if (!haveOpenssl) return;
+    handshakes.length = 0;
+    const transport = pathToFileURL(join(REPO, 'dist', 'src', 'api', 'transport.js')).href;
+    const script = `
+      const { Transport } = await import(${JSON.stringify(transport)});
+      const transport = new Transport(${JSON.stringify(url)});
+      const send = () => transport.send({ path: '/v1/organizations.get', headers: {}, body: '{}', timeoutMs: 5000, rpc: 'organizations.get', requestId: 'r' });
+      const first = await send();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const more = await Promise.all([send(), send()]);
+      await transport.close();
+      console.log(JSON.stringify([first, ...more].map((answer) => [answer.status, answer.text])));`;
+    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir!, 'cert.pem') } });
+    const body = '{"id":"org_1","name":"Trusted?","slug":"x"}';
+    expect(JSON.parse(stdout)).toEqual([[200, body], [200, body], [200, body]]);
+    expect(handshakes).toEqual([false, true]);
   });
 });
