@@ -117,7 +117,8 @@ function socketFactory(url: URL): () => Socket {
   // The last session, offered again: later connections resume it instead of a full handshake.
   let session: Buffer | undefined;
   return () => {
-    const options: ConnectionOptions = { host, port, ...(isIP(host) === 0 ? { servername: host } : {}), ...(session ? { session } : {}) };
+    // Said outright, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn the check off.
+    const options: ConnectionOptions = { host, port, rejectUnauthorized: true, ...(isIP(host) === 0 ? { servername: host } : {}), ...(session ? { session } : {}) };
     const socket: TLSSocket = tls.connect(options);
     socket.on('session', (next: Buffer) => (session = next));
     return socket;
@@ -144,7 +145,8 @@ function transportError(error: unknown, origin: string, urlSource: string, optio
   if (code === 'ECONNRESET' || code === 'EPIPE') {
     return make('connection_reset', `the connection to ${origin} closed before an answer arrived`);
   }
-  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code)) {
+  // EPROTO: the handshake failed (an https:// URL pointing at a plain-http port answers "wrong version number").
+  if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/i.test(code) || code === 'EPROTO' || /SSL routines/.test(cause.message ?? '')) {
     return make('tls', `TLS with ${origin} failed (${code}). Check the server's certificate; agentform never turns certificate checks off.`);
   }
   return make('network', `request to ${origin} failed: ${cause.message || code || String(error)}`);

@@ -2,6 +2,7 @@
 // --insecure-http; TLS certificate checks are never turned off (not by --insecure-http, not in code).
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -37,9 +38,16 @@ describe('plain http is refused off this machine', () => {
 });
 
 describe('TLS certificate checks are never disabled', () => {
-  it('no source file turns them off', () => {
-    const offenders = filesBelow(join(REPO, 'src')).filter((file) => /rejectUnauthorized|NODE_TLS_REJECT_UNAUTHORIZED|checkServerIdentity/.test(readFileSync(file, 'utf8')));
+  it('no source file turns them off; the transport asks for them outright', () => {
+    const offenders = filesBelow(join(REPO, 'src')).filter((file) =>
+      // rejectUnauthorized other than true; a custom identity check; the variable set (process.env or a child's env).
+      /rejectUnauthorized\s*:(?!\s*true\b)|checkServerIdentity|process\.env(?:\.NODE_TLS_REJECT_UNAUTHORIZED|\[['"]NODE_TLS_REJECT_UNAUTHORIZED['"]\])\s*=(?!=)|NODE_TLS_REJECT_UNAUTHORIZED['"]?\s*:/.test(
+        readFileSync(file, 'utf8'),
+      ),
+    );
     expect(offenders).toEqual([]);
+    // Set outright, the option wins over NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment.
+    expect(readFileSync(join(REPO, 'src', 'api', 'transport.ts'), 'utf8')).toMatch(/rejectUnauthorized: true/);
   });
 
   let dir: string | undefined;
@@ -72,9 +80,13 @@ describe('TLS certificate checks are never disabled', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it.each([[[]], [['--insecure-http']]])('a self-signed certificate is refused (extra flags %j)', async (extra) => {
+  it.each([
+    [[], {}],
+    [['--insecure-http'], {}],
+    [[], { NODE_TLS_REJECT_UNAUTHORIZED: '0' }],
+  ])('a self-signed certificate is refused (extra flags %j, environment %j)', async (extra, env) => {
     if (!haveOpenssl) return; // no openssl on this machine: the static check above still holds
-    const result = await runCli(['whoami', '--url', url, '--token', KEY, ...extra], { env: { AGENTFORM_MAX_RETRIES: '0' } });
+    const result = await runCli(['whoami', '--url', url, '--token', KEY, ...extra], { env: { AGENTFORM_MAX_RETRIES: '0', ...env } });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/TLS with https:\/\/127\.0\.0\.1:\d+ failed/);
     expect(result.stdout).not.toContain('Trusted?');
@@ -100,5 +112,20 @@ describe('TLS certificate checks are never disabled', () => {
     const body = '{"id":"org_1","name":"Trusted?","slug":"x"}';
     expect(JSON.parse(stdout)).toEqual([[200, body], [200, body], [200, body]]);
     expect(handshakes).toEqual([false, true]);
+  });
+
+  // A TLS handshake with a server that speaks plain http fails with EPROTO ("wrong version
+  // number"): it is a TLS failure to the user, not an unnamed network error.
+  it('an https:// URL pointing at a plain-http port is reported as a TLS failure', async () => {
+    const plain = createHttpServer((_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await runCli(['whoami', '--url', `https://127.0.0.1:${(plain.address() as AddressInfo).port}`, '--token', KEY], { env: { AGENTFORM_MAX_RETRIES: '0' } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/tls: TLS with https:\/\/127\.0\.0\.1:\d+ failed \(EPROTO\)/);
+    } finally {
+      plain.closeAllConnections();
+      await new Promise((resolve) => plain.close(resolve));
+    }
   });
 });

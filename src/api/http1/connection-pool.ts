@@ -51,6 +51,9 @@ interface Connection {
   dead: boolean;
 }
 
+/** The longest delay setTimeout keeps (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** Idle connections are closed after this long when the server gives no Keep-Alive hint. */
 const DEFAULT_IDLE_MS = 4_000;
 
@@ -68,17 +71,20 @@ export class ConnectionPool {
   request(request: PooledRequest): Promise<PooledAnswer> {
     return new Promise<PooledAnswer>((resolve, reject) => {
       const exchange: Exchange = { request, resolve, reject, timer: undefined as unknown as NodeJS.Timeout, connection: undefined, status: 0, headers: {}, decoder: undefined, text: '', settled: false };
-      exchange.timer = setTimeout(() => this.fail(exchange, codedError('CLIENT_TIMEOUT', `no answer within ${request.timeoutMs} ms`)), request.timeoutMs);
+      // setTimeout fires at once beyond its 32-bit limit (~24.8 days).
+      exchange.timer = setTimeout(() => this.fail(exchange, codedError('CLIENT_TIMEOUT', `no answer within ${request.timeoutMs} ms`)), Math.min(request.timeoutMs, MAX_TIMER_MS));
       if (this.closing) return this.fail(exchange, codedError('CLIENT_CLOSED', 'the client was closed'));
-      const connection = this.idle.pop() ?? (this.connections.size < this.maxSockets ? this.open() : undefined);
-      if (connection) this.assign(connection, exchange);
+      const idle = this.idle.pop();
+      if (idle) this.assign(idle, exchange);
+      else if (this.connections.size < this.maxSockets) this.openFor(exchange);
       else this.waiting.push(exchange);
     });
   }
 
-  /** No new requests; idle connections close now, busy ones once their answer is in. */
+  /** No new requests, and those still waiting for a connection fail; idle connections close now, busy ones once their answer is in. */
   close(): void {
     this.closing = true;
+    for (const exchange of this.waiting.splice(0)) this.fail(exchange, codedError('CLIENT_CLOSED', 'the client was closed'));
     for (const connection of this.idle.splice(0)) this.discard(connection);
   }
 
@@ -211,7 +217,18 @@ export class ConnectionPool {
     connection.socket.destroy();
     if (connection.exchange) this.fail(connection.exchange, codedError('ECONNRESET', 'the connection closed before the answer was complete'));
     const next = this.closing ? undefined : this.waiting.shift();
-    if (next) this.assign(this.open(), next);
+    if (next) this.openFor(next);
+  }
+
+  /** A new connection carrying `exchange`; failing to make one (a throw, not an 'error' event) fails only it. */
+  private openFor(exchange: Exchange): void {
+    let connection: Connection;
+    try {
+      connection = this.open();
+    } catch (error) {
+      return this.fail(exchange, error as Error);
+    }
+    this.assign(connection, exchange);
   }
 }
 

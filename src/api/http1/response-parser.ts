@@ -50,7 +50,7 @@ type State =
 
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Field values: visible characters, spaces and tabs, and obs-text (bytes 0x80-0xFF, as latin1).
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
@@ -181,15 +181,14 @@ export class ResponseParser {
     if (status === 204 || status === 304) {
       this.complete();
     } else if (transferEncoding !== undefined) {
-      // A length beside a transfer coding is a smuggling risk: the coding wins and the connection ends after (RFC 9112 §6.3).
-      if (headers['content-length'] !== undefined) this.reusable = false;
+      // A length beside a transfer coding is a smuggling risk, and HTTP/1.0 has no transfer codings:
+      // the coding wins and the connection ends after (RFC 9112 §6.1, §6.3).
+      if (headers['content-length'] !== undefined || minor === 0) this.reusable = false;
+      // This client sends no TE header, so chunked is the only coding a server may use; any other
+      // would hand the caller encoded bytes as if they were the body.
       const codings = (Array.isArray(transferEncoding) ? transferEncoding.join(',') : transferEncoding).split(',').map((coding) => coding.trim().toLowerCase());
-      if (codings[codings.length - 1] === 'chunked') {
-        this.state = { kind: 'chunk-size' };
-      } else {
-        this.reusable = false;
-        this.state = { kind: 'until-close' };
-      }
+      if (codings.length !== 1 || codings[0] !== 'chunked') throw new MalformedResponseError(`a transfer coding this client did not ask for: ${JSON.stringify(codings.join(', ').slice(0, 80))}`);
+      this.state = { kind: 'chunk-size' };
     } else if (headers['content-length'] !== undefined) {
       const length = contentLengthOf(headers['content-length']);
       this.state = { kind: 'length', remaining: length };
@@ -213,15 +212,20 @@ export class ResponseParser {
   }
 }
 
+// Folded lines (obs-fold, a line starting with a space or tab) are refused rather than unfolded:
+// RFC 9112 §5.2 lets a client unfold them, but no server of this API's kind sends them, and a fold
+// where none is expected is more often an attack on a proxy in between than a real header.
 function headersOf(lines: string[]): ResponseHeaders {
-  const headers: ResponseHeaders = {};
+  // No prototype: a field named `constructor` or `__proto__` is a field like any other.
+  const headers = Object.create(null) as ResponseHeaders;
   for (let index = 1; index < lines.length; index++) {
     const line = lines[index]!;
     const colon = line.indexOf(':');
     if (colon <= 0) throw new MalformedResponseError(`a header line has no name: ${JSON.stringify(line.slice(0, 80))}`);
     const name = line.slice(0, colon);
     if (!TOKEN.test(name)) throw new MalformedResponseError(`a header name is not a token: ${JSON.stringify(name.slice(0, 80))}`);
-    const value = line.slice(colon + 1).trim();
+    // Optional whitespace is spaces and tabs only: trim() would also take \v, \f and U+00A0.
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
     if (!FIELD_VALUE.test(value)) throw new MalformedResponseError(`the header ${name} holds a control character`);
     const key = name.toLowerCase();
     const seen = headers[key];

@@ -229,6 +229,29 @@ describe('ConnectionPool', () => {
     await expect(pool.request(post())).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
   });
 
+  it('close() fails the requests still waiting for a connection, and lets the one in flight finish', async () => {
+    const { port } = await listen(echoServer(50));
+    const pool = poolTo(port, 1);
+    const inFlight = pool.request(post('{"a":1}'));
+    const waiting = pool.request(post());
+    pool.close();
+    await expect(waiting).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
+    expect(JSON.parse((await inFlight).text)).toEqual({ echo: '{"a":1}' });
+  });
+
+  it('keeps a time limit beyond setTimeout’s range instead of firing at once', async () => {
+    const { port } = await listen(echoServer(20));
+    expect((await poolTo(port).request(post('{}', 2 ** 32))).status).toBe(200);
+  });
+
+  it('fails only the request whose connection could not be made when opening it throws', async () => {
+    const pool = new ConnectionPool(() => {
+      throw Object.assign(new Error('no socket'), { code: 'EMFILE' });
+    }, 2);
+    pools.push(pool);
+    await expect(pool.request(post())).rejects.toMatchObject({ code: 'EMFILE' });
+  });
+
   it('destroy() fails the requests in flight and those waiting with the given error', async () => {
     const { port } = await listen(echoServer(1_000));
     const pool = poolTo(port, 1);
