@@ -91,7 +91,7 @@ export class Transport {
  * The request line and header fields, as node sent them for the same request: ours in order, then
  * the length and Host, then Connection (without a body: Host, Connection, then a zero length).
  */
-export function requestHead(options: Pick<SendOptions, 'path' | 'headers' | 'body'>, host: string): string {
+function requestHead(options: Pick<SendOptions, 'path' | 'headers' | 'body'>, host: string): string {
   if (!REQUEST_TARGET.test(options.path)) throw codedError('ERR_UNESCAPED_CHARACTERS', 'the request path holds characters that must be escaped');
   let head = `POST ${options.path} HTTP/1.1\r\n`;
   for (const name in options.headers) head += headerLine(name, options.headers[name]!);

@@ -104,6 +104,19 @@ describe('Transport requests', () => {
     expect(seen[0]!.headers).toContain('Host');
   });
 
+  it('refuses a request path with a space or a line break (no request-line injection)', async () => {
+    const { url, seen } = await recording();
+    const transport = new Transport(url);
+    try {
+      for (const path of ['/v1/x y', '/v1/x\r\nx-evil: 1']) {
+        await expect(transport.send({ path, headers: {}, body: '{}', timeoutMs: 5_000, rpc: 'agents.list', requestId: 'r1' })).rejects.toThrow(/must be escaped/);
+      }
+      expect(seen).toEqual([]);
+    } finally {
+      await transport.close();
+    }
+  });
+
   it('refuses a header value node would refuse (no header injection through the list form)', async () => {
     const { url } = await recording();
     const transport = new Transport(url);
