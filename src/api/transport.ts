@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import { ApiError } from '../errors.js';
 import { codedError, ConnectionPool } from './http1/connection-pool.js';
-import type { ResponseHeaders } from './http1/response-parser.js';
+import { HTTP_TOKEN, type ResponseHeaders } from './http1/response-parser.js';
 import { redactText } from './redact.js';
 
 export interface Exchange {
@@ -30,7 +30,6 @@ export interface SendOptions {
 /** At most this many connections to one origin (the apply's parallelism never needs more). */
 const MAX_SOCKETS = 64;
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Visible ASCII, spaces and tabs: no CR or LF (no header injection), nothing that needs an encoding.
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 const REQUEST_TARGET = /^\/[\x21-\x7e]*$/;
@@ -101,7 +100,7 @@ function requestHead(options: Pick<SendOptions, 'path' | 'headers' | 'body'>, ho
 }
 
 function headerLine(name: string, value: string): string {
-  if (!TOKEN.test(name)) throw codedError('ERR_INVALID_HTTP_TOKEN', `the header name ${JSON.stringify(name)} is not a valid HTTP token`);
+  if (!HTTP_TOKEN.test(name)) throw codedError('ERR_INVALID_HTTP_TOKEN', `the header name ${JSON.stringify(name)} is not a valid HTTP token`);
   if (!HEADER_VALUE.test(value)) throw codedError('ERR_INVALID_CHAR', `the header ${name} holds a character that cannot be sent (a line break, a control character or non-ASCII text)`);
   return `${name}: ${value}\r\n`;
 }

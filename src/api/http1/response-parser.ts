@@ -51,7 +51,8 @@ type State =
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-9]\d\d)(?: [^\r\n]*)?$/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** An HTTP token (RFC 9110 §5.6.2): what a field name must be, in a request or an answer. */
+export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Field values: visible characters, spaces and tabs, and obs-text (bytes 0x80-0xFF, as latin1).
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Fields whose repeats node drops (the first one counts); set-cookie collects; others join with ", ". */
@@ -223,7 +224,7 @@ function headersOf(lines: string[]): ResponseHeaders {
     const colon = line.indexOf(':');
     if (colon <= 0) throw new MalformedResponseError(`a header line has no name: ${JSON.stringify(line.slice(0, 80))}`);
     const name = line.slice(0, colon);
-    if (!TOKEN.test(name)) throw new MalformedResponseError(`a header name is not a token: ${JSON.stringify(name.slice(0, 80))}`);
+    if (!HTTP_TOKEN.test(name)) throw new MalformedResponseError(`a header name is not a token: ${JSON.stringify(name.slice(0, 80))}`);
     // Optional whitespace is spaces and tabs only: trim() would also take \v, \f and U+00A0.
     const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
     if (!FIELD_VALUE.test(value)) throw new MalformedResponseError(`the header ${name} holds a control character`);
