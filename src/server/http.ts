@@ -1,11 +1,10 @@
-// The HTTP face of the local control plane (node:http). `POST /v1/<group>/<op>` runs an operation:
+// The HTTP face of the local control plane (http1/server.ts). `POST /v1/<group>/<op>` runs an operation:
 // auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler →
 // commit → the answer, which also waits for the injected latency, if any, counted from the read.
 // The credential is checked before a byte of the body is read, so an unauthenticated caller cannot
 // make the server read, decode or parse anything.
 // `/dev/...` holds dev-only helpers (cookies, the session simulator), off unless the server was
 // started with them, never fault-injected.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { isRpc, OPERATIONS, type Rpc } from '../api/operations.js';
 import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
 import type { HandlerContext, ServerServices } from './context.js';
@@ -18,6 +17,7 @@ import { parseSimulateRequest, simulateSession } from './simulator.js';
 import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
 import { committed } from './store/group-commit.js';
+import { BodyTooLarge, Http1Server, type HttpRequest, type HttpResponse } from './http1/server.js';
 import { hasNoBody, isJsonContentType, parseRequestBody } from './request-body.js';
 import { ServiceError } from './service-error.js';
 import { yieldToEventLoop } from './util.js';
@@ -25,12 +25,16 @@ import { validateRequest } from './validate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** How long a client may take to send its headers, and its whole request, before the server answers 408 and closes. */
+/**
+ * How long a client may take to send its headers, and its whole request, before the server answers
+ * 408 and closes; and how long a connection may sit idle between requests (node's default, 5 s).
+ */
 export interface ServerTimeouts {
   headersMs: number;
   requestMs: number;
+  keepAliveMs: number;
 }
-export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
 export interface HttpServerOptions {
   db: Db;
@@ -45,41 +49,15 @@ export interface HttpServerOptions {
   devEndpoints?: boolean;
 }
 
-class BodyTooLarge extends Error {}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY_BYTES) {
-      reject(new BodyTooLarge());
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
 /**
  * The body, read only once the caller is known. It must be declared `application/json`; a read
  * operation may also come with no body and no content type at all (organizations.get).
  */
-async function readJsonBody(req: IncomingMessage, bodylessAllowed: boolean): Promise<unknown> {
+async function readJsonBody(req: HttpRequest, bodylessAllowed: boolean): Promise<unknown> {
   if (!isJsonContentType(req.headers) && !(bodylessAllowed && req.headers['content-type'] === undefined && hasNoBody(req.headers))) {
     throw new ServiceError('unsupported_media_type', 'the request body must be JSON sent with content-type: application/json');
   }
-  return parseRequestBody(await readBody(req));
+  return parseRequestBody(await req.body());
 }
 
 /**
@@ -101,7 +79,7 @@ async function serialiseParts(body: unknown): Promise<string[]> {
 }
 
 /** Writes an answer made by serialiseParts (yielding between the parts of a large one). */
-async function sendJsonParts(res: ServerResponse, parts: string[]): Promise<void> {
+async function sendJsonParts(res: HttpResponse, parts: string[]): Promise<void> {
   const length = parts.reduce((sum, part) => sum + Buffer.byteLength(part), 0);
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': length });
   for (let i = 0; i < parts.length - 1; i++) {
@@ -111,13 +89,13 @@ async function sendJsonParts(res: ServerResponse, parts: string[]): Promise<void
   res.end(parts[parts.length - 1]);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(res: HttpResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-function sendError(res: ServerResponse, error: ServiceError, headers: Record<string, string> = {}): void {
+function sendError(res: HttpResponse, error: ServiceError, headers: Record<string, string> = {}): void {
   const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;
   sendJson(res, error.status, { error: body }, headers);
@@ -132,12 +110,14 @@ function asServiceError(error: unknown): ServiceError | undefined {
   return undefined;
 }
 
+const PLAIN_PATH = /^\/[A-Za-z][A-Za-z/]*$/;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function createControlPlaneServer(options: HttpServerOptions): Server {
+export function createControlPlaneServer(options: HttpServerOptions): Http1Server {
   const { db, services, faults, profile } = options;
 
-  async function runOperation(req: IncomingMessage, res: ServerResponse, rpc: Rpc): Promise<void> {
+  async function runOperation(req: HttpRequest, res: HttpResponse, rpc: Rpc): Promise<void> {
     const tenancy = authenticate(db, req.headers);
     requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
     const body = await readJsonBody(req, OPERATIONS[rpc].scope === 'read');
@@ -167,7 +147,7 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     const answer = await (acting as Promise<string[] | undefined>);
     if (fault.loseResponse) {
       // The operation took effect; the caller never hears so (a lost response).
-      req.socket.destroy();
+      res.destroy();
       return;
     }
     if (answer === undefined) {
@@ -186,7 +166,7 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
     return result === undefined ? undefined : serialiseParts(profile.present(rpc, result));
   }
 
-  async function runDev(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  async function runDev(req: HttpRequest, res: HttpResponse, path: string): Promise<void> {
     const tenancy = authenticate(db, req.headers);
     const body = await readJsonBody(req, false);
     const ctx: HandlerContext = { db, tenancy, services, profile };
@@ -218,12 +198,10 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
   }
 
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
-  // Node enforces both timeouts only when it sweeps its connections (every 30 s by default), so a
-  // 10 s headers timeout would really be up to 40 s: sweep often enough for the limits to hold.
-  const connectionsCheckingInterval = Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4)));
-  const server = createServer({ connectionsCheckingInterval }, (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://local').pathname;
+  return new Http1Server({ ...timeouts, maxBodyBytes: MAX_BODY_BYTES }, (req, res) => {
     const handle = async (): Promise<void> => {
+      // A target of letters and slashes is its own path (no dot segments, escapes or query to resolve).
+      const path = PLAIN_PATH.test(req.url) ? req.url : new URL(req.url, 'http://local').pathname;
       if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed: every operation is a POST`);
       if (path.startsWith('/dev/')) {
         if (!options.devEndpoints) throw new ServiceError('not_found', `${path}: the dev endpoints are off (start the server with --dev-endpoints)`);
@@ -254,7 +232,4 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
       sendError(res, new ServiceError('internal', 'internal error'), unread);
     });
   });
-  server.requestTimeout = timeouts.requestMs;
-  server.headersTimeout = timeouts.headersMs;
-  return server;
 }

@@ -25,8 +25,11 @@ export interface MessageHandlers {
   end(): void;
 }
 
-/** Makes the error a malformed message is refused with (which differs between client and server). */
-export type Refusal = (reason: string) => Error;
+/**
+ * Makes the error a malformed message is refused with (which differs between client and server);
+ * `status` is what a server answers a request refused so (400 unless said).
+ */
+export type Refusal = (reason: string, status?: number) => Error;
 
 type State =
   | { kind: 'head' }
@@ -106,10 +109,10 @@ export class MessageParser {
       case 'head': {
         const end = data.indexOf(HEAD_END);
         if (end < 0) {
-          if (data.length > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`);
+          if (data.length > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`, 431);
           return -1;
         }
-        if (end > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`);
+        if (end > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`, 431);
         const framing = this.handlers.head(data.toString('latin1', 0, end));
         if (framing) this.frame(framing);
         return end + HEAD_END.length;

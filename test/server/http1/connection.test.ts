@@ -1,0 +1,325 @@
+// The local control plane's HTTP/1.1 server (src/server/http1) against raw sockets on 127.0.0.1:
+// keep-alive, pipelining, framing, refusals, deadlines, closing; and node's own client (fetch, and
+// node:http) to show ordinary clients get ordinary answers.
+import { request as httpRequest } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BodyTooLarge, Http1Server, type ConnectionLimits, type HttpRequest, type HttpResponse } from '../../../src/server/http1/server.js';
+
+const LIMITS: ConnectionLimits = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, maxBodyBytes: 1024 };
+const servers: Http1Server[] = [];
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve)))));
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Answers every request with what it was: method, target, fields, body; some paths behave otherwise. */
+async function handler(req: HttpRequest, res: HttpResponse): Promise<void> {
+  if (req.url === '/early') {
+    res.writeHead(401, { 'content-type': 'text/plain', 'content-length': 2 });
+    return res.end('no');
+  }
+  if (req.url.startsWith('/slow/')) await sleep(Number(req.url.slice(6)));
+  if (req.url === '/lose') return res.destroy();
+  let body: string;
+  try {
+    body = (await req.body()).toString();
+  } catch (error) {
+    if (res.destroyed) return;
+    res.writeHead(error instanceof BodyTooLarge ? 413 : 500, { 'content-length': 0, connection: 'close' });
+    return res.end();
+  }
+  const text = JSON.stringify({ method: req.method, url: req.url, headers: req.headers, body });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  if (req.url === '/parts') {
+    res.write(text.slice(0, 5));
+    await sleep(5);
+    return res.end(text.slice(5));
+  }
+  res.end(text);
+}
+
+async function start(limits: Partial<ConnectionLimits> = {}): Promise<{ server: Http1Server; port: number; requests: string[]; connections: () => number }> {
+  const requests: string[] = [];
+  let connections = 0;
+  const server = new Http1Server({ ...LIMITS, ...limits }, (req, res) => void handler(req, res));
+  // What observes an http.Server sees this one's events.
+  server.on('request', (req: HttpRequest) => requests.push(`${req.method} ${req.url}`));
+  server.on('connection', () => (connections += 1));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port, requests, connections: () => connections };
+}
+
+/** A raw connection: everything it receives, and when it closed. */
+interface Raw {
+  socket: Socket;
+  received: () => string;
+  closed: Promise<string>;
+  /** Resolves once the text received matches. */
+  until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
+}
+
+function raw(port: number): Promise<Raw> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    sockets.push(socket);
+    let text = '';
+    const waiters: Array<() => void> = [];
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      for (const waiter of waiters.splice(0)) waiter();
+    });
+    socket.on('error', () => undefined);
+    const closed = new Promise<string>((done) => socket.on('close', () => done(text)));
+    const until = (pattern: RegExp, timeoutMs = 3_000) =>
+      new Promise<string>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`waited for ${pattern} and got ${JSON.stringify(text)}`)), timeoutMs);
+        const check = () => {
+          if (pattern.test(text)) {
+            clearTimeout(timer);
+            done(text);
+          } else waiters.push(check);
+        };
+        check();
+      });
+    socket.on('connect', () => resolve({ socket, received: () => text, closed, until }));
+  });
+}
+
+const post = (path: string, body: string, extra = ''): string => `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const answers = (text: string): string[] => text.split(/(?=HTTP\/1\.1 \d{3} )/).filter(Boolean);
+const bodyOf = (answer: string): { method: string; url: string; headers: Record<string, string>; body: string } => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+describe('the local control plane HTTP/1.1 server', () => {
+  it('answers requests one after another on one kept-alive connection, with the fields an answer needs', async () => {
+    const { port, connections } = await start();
+    const client = await raw(port);
+    client.socket.write(post('/a', '{"n":1}'));
+    await client.until(/"n\\":1/);
+    client.socket.write(post('/b', 'é'));
+    await client.until(/\/b/);
+    const [first, second] = answers(client.received());
+    expect(first).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(first).toMatch(/\r\ncontent-length: \d+\r\n/);
+    expect(first).toMatch(/\r\nDate: \w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT\r\n/);
+    expect(first).toMatch(/\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n/);
+    expect(bodyOf(first!)).toMatchObject({ method: 'POST', url: '/a', body: '{"n":1}' });
+    expect(Buffer.from(bodyOf(second!).body, 'latin1').toString('utf8')).toBe('é');
+    expect(connections()).toBe(1);
+  });
+
+  it('parses a request that arrives one byte at a time', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    const bytes = Buffer.from(post('/bytes', '{"split":"everywhere"}', 'X-Extra:  v \r\n'));
+    for (const byte of bytes) {
+      client.socket.write(Buffer.from([byte]));
+      await sleep(0);
+    }
+    const answer = answers(await client.until(/everywhere/))[0]!;
+    expect(bodyOf(answer)).toMatchObject({ url: '/bytes', body: '{"split":"everywhere"}', headers: { 'x-extra': 'v' } });
+  });
+
+  it('answers pipelined requests in order, each after the one before', async () => {
+    const { port, requests } = await start();
+    const client = await raw(port);
+    client.socket.write(post('/slow/30', 'first') + post('/second', 'second') + post('/slow/1', 'third'));
+    const text = await client.until(/third/);
+    expect(answers(text).map((answer) => bodyOf(answer).body)).toEqual(['first', 'second', 'third']);
+    expect(requests).toEqual(['POST /slow/30', 'POST /second', 'POST /slow/1']);
+  });
+
+  it('reads a chunked body, with extensions and trailers', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    client.socket.write('POST /chunked HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\n{"a"\r\n3\r\n:1}\r\n0\r\nX-Trailer: t\r\n\r\n');
+    const answer = answers(await client.until(/chunked/))[0]!;
+    expect(bodyOf(answer).body).toBe('{"a":1}');
+    // The connection goes on after a chunked request.
+    client.socket.write(post('/after', 'x'));
+    await client.until(/\/after/);
+  });
+
+  it('answers a HEAD request without a body', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    client.socket.write('HEAD /head HTTP/1.1\r\nHost: x\r\n\r\n');
+    await client.until(/\r\n\r\n/);
+    client.socket.write(post('/next', 'n'));
+    const text = await client.until(/\/next/);
+    expect(answers(text)[0]).toMatch(/\r\n\r\n$/);
+  });
+
+  it('closes after the answer when the client asks to (Connection: close, HTTP/1.0)', async () => {
+    const { port } = await start();
+    const closing = await raw(port);
+    closing.socket.write(post('/close', 'x', 'Connection: close\r\n'));
+    expect(await closing.closed).toMatch(/\r\nConnection: close\r\n\r\n/);
+    const old = await raw(port);
+    old.socket.write('POST /old HTTP/1.0\r\nContent-Length: 1\r\n\r\nx');
+    expect(await old.closed).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\nConnection: close\r\n/);
+    const oldKept = await raw(port);
+    oldKept.socket.write('POST /old HTTP/1.0\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nx');
+    expect(await oldKept.until(/"x"/)).toMatch(/\r\nConnection: keep-alive\r\n/);
+  });
+
+  it('closes when the handler answers with Connection: close, or before the body has arrived', async () => {
+    const { port } = await start();
+    const early = await raw(port);
+    // The body is still on its way: its rest would be read as the next request.
+    early.socket.write('POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"partial":');
+    const text = await early.closed;
+    expect(text).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n[\s\S]*Connection: close\r\n\r\nno$/);
+  });
+
+  it('asks for the body of an Expect: 100-continue request only when the handler reads it', async () => {
+    const { port } = await start();
+    const waiting = await raw(port);
+    waiting.socket.write('POST /continue HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 7\r\n\r\n');
+    await waiting.until(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    waiting.socket.write('{"c":1}');
+    const text = await waiting.until(/"c\\":1/);
+    expect(answers(text)[1]).toMatch(/^HTTP\/1\.1 200 OK/);
+    // Refused first: no 100, no body read.
+    const refused = await raw(port);
+    refused.socket.write('POST /early HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 7\r\n\r\n');
+    expect(await refused.closed).toMatch(/^HTTP\/1\.1 401 /);
+  });
+
+  it('refuses a body larger than the limit, declared or sent in chunks, with 413', async () => {
+    const { port } = await start();
+    const declared = await raw(port);
+    declared.socket.write('POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n');
+    expect(await declared.closed).toMatch(/^HTTP\/1\.1 413 /);
+    const chunked = await raw(port);
+    chunked.socket.write('POST /big HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    for (let i = 0; i < 3; i++) chunked.socket.write(`200\r\n${'x'.repeat(512)}\r\n`);
+    expect(await chunked.closed).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it.each([
+    ['a malformed request line', 'GARBAGE\r\n\r\n', 400],
+    ['an unsupported version', 'POST / HTTP/2.0\r\n\r\n', 505],
+    ['a length beside a coding', 'POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc', 400],
+    ['an unknown coding', 'POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n', 501],
+    ['a head over 16 KB', `POST / HTTP/1.1\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431],
+    ['a chunk size that is not hexadecimal', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
+  ])('refuses %s with its status, says why, and closes', async (_name, request, status) => {
+    const { port, requests } = await start();
+    const client = await raw(port);
+    client.socket.write(request);
+    const text = await client.closed;
+    expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [^\\r]+\\r\\nContent-Type: text/plain; charset=utf-8\\r\\nContent-Length: \\d+\\r\\nConnection: close\\r\\n\\r\\nthe request is not valid HTTP/1\\.1: .+\\n$`));
+    // Refused within the bytes that brought it: no handler saw it.
+    expect(requests).toEqual([]);
+  });
+
+  it('refuses a body that breaks its framing while the handler waits for it: one answer, the refusal', async () => {
+    const { port, requests } = await start();
+    const client = await raw(port);
+    client.socket.write('POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc');
+    while (requests.length === 0) await sleep(5);
+    client.socket.write('XY');
+    expect(await client.closed).toMatch(/^HTTP\/1\.1 400 [\s\S]*does not end with CRLF\n$/);
+    expect(answers(client.received())).toHaveLength(1);
+    expect(requests).toEqual(['POST /x']);
+  });
+
+  it('refuses a request the client stops sending in the middle (it half-closes)', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    client.socket.end('POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\n{"a"');
+    expect(await client.closed).toMatch(/^HTTP\/1\.1 400 [\s\S]*closed in the middle of the request\n$/);
+  });
+
+  it('answers a complete request from a client that half-closed after sending it, then closes', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    client.socket.end(post('/slow/20', 'last'));
+    expect(await client.closed).toMatch(/^HTTP\/1\.1 200 [\s\S]*Connection: close[\s\S]*"last"/);
+  });
+
+  it('closes a connection without an answer when the handler destroys it (a lost response)', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    client.socket.write(post('/lose', 'x'));
+    expect(await client.closed).toBe('');
+  });
+
+  it('keeps its deadlines: a head not finished, a body not finished (408), an idle connection', async () => {
+    const { port } = await start({ headersMs: 200, requestMs: 400, keepAliveMs: 300 });
+    const silent = await raw(port);
+    const slowHead = await raw(port);
+    slowHead.socket.write('POST /x HTTP/1.1\r\nHost:');
+    const slowBody = await raw(port);
+    slowBody.socket.write('POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\n{"a"');
+    const idle = await raw(port);
+    idle.socket.write(post('/idle', 'x'));
+    const started = Date.now();
+    expect(await silent.closed).toBe('');
+    expect(await slowHead.closed).toMatch(/^HTTP\/1\.1 408 /);
+    expect(await slowBody.closed).toMatch(/^HTTP\/1\.1 408 /);
+    expect(await idle.closed).toMatch(/^HTTP\/1\.1 200 [\s\S]*"\/idle"/);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('does not hold a handler that takes its time to the head deadline, nor the next request sent meanwhile', async () => {
+    const { port } = await start({ headersMs: 150, requestMs: 300 });
+    const client = await raw(port);
+    client.socket.write(post('/slow/700', 'slow'));
+    await sleep(50);
+    client.socket.write(post('/next', 'next'));
+    const text = await client.until(/"\/next"/);
+    expect(answers(text).map((answer) => answer.slice(0, 15))).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+  });
+
+  it('finishes the answers under way when it closes, and closes idle connections at once', async () => {
+    const { server, port } = await start();
+    const idle = await raw(port);
+    idle.socket.write(post('/one', 'x'));
+    await idle.until(/"\/one"/);
+    const busy = await raw(port);
+    busy.socket.write(post('/slow/100', 'busy'));
+    await sleep(20);
+    const closed = new Promise((resolve) => server.close(resolve));
+    expect(await idle.closed).toMatch(/"\/one"/);
+    expect(await busy.closed).toMatch(/^HTTP\/1\.1 200 [\s\S]*Connection: close[\s\S]*"busy"/);
+    await closed;
+  });
+
+  it('answers fetch and node:http like any server (keep-alive, chunked request bodies, many at once)', async () => {
+    const { port, connections } = await start();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const response = await fetch(`http://127.0.0.1:${port}/fetch/${i}`, { method: 'POST', body: JSON.stringify({ i }), headers: { 'content-type': 'application/json' } });
+        return (await response.json()) as { body: string };
+      }),
+    );
+    expect(results.map((result) => JSON.parse(result.body).i)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const chunked = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/node', method: 'POST' }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.write('{"streamed":');
+      setTimeout(() => req.end('true}'), 10);
+    });
+    expect(JSON.parse(chunked)).toMatchObject({ headers: { 'transfer-encoding': 'chunked' }, body: '{"streamed":true}' });
+    expect(connections()).toBeLessThanOrEqual(21);
+  });
+
+  it('writes an answer given in parts as one body', async () => {
+    const { port } = await start();
+    const response = await fetch(`http://127.0.0.1:${port}/parts`, { method: 'POST', body: 'p' });
+    expect(await response.json()).toMatchObject({ url: '/parts', body: 'p' });
+  });
+});
