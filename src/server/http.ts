@@ -110,7 +110,15 @@ function asServiceError(error: unknown): ServiceError | undefined {
   return undefined;
 }
 
-const PLAIN_PATH = /^\/[A-Za-z][A-Za-z/]*$/;
+const PLAIN_PATH = /^\/[A-Za-z0-9][A-Za-z0-9/]*$/;
+
+/**
+ * The path of a request-target, as URL resolves it (dot segments, a query, a fragment). A target of
+ * letters, digits and slashes (every operation's) is its own path: no URL to build per request.
+ */
+export function pathOfTarget(target: string): string {
+  return PLAIN_PATH.test(target) ? target : new URL(target, 'http://local').pathname;
+}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -200,8 +208,7 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
   return new Http1Server({ ...timeouts, maxBodyBytes: MAX_BODY_BYTES }, (req, res) => {
     const handle = async (): Promise<void> => {
-      // A target of letters and slashes is its own path (no dot segments, escapes or query to resolve).
-      const path = PLAIN_PATH.test(req.url) ? req.url : new URL(req.url, 'http://local').pathname;
+      const path = pathOfTarget(req.url);
       if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed: every operation is a POST`);
       if (path.startsWith('/dev/')) {
         if (!options.devEndpoints) throw new ServiceError('not_found', `${path}: the dev endpoints are off (start the server with --dev-endpoints)`);
