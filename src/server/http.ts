@@ -117,7 +117,12 @@ const PLAIN_PATH = /^\/[A-Za-z0-9][A-Za-z0-9/]*$/;
  * letters, digits and slashes (every operation's) is its own path: no URL to build per request.
  */
 export function pathOfTarget(target: string): string {
-  return PLAIN_PATH.test(target) ? target : new URL(target, 'http://local').pathname;
+  if (PLAIN_PATH.test(target)) return target;
+  try {
+    return new URL(target, 'http://local').pathname;
+  } catch {
+    throw new ServiceError('invalid_argument', `the request target ${JSON.stringify(target.slice(0, 80))} is not a path`);
+  }
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -223,7 +228,9 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
       // A failed request rolled back its own writes, but it may have read others' that are still
       // being committed: answer after that commit too (its own failure, if any, is not this one's).
       await committed(db).catch(() => undefined);
-      if (res.headersSent || res.destroyed) return;
+      if (res.destroyed) return;
+      // An answer already begun cannot be replaced by an error: the connection ends instead.
+      if (res.headersSent) return res.destroy();
       // An answer given before the body arrived (401, 415, 413): close rather than read the rest.
       const unread: Record<string, string> = req.complete ? {} : { connection: 'close' };
       if (error instanceof BodyTooLarge) {

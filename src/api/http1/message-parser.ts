@@ -46,8 +46,16 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 
 export class MessageParser {
   private state: State = { kind: 'head' };
-  /** Bytes of a head or a line not yet complete. */
+  /**
+   * Bytes of a head or a line not yet complete: `pending.subarray(0, pendingLength)`, in storage
+   * with room to grow, so that bytes arriving one at a time cost linear time, not quadratic.
+   */
   private pending: Buffer | undefined;
+  private pendingLength = 0;
+  /** How many of the incomplete bytes were already searched for the end of their head or line. */
+  private searched = 0;
+  /** Bytes of the trailer section so far (it is bounded as a head is). */
+  private trailerBytes = 0;
 
   constructor(
     private readonly handlers: MessageHandlers,
@@ -56,7 +64,7 @@ export class MessageParser {
 
   /** Between messages: no byte of a next one has arrived. */
   get idle(): boolean {
-    return this.state.kind === 'done' || (this.state.kind === 'head' && this.pending === undefined);
+    return this.state.kind === 'done' || (this.state.kind === 'head' && this.pendingLength === 0);
   }
 
   /** The message is complete (until reset()). */
@@ -69,18 +77,43 @@ export class MessageParser {
    * and are not consumed (undefined: none). Throws what `refuse` makes.
    */
   feed(chunk: Buffer): Buffer | undefined {
-    let data = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    this.pending = undefined;
+    let data = this.pendingLength > 0 ? this.appendToPending(chunk) : chunk;
+    this.pendingLength = 0;
     while (data.length > 0) {
       if (this.state.kind === 'done') return data;
       const used = this.step(data);
       if (used < 0) {
-        this.pending = data;
+        this.keepPending(data);
         return undefined;
       }
+      this.searched = 0;
       data = data.subarray(used);
     }
     return undefined;
+  }
+
+  private appendToPending(chunk: Buffer): Buffer {
+    const length = this.pendingLength + chunk.length;
+    if (this.pending!.length < length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(length, this.pending!.length * 2));
+      this.pending!.copy(grown, 0, 0, this.pendingLength);
+      this.pending = grown;
+    }
+    chunk.copy(this.pending!, this.pendingLength);
+    return this.pending!.subarray(0, length);
+  }
+
+  /** Keeps incomplete bytes: the storage's own from its start as they are, any others copied (a fed chunk is the caller's). */
+  private keepPending(data: Buffer): void {
+    const pending = this.pending;
+    if (pending && data.buffer === pending.buffer && data.byteOffset === pending.byteOffset) {
+      this.pendingLength = data.length;
+      return;
+    }
+    if (!pending || pending.length < data.length) this.pending = Buffer.allocUnsafeSlow(Math.max(256, data.length * 2));
+    // A later part of the storage moves to its start (Buffer#copy allows the overlap).
+    data.copy(this.pending!, 0);
+    this.pendingLength = data.length;
   }
 
   /** The connection ended: true when that ended a body delimited by it; throws when cut short. */
@@ -107,8 +140,9 @@ export class MessageParser {
       case 'done':
         return 0;
       case 'head': {
-        const end = data.indexOf(HEAD_END);
+        const end = data.indexOf(HEAD_END, Math.max(0, this.searched - (HEAD_END.length - 1)));
         if (end < 0) {
+          this.searched = data.length;
           if (data.length > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`, 431);
           return -1;
         }
@@ -125,13 +159,15 @@ export class MessageParser {
         return take;
       }
       case 'chunk-size': {
-        const end = data.indexOf(CRLF);
+        const end = data.indexOf(CRLF, Math.max(0, this.searched - 1));
         if (end < 0) {
+          this.searched = data.length;
           if (data.length > MAX_CHUNK_LINE_BYTES) throw this.refuse('a chunk-size line is too long');
           return -1;
         }
         const size = this.chunkSizeOf(data.toString('latin1', 0, end));
         this.state = size === 0 ? { kind: 'trailers' } : { kind: 'chunk-data', remaining: size };
+        this.trailerBytes = 0;
         return end + CRLF.length;
       }
       case 'chunk-data': {
@@ -149,11 +185,14 @@ export class MessageParser {
       }
       case 'trailers': {
         // Trailer fields are read past and ignored; an empty line ends them (and the message).
-        const end = data.indexOf(CRLF);
+        const end = data.indexOf(CRLF, Math.max(0, this.searched - 1));
         if (end < 0) {
-          if (data.length > MAX_HEAD_BYTES) throw this.refuse('the trailer section is too long');
+          this.searched = data.length;
+          if (this.trailerBytes + data.length > MAX_HEAD_BYTES) throw this.refuse('the trailer section is too long');
           return -1;
         }
+        this.trailerBytes += end + CRLF.length;
+        if (this.trailerBytes > MAX_HEAD_BYTES) throw this.refuse('the trailer section is too long');
         if (end === 0) this.complete();
         return end + CRLF.length;
       }

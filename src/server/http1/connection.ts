@@ -8,10 +8,13 @@
 // would otherwise be read as a request; a request the parser refuses is answered with its status
 // and the connection closes; the deadlines (a head within headersMs of its first byte, the whole
 // request within requestMs, an idle connection closed after keepAliveMs) are checked by the
-// server's sweep (server.ts).
+// server's sweep (server.ts). Reading stops while the client does not read its answers (as node's
+// server does: otherwise answers to pipelined requests pile up in memory), while more than
+// MAX_HELD_BYTES of later requests wait, and while a body its handler has not asked for yet is
+// arriving (so a request refused on its credential is not read on).
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
-import { MessageParser } from '../../api/http1/message-parser.js';
+import { HTTP_TOKEN, MessageParser } from '../../api/http1/message-parser.js';
 import { HttpRefusal, refuseRequest, requestHeadOf, type RequestHead, type RequestHeaders } from './request-head.js';
 
 export interface ConnectionLimits {
@@ -64,6 +67,11 @@ export interface ConnectionHost {
 
 /** Bytes of later requests held while one is answered before reading pauses. */
 const MAX_HELD_BYTES = 64 * 1024;
+
+/** Why reading is paused (bits); it resumes when no reason is left. */
+const HELD_BYTES = 1;
+const DRAINING = 2;
+const BODY_NOT_ASKED = 4;
 // A field value may hold neither CR nor LF (nor other controls): an answer's head is built as text.
 const UNSAFE_FIELD_VALUE = /[^\t\x20-\x7e]/;
 
@@ -86,9 +94,14 @@ export class ServerConnection {
   private arrived: Exchange | undefined;
   /** Bytes after the current request (the next ones), held until it is answered. */
   private held: Buffer | undefined;
-  private paused = false;
-  /** When the current request's first byte arrived, or (none under way) when the connection became idle. */
+  private paused = 0;
+  /**
+   * When the current request's first byte arrived; with none under way, when the connection became
+   * idle; once closing, when it began to.
+   */
   private since = Date.now();
+  /** When the sweep first saw an answer still waiting to go out (the client not reading it). */
+  private flushingSince: number | undefined;
   /** Reading a request's head (its first byte has arrived, not yet its end). */
   private inHead = false;
   private answered = 0;
@@ -125,15 +138,31 @@ export class ServerConnection {
     return this.host.closing || this.clientEnded;
   }
 
-  /** No request under way: nothing would be lost by closing. */
+  /** No request under way and every answer gone out: nothing would be lost by closing. */
   get idle(): boolean {
-    return this.exchange === undefined && this.parser.idle && this.held === undefined;
+    return this.exchange === undefined && this.parser.idle && this.held === undefined && this.socket.writableLength === 0;
   }
 
   /** Applies the deadlines (called by the server's sweep). */
   check(now: number): void {
-    if (this.closing) return;
     const { headersMs, requestMs, keepAliveMs } = this.host.limits;
+    if (this.closing) {
+      // Its last answer is on its way out; a client that never reads it does not hold the socket.
+      if (now - this.since > requestMs) this.socket.destroy();
+      return;
+    }
+    if (this.exchange === undefined && this.socket.writableLength > 0) {
+      this.flushingSince ??= now;
+      if (now - this.flushingSince > requestMs) this.destroy();
+      return;
+    }
+    if (this.flushingSince !== undefined) {
+      // The answers have gone out: idle from now.
+      this.flushingSince = undefined;
+      this.since = now;
+    }
+    // A closing server keeps no idle connection, nor one that has sent part of a head only.
+    if (this.host.closing && (this.idle || (this.inHead && this.exchange === undefined))) return this.destroy();
     const elapsed = now - this.since;
     if (this.idle) {
       // A connection that never sent a request gets the head's deadline; one that did, keep-alive's.
@@ -174,9 +203,13 @@ export class ServerConnection {
       this.arrived = undefined;
       this.host.dispatch(arrived, arrived);
     }
+    // A body is arriving that its handler has not asked for (it may refuse the request first).
+    if (this.exchange && !this.exchange.complete && !this.exchange.bodyAsked && !this.closing) this.pause(BODY_NOT_ASKED);
   }
 
-  private onHead(text: string): RequestHead['framing'] {
+  private onHead(text: string): RequestHead['framing'] | undefined {
+    // Empty lines before a request line are skipped (RFC 9112 §2.2): another head follows.
+    if (/^(?:\r\n)*$/.test(text)) return undefined;
     const head = requestHeadOf(text);
     this.inHead = false;
     this.exchange = this.arrived = new Exchange(this, head, this.host.limits.maxBodyBytes);
@@ -185,10 +218,23 @@ export class ServerConnection {
 
   private hold(bytes: Buffer): void {
     this.held = this.held ? Buffer.concat([this.held, bytes]) : bytes;
-    if (this.held.length > MAX_HELD_BYTES && !this.paused) {
-      this.paused = true;
-      this.socket.pause();
-    }
+    if (this.held.length > MAX_HELD_BYTES) this.pause(HELD_BYTES);
+  }
+
+  /** The handler of the current request asked for its body: reading goes on. */
+  bodyAsked(): void {
+    this.resume(BODY_NOT_ASKED);
+  }
+
+  private pause(reason: number): void {
+    if (this.paused === 0) this.socket.pause();
+    this.paused |= reason;
+  }
+
+  private resume(reason: number): void {
+    if (this.paused === 0) return;
+    this.paused &= ~reason;
+    if (this.paused === 0) this.socket.resume();
   }
 
   private onEnd(): void {
@@ -223,12 +269,22 @@ export class ServerConnection {
     }
     this.parser.reset();
     this.since = Date.now();
+    if (this.socket.writableNeedDrain) {
+      // The client is not reading its answers: no further request is read until it has.
+      this.pause(DRAINING);
+      this.socket.once('drain', () => this.next());
+      return;
+    }
+    this.next();
+  }
+
+  /** Goes on with the next request: bytes already held, then reading. */
+  private next(): void {
+    if (this.closing) return;
+    this.since = Date.now();
     const held = this.held;
     this.held = undefined;
-    if (this.paused) {
-      this.paused = false;
-      this.socket.resume();
-    }
+    this.resume(HELD_BYTES | DRAINING | BODY_NOT_ASKED);
     if (held) this.consume(held);
   }
 
@@ -242,7 +298,7 @@ export class ServerConnection {
     if (!exchange?.headersSent) {
       const text = `the request is not valid HTTP/1.1: ${refusal.message}\n`;
       this.send(
-        `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+        `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? 'Error'}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nDate: ${httpDate(Date.now())}\r\nConnection: close\r\n\r\n${text}`,
       );
     }
     exchange?.abandon();
@@ -252,6 +308,7 @@ export class ServerConnection {
   /** Ends the connection once what was written has gone out. */
   private closeSoon(): void {
     this.closing = true;
+    this.since = Date.now();
     const socket = this.socket;
     if (socket.destroyed) return;
     socket.end();
@@ -267,14 +324,17 @@ class Exchange implements HttpRequest, HttpResponse {
   readonly headers: RequestHeaders;
   complete = false;
   headersSent = false;
-  private chunks: Buffer[] = [];
+  /** The handler has asked for the body (reading goes on). */
+  bodyAsked = false;
+  /** The body so far: `received.subarray(0, size)`, in storage grown as it arrives (sized once when declared). */
+  private received: Buffer | undefined;
   private size = 0;
   private tooLarge: boolean;
   private abandoned = false;
+  private bodyPromise: Promise<Buffer> | undefined;
   private waiting: { resolve: (body: Buffer) => void; reject: (error: Error) => void } | undefined;
-  private continueSent = false;
   private pendingHead = '';
-  private headOnly: boolean;
+  private readonly headOnly: boolean;
   private keepOpen: boolean;
   private ended = false;
 
@@ -297,15 +357,23 @@ class Exchange implements HttpRequest, HttpResponse {
 
   receive(chunk: Buffer): void {
     if (this.tooLarge) return;
-    this.size += chunk.length;
-    if (this.size > this.maxBodyBytes) {
+    const size = this.size + chunk.length;
+    if (size > this.maxBodyBytes) {
       this.tooLarge = true;
-      this.chunks = [];
+      this.received = undefined;
       this.settle();
       return;
     }
-    // A copy: the parser's pieces are views valid only during the call.
-    this.chunks.push(Buffer.from(chunk));
+    // Copied (the parser's pieces are views valid only during the call) into one buffer: a body
+    // sent a byte at a time is not a million small buffers.
+    if (!this.received || this.received.length < size) {
+      const declared = this.head.framing.kind === 'length' ? this.head.framing.length : 0;
+      const grown = Buffer.allocUnsafeSlow(Math.min(this.maxBodyBytes, Math.max(size, declared, (this.received?.length ?? 0) * 2, 1024)));
+      this.received?.copy(grown, 0, 0, this.size);
+      this.received = grown;
+    }
+    chunk.copy(this.received, this.size);
+    this.size = size;
   }
 
   completed(): void {
@@ -319,20 +387,25 @@ class Exchange implements HttpRequest, HttpResponse {
   }
 
   body(): Promise<Buffer> {
+    this.bodyPromise ??= this.readBody();
+    return this.bodyPromise;
+  }
+
+  private readBody(): Promise<Buffer> {
+    this.bodyAsked = true;
     if (this.tooLarge) return Promise.reject(new BodyTooLarge());
     if (this.complete) return Promise.resolve(this.bodyBytes());
     if (this.abandoned) return Promise.reject(new BodyAbandoned());
-    if (this.head.expectsContinue && !this.continueSent && this.size === 0) {
-      this.continueSent = true;
-      this.connection.send('HTTP/1.1 100 Continue\r\n\r\n');
-    }
-    return new Promise((resolve, reject) => {
+    if (this.head.expectsContinue && this.size === 0) this.connection.send('HTTP/1.1 100 Continue\r\n\r\n');
+    const promise = new Promise<Buffer>((resolve, reject) => {
       this.waiting = { resolve, reject };
     });
+    this.connection.bodyAsked();
+    return promise;
   }
 
   private bodyBytes(): Buffer {
-    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    return this.received ? this.received.subarray(0, this.size) : Buffer.alloc(0);
   }
 
   private settle(): void {
@@ -342,23 +415,37 @@ class Exchange implements HttpRequest, HttpResponse {
     if (this.tooLarge) waiting.reject(new BodyTooLarge());
     else if (this.complete) waiting.resolve(this.bodyBytes());
     else if (this.abandoned) waiting.reject(new BodyAbandoned());
+    else this.waiting = waiting;
   }
 
   writeHead(status: number, headers: Record<string, string | number> = {}): void {
     if (this.headersSent) throw new Error('the answer has already begun');
-    this.headersSent = true;
     let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Unknown'}\r\n`;
+    let framed = status === 204 || status === 304;
+    let dated = false;
+    let keepOpen = this.keepOpen;
     for (const name of Object.keys(headers)) {
       const value = String(headers[name]);
-      if (UNSAFE_FIELD_VALUE.test(value)) throw new Error(`the answer's ${name} field holds a character a header may not`);
-      if (name.toLowerCase() === 'connection' && value.toLowerCase() === 'close') this.keepOpen = false;
-      else head += `${name}: ${value}\r\n`;
+      if (!HTTP_TOKEN.test(name) || UNSAFE_FIELD_VALUE.test(value)) throw new Error(`the answer's ${JSON.stringify(name)} field is not a valid header field`);
+      const key = name.toLowerCase();
+      // Whether the connection stays open is this module's to say (it adds the field below).
+      if (key === 'connection') {
+        if (value.toLowerCase() === 'close') keepOpen = false;
+        continue;
+      }
+      if (key === 'keep-alive') continue;
+      if (key === 'content-length') framed = true;
+      if (key === 'date') dated = true;
+      head += `${name}: ${value}\r\n`;
     }
-    // Without its whole request read, the connection cannot find where the next one starts; and
-    // a closing server, or a client that has stopped sending, will not have a next one.
-    if (!this.complete || this.connection.ending) this.keepOpen = false;
-    head += `Date: ${httpDate(Date.now())}\r\n`;
-    head += this.keepOpen ? `Connection: keep-alive\r\nKeep-Alive: timeout=${this.connection.keepAliveSeconds}\r\n\r\n` : 'Connection: close\r\n\r\n';
+    // Without its whole request read, the connection cannot find where the next one starts; an
+    // answer without a length ends with the connection; and a closing server, or a client that has
+    // stopped sending, will not have a next one.
+    if (!this.complete || !framed || this.connection.ending) keepOpen = false;
+    if (!dated) head += `Date: ${httpDate(Date.now())}\r\n`;
+    head += keepOpen ? `Connection: keep-alive\r\nKeep-Alive: timeout=${this.connection.keepAliveSeconds}\r\n\r\n` : 'Connection: close\r\n\r\n';
+    this.keepOpen = keepOpen;
+    this.headersSent = true;
     this.pendingHead = head;
   }
 

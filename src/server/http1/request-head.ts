@@ -40,6 +40,8 @@ const TARGET = /^[\x21-\x7e]+$/;
 
 export function requestHeadOf(text: string): RequestHead {
   const lines = text.split('\r\n');
+  // Empty lines before the request line are skipped (RFC 9112 §2.2: a client may send one after a body).
+  while (lines.length > 1 && lines[0] === '') lines.shift();
   const line = REQUEST_LINE.exec(lines[0]!);
   if (!line || !HTTP_TOKEN.test(line[1]!) || !TARGET.test(line[2]!)) throw refuseRequest(`unexpected request line ${JSON.stringify(lines[0]!.slice(0, 80))}`);
   if (line[3] !== '1' || (line[4] !== '0' && line[4] !== '1')) throw refuseRequest(`HTTP/${line[3]}.${line[4]} is not supported (HTTP/1.1 is)`, 505);
@@ -48,7 +50,11 @@ export function requestHeadOf(text: string): RequestHead {
   // set-cookie is an answer's field: a request's repeats are kept as node kept them, joined.
   const headers = fields as RequestHeaders;
   if (Array.isArray(fields['set-cookie'])) headers['set-cookie'] = fields['set-cookie'].join(', ');
-  const expect = headers.expect;
+  // Exactly one Host in HTTP/1.1 (RFC 9112 §3.2); repeats would otherwise be hidden, as the first wins.
+  const hosts = lines.filter((field) => /^host:/i.test(field)).length;
+  if (minor === 1 && hosts !== 1) throw refuseRequest(hosts === 0 ? 'an HTTP/1.1 request without a Host field' : 'more than one Host field');
+  // Expect is HTTP/1.1's (an HTTP/1.0 client's is ignored, as node does).
+  const expect = minor === 1 ? headers.expect : undefined;
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw refuseRequest(`the expectation ${JSON.stringify(expect.slice(0, 40))} cannot be met`, 417);
   return {
     method: line[1]!,
@@ -57,7 +63,7 @@ export function requestHeadOf(text: string): RequestHead {
     headers,
     framing: framingOf(headers, minor),
     keepAlive: minor === 1 ? !listsToken(headers.connection, 'close') : listsToken(headers.connection, 'keep-alive'),
-    expectsContinue: expect !== undefined && minor === 1,
+    expectsContinue: expect !== undefined,
   };
 }
 

@@ -30,7 +30,10 @@ export class Http1Server extends HttpServer implements ConnectionHost {
     this.removeAllListeners('connection');
     this.on('connection', (socket: Socket) => this.accept(socket));
     this.on('request', onRequest);
-    this.on('listening', () => this.startSweep());
+    this.on('listening', () => {
+      this.closing = false;
+      this.startSweep();
+    });
   }
 
   dispatch(request: HttpRequest, response: HttpResponse): void {
@@ -39,13 +42,16 @@ export class Http1Server extends HttpServer implements ConnectionHost {
 
   forget(connection: ServerConnection): void {
     this.clients.delete(connection);
+    if (this.closing && this.clients.size === 0) this.stopSweep();
   }
 
-  /** Stops listening; idle connections close now, the others once their answer is written. */
+  /**
+   * Stops listening; idle connections close now, the others once their answer has gone out (the
+   * sweep goes on until the last one has: a request still arriving keeps its deadlines).
+   */
   override close(callback?: (error?: Error) => void): this {
     this.closing = true;
-    if (this.sweep) clearInterval(this.sweep);
-    this.sweep = undefined;
+    if (this.clients.size === 0) this.stopSweep();
     // http.Server's close closes idle connections through closeIdleConnections (below).
     return super.close(callback);
   }
@@ -73,12 +79,17 @@ export class Http1Server extends HttpServer implements ConnectionHost {
    */
   private startSweep(): void {
     if (this.sweep) return;
-    const { headersMs, keepAliveMs } = this.limits;
-    const every = Math.max(50, Math.min(1_000, Math.floor(Math.min(headersMs, keepAliveMs) / 4)));
+    const { headersMs, requestMs, keepAliveMs } = this.limits;
+    const every = Math.max(50, Math.min(1_000, Math.floor(Math.min(headersMs, requestMs, keepAliveMs) / 4)));
     this.sweep = setInterval(() => {
       const now = Date.now();
       for (const connection of this.clients) connection.check(now);
     }, every);
     this.sweep.unref();
+  }
+
+  private stopSweep(): void {
+    if (this.sweep) clearInterval(this.sweep);
+    this.sweep = undefined;
   }
 }

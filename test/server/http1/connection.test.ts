@@ -25,6 +25,36 @@ async function handler(req: HttpRequest, res: HttpResponse): Promise<void> {
   }
   if (req.url.startsWith('/slow/')) await sleep(Number(req.url.slice(6)));
   if (req.url === '/lose') return res.destroy();
+  if (req.url === '/large-answer') {
+    // A 64 KB answer, without reading the (empty) body.
+    const text = 'b'.repeat(64 * 1024);
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': text.length });
+    return res.end(text);
+  }
+  if (req.url === '/huge-answer') {
+    // 8 MB: more than the sockets' buffers hold, so part of it waits in the server's memory.
+    const text = 'h'.repeat(8 * 1024 * 1024);
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': text.length });
+    return res.end(text);
+  }
+  if (req.url === '/unframed') {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    return res.end('until the connection ends');
+  }
+  if (req.url === '/bad-field') {
+    try {
+      res.writeHead(200, { 'x-bad': 'a\r\nInjected: yes' });
+    } catch {
+      res.writeHead(500, { 'content-length': 0 });
+      return res.end();
+    }
+  }
+  if (req.url === '/twice') {
+    const [first, second] = await Promise.all([req.body(), req.body()]);
+    const text = `${first.toString()}|${second.toString()}`;
+    res.writeHead(200, { 'content-length': Buffer.byteLength(text) });
+    return res.end(text);
+  }
   let body: string;
   try {
     body = (await req.body()).toString();
@@ -62,6 +92,8 @@ interface Raw {
   closed: Promise<string>;
   /** Resolves once the text received matches. */
   until: (pattern: RegExp, timeoutMs?: number) => Promise<string>;
+  /** Resolves once `enough` says the text received is enough. */
+  untilEnough: (enough: (text: string) => boolean, timeoutMs?: number) => Promise<string>;
 }
 
 function raw(port: number): Promise<Raw> {
@@ -77,18 +109,19 @@ function raw(port: number): Promise<Raw> {
     });
     socket.on('error', () => undefined);
     const closed = new Promise<string>((done) => socket.on('close', () => done(text)));
-    const until = (pattern: RegExp, timeoutMs = 3_000) =>
+    const untilEnough = (enough: (text: string) => boolean, timeoutMs = 3_000, what = 'enough') =>
       new Promise<string>((done, fail) => {
-        const timer = setTimeout(() => fail(new Error(`waited for ${pattern} and got ${JSON.stringify(text)}`)), timeoutMs);
+        const timer = setTimeout(() => fail(new Error(`waited for ${what} and got ${JSON.stringify(text.slice(0, 2_000))}`)), timeoutMs);
         const check = () => {
-          if (pattern.test(text)) {
+          if (enough(text)) {
             clearTimeout(timer);
             done(text);
           } else waiters.push(check);
         };
         check();
       });
-    socket.on('connect', () => resolve({ socket, received: () => text, closed, until }));
+    const until = (pattern: RegExp, timeoutMs = 3_000) => untilEnough((received) => pattern.test(received), timeoutMs, String(pattern));
+    socket.on('connect', () => resolve({ socket, received: () => text, closed, until, untilEnough }));
   });
 }
 
@@ -206,16 +239,18 @@ describe('the local control plane HTTP/1.1 server', () => {
   it.each([
     ['a malformed request line', 'GARBAGE\r\n\r\n', 400],
     ['an unsupported version', 'POST / HTTP/2.0\r\n\r\n', 505],
-    ['a length beside a coding', 'POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc', 400],
-    ['an unknown coding', 'POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n', 501],
-    ['a head over 16 KB', `POST / HTTP/1.1\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431],
-    ['a chunk size that is not hexadecimal', 'POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
+    ['a length beside a coding', 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc', 400],
+    ['an unknown coding', 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n', 501],
+    ['a head over 16 KB', `POST / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431],
+    ['a chunk size that is not hexadecimal', 'POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n', 400],
+    ['an HTTP/1.1 request without Host', 'POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n', 400],
+    ['a trailer section over 16 KB', `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n${'X-T: aaaaaaaaaa\r\n'.repeat(1100)}\r\n`, 400],
   ])('refuses %s with its status, says why, and closes', async (_name, request, status) => {
     const { port, requests } = await start();
     const client = await raw(port);
     client.socket.write(request);
     const text = await client.closed;
-    expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [^\\r]+\\r\\nContent-Type: text/plain; charset=utf-8\\r\\nContent-Length: \\d+\\r\\nConnection: close\\r\\n\\r\\nthe request is not valid HTTP/1\\.1: .+\\n$`));
+    expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [^\\r]+\\r\\nContent-Type: text/plain; charset=utf-8\\r\\nContent-Length: \\d+\\r\\nDate: [^\\r]+ GMT\\r\\nConnection: close\\r\\n\\r\\nthe request is not valid HTTP/1\\.1: .+\\n$`));
     // Refused within the bytes that brought it: no handler saw it.
     expect(requests).toEqual([]);
   });
@@ -223,7 +258,7 @@ describe('the local control plane HTTP/1.1 server', () => {
   it('refuses a body that breaks its framing while the handler waits for it: one answer, the refusal', async () => {
     const { port, requests } = await start();
     const client = await raw(port);
-    client.socket.write('POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc');
+    client.socket.write('POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc');
     while (requests.length === 0) await sleep(5);
     client.socket.write('XY');
     expect(await client.closed).toMatch(/^HTTP\/1\.1 400 [\s\S]*does not end with CRLF\n$/);
@@ -234,7 +269,7 @@ describe('the local control plane HTTP/1.1 server', () => {
   it('refuses a request the client stops sending in the middle (it half-closes)', async () => {
     const { port } = await start();
     const client = await raw(port);
-    client.socket.end('POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\n{"a"');
+    client.socket.end('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{"a"');
     expect(await client.closed).toMatch(/^HTTP\/1\.1 400 [\s\S]*closed in the middle of the request\n$/);
   });
 
@@ -258,7 +293,7 @@ describe('the local control plane HTTP/1.1 server', () => {
     const slowHead = await raw(port);
     slowHead.socket.write('POST /x HTTP/1.1\r\nHost:');
     const slowBody = await raw(port);
-    slowBody.socket.write('POST /x HTTP/1.1\r\nContent-Length: 10\r\n\r\n{"a"');
+    slowBody.socket.write('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{"a"');
     const idle = await raw(port);
     idle.socket.write(post('/idle', 'x'));
     const started = Date.now();
@@ -315,6 +350,93 @@ describe('the local control plane HTTP/1.1 server', () => {
     });
     expect(JSON.parse(chunked)).toMatchObject({ headers: { 'transfer-encoding': 'chunked' }, body: '{"streamed":true}' });
     expect(connections()).toBeLessThanOrEqual(21);
+  });
+
+  it('stops reading requests while the client does not read its answers, and goes on when it does', async () => {
+    const { port, requests } = await start();
+    const client = await raw(port);
+    client.socket.pause();
+    const count = 400;
+    client.socket.write(post('/large-answer', '').repeat(count));
+    // 400 answers of 64 KB are more than the sockets' buffers hold: reading stops well before.
+    let seen = -1;
+    while (seen !== requests.length) {
+      seen = requests.length;
+      await sleep(200);
+    }
+    expect(requests.length).toBeLessThan(count);
+    client.socket.resume();
+    const text = await client.untilEnough((received) => received.length >= count * 65_536 && answers(received).length === count && received.endsWith('b'.repeat(65_536)), 20_000);
+    expect(answers(text).every((answer) => answer.endsWith('\r\n\r\n' + 'b'.repeat(65_536)))).toBe(true);
+    expect(requests.length).toBe(count);
+  }, 30_000);
+
+  it('does not close an idle connection whose answers are still on their way out', async () => {
+    const { port } = await start({ keepAliveMs: 200 });
+    const client = await raw(port);
+    client.socket.pause();
+    client.socket.write(post('/huge-answer', ''));
+    await sleep(1_200);
+    client.socket.resume();
+    const size = 8 * 1024 * 1024;
+    const text = await client.untilEnough((received) => received.length >= size && received.endsWith('h'.repeat(1_000)) && answers(received).length === 1 && received.length - received.indexOf('\r\n\r\n') - 4 === size, 10_000);
+    expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toHaveLength(size);
+  }, 20_000);
+
+  it('lets an answer still on its way out finish when it closes', async () => {
+    const { server, port } = await start();
+    const client = await raw(port);
+    client.socket.pause();
+    client.socket.write(post('/huge-answer', ''));
+    await sleep(300);
+    const closed = new Promise((resolve) => server.close(resolve));
+    await sleep(300);
+    client.socket.resume();
+    const text = await client.closed;
+    expect(text.length - text.indexOf('\r\n\r\n') - 4).toBe(8 * 1024 * 1024);
+    await closed;
+  });
+
+  it('finishes closing even when a connection has sent half a head', async () => {
+    // The head's own deadline is far off: closing is what ends it.
+    const { server, port } = await start({ headersMs: 10_000 });
+    const client = await raw(port);
+    client.socket.write('POST /x HTTP/1.1\r\nHost:');
+    await sleep(20);
+    const started = Date.now();
+    await new Promise((resolve) => server.close(resolve));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await client.closed;
+  });
+
+  it('reads a body sent in many tiny chunks into one, and gives the same body to every reader', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    const body = 'x'.repeat(300);
+    // The body follows the head: both readers wait for it.
+    client.socket.write('POST /twice HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n');
+    await sleep(20);
+    client.socket.write(`${[...body].map((c) => `1\r\n${c}\r\n`).join('')}0\r\n\r\n`);
+    const text = await client.until(/x\|x+$/);
+    expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toBe(`${body}|${body}`);
+  });
+
+  it('closes after an answer without a length, and refuses a header field that would inject another', async () => {
+    const { port } = await start();
+    const unframed = await raw(port);
+    unframed.socket.write(post('/unframed', ''));
+    expect(await unframed.closed).toMatch(/\r\nConnection: close\r\n\r\nuntil the connection ends$/);
+    const bad = await raw(port);
+    bad.socket.write(post('/bad-field', ''));
+    const text = await bad.until(/^HTTP\/1\.1 500 /);
+    expect(text).not.toMatch(/Injected/);
+  });
+
+  it('skips empty lines before a request (a client may send one after a body)', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    client.socket.write(post('/one', '1') + '\r\n' + post('/two', '2') + '\r\n\r\n' + post('/three', '3'));
+    expect(answers(await client.until(/"\/three"/)).map((answer) => bodyOf(answer).url)).toEqual(['/one', '/two', '/three']);
   });
 
   it('writes an answer given in parts as one body', async () => {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { HttpRefusal, requestHeadOf } from '../../../src/server/http1/request-head.js';
 
-const head = (...lines: string[]): string => lines.join('\r\n');
+/** A head's text; an HTTP/1.1 request line gets its Host field unless the lines name one. */
+const head = (...lines: string[]): string => {
+  const withHost = lines[0]!.endsWith('HTTP/1.1') && !lines.some((line) => /^host:/i.test(line)) ? [lines[0]!, 'Host: x', ...lines.slice(1)] : lines;
+  return withHost.join('\r\n');
+};
 
 describe('requestHeadOf', () => {
   it('reads the request line, the fields (lower-case names, OWS trimmed) and the framing', () => {
@@ -35,6 +39,19 @@ describe('requestHeadOf', () => {
     expect(headers).toMatchObject({ authorization: 'Bearer a', cookie: 'a=1; b=2', accept: 'x, y' });
   });
 
+  it('requires one Host field in HTTP/1.1, none in HTTP/1.0', () => {
+    expect(() => requestHeadOf('POST / HTTP/1.1\r\nContent-Length: 0')).toThrow(/without a Host/);
+    expect(requestHeadOf('POST / HTTP/1.0').headers.host).toBeUndefined();
+  });
+
+  it('skips empty lines before the request line', () => {
+    expect(requestHeadOf(head('', '', 'POST /after HTTP/1.1', 'Host: x')).target).toBe('/after');
+  });
+
+  it('ignores an HTTP/1.0 client\'s Expect', () => {
+    expect(requestHeadOf(head('POST / HTTP/1.0', 'Expect: 200-ok')).expectsContinue).toBe(false);
+  });
+
   it('notes Expect: 100-continue (HTTP/1.1 only)', () => {
     expect(requestHeadOf(head('POST / HTTP/1.1', 'Expect: 100-Continue', 'Content-Length: 3')).expectsContinue).toBe(true);
     expect(requestHeadOf(head('POST / HTTP/1.0', 'Expect: 100-continue', 'Content-Length: 3')).expectsContinue).toBe(false);
@@ -62,6 +79,7 @@ describe('requestHeadOf', () => {
     ['chunked not last', ['POST / HTTP/1.1', 'Transfer-Encoding: chunked, gzip'], 501],
     ['chunked twice', ['POST / HTTP/1.1', 'Transfer-Encoding: chunked', 'Transfer-Encoding: chunked'], 501],
     ['an expectation other than 100-continue', ['POST / HTTP/1.1', 'Expect: 200-ok'], 417],
+    ['two Host fields', ['POST / HTTP/1.1', 'Host: a', 'host: b'], 400],
   ])('refuses %s', (_name, lines, status) => {
     let caught: unknown;
     try {
