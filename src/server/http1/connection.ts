@@ -100,8 +100,12 @@ export class ServerConnection {
    * idle; once closing, when it began to.
    */
   private since = Date.now();
-  /** When the sweep first saw an answer still waiting to go out (the client not reading it). */
+  /** When the sweep last saw answers waiting to go out make no progress (the client not reading them). */
   private flushingSince: number | undefined;
+  /** Bytes of answers waiting to go out at the last sweep. */
+  private unsent = 0;
+  /** Set when a sweep sees the answers gone out that the last one saw waiting. */
+  private flushedAt: number | undefined;
   /** Reading a request's head (its first byte has arrived, not yet its end). */
   private inHead = false;
   private answered = 0;
@@ -133,9 +137,9 @@ export class ServerConnection {
     return Math.floor(this.host.limits.keepAliveMs / 1000);
   }
 
-  /** The server is closing: this connection ends after the answer under way. */
+  /** No request follows the one being answered: the server is closing, or the client stopped sending and nothing of it is held. */
   get ending(): boolean {
-    return this.host.closing || this.clientEnded;
+    return this.host.closing || (this.clientEnded && this.held === undefined);
   }
 
   /** No request under way and every answer gone out: nothing would be lost by closing. */
@@ -146,19 +150,24 @@ export class ServerConnection {
   /** Applies the deadlines (called by the server's sweep). */
   check(now: number): void {
     const { headersMs, requestMs, keepAliveMs } = this.host.limits;
+    // Answers waiting to go out: the deadline counts from the last time the client read any.
+    const unsent = this.socket.writableLength;
+    if (unsent === 0 && this.unsent > 0) this.flushedAt = now;
+    if (unsent === 0 || unsent < this.unsent) this.flushingSince = unsent === 0 ? undefined : now;
+    this.unsent = unsent;
     if (this.closing) {
-      // Its last answer is on its way out; a client that never reads it does not hold the socket.
-      if (now - this.since > requestMs) this.socket.destroy();
+      // Its last answer is on its way out; a client that stops reading it does not hold the socket.
+      if (now - (this.flushingSince ?? this.since) > requestMs) this.socket.destroy();
       return;
     }
-    if (this.exchange === undefined && this.socket.writableLength > 0) {
+    if (this.exchange === undefined && unsent > 0) {
       this.flushingSince ??= now;
       if (now - this.flushingSince > requestMs) this.destroy();
       return;
     }
-    if (this.flushingSince !== undefined) {
-      // The answers have gone out: idle from now.
-      this.flushingSince = undefined;
+    if (this.flushedAt !== undefined) {
+      // The answers have gone out since the last sweep: idle from now.
+      this.flushedAt = undefined;
       this.since = now;
     }
     // A closing server keeps no idle connection, nor one that has sent part of a head only.
@@ -169,7 +178,8 @@ export class ServerConnection {
       if (elapsed > (this.answered > 0 ? keepAliveMs : headersMs)) this.destroy();
     } else if (this.inHead) {
       if (elapsed > headersMs) this.refuse(new HttpRefusal(408, `the request's head did not arrive within ${headersMs} ms`));
-    } else if (this.exchange && !this.exchange.complete && elapsed > requestMs) {
+    } else if (this.exchange && !this.exchange.complete && (this.paused & BODY_NOT_ASKED) === 0 && elapsed > requestMs) {
+      // (While its handler has not asked for the body, the server is not reading it: not the client's time.)
       this.refuse(new HttpRefusal(408, `the request did not arrive within ${requestMs} ms`));
     }
   }
@@ -185,8 +195,15 @@ export class ServerConnection {
     else this.consume(chunk);
   }
 
-  private consume(chunk: Buffer): void {
+  private consume(bytes: Buffer): void {
+    let chunk = bytes;
     if (this.parser.idle) {
+      // Line ends before a request line are skipped (RFC 9112 §2.2: a client may send one after a
+      // body); they do not start a request, nor its deadline.
+      let start = 0;
+      while (start < chunk.length && (chunk[start] === 0x0d || chunk[start] === 0x0a)) start++;
+      if (start === chunk.length) return;
+      chunk = chunk.subarray(start);
       this.since = Date.now();
       this.inHead = true;
     }
@@ -207,9 +224,7 @@ export class ServerConnection {
     if (this.exchange && !this.exchange.complete && !this.exchange.bodyAsked && !this.closing) this.pause(BODY_NOT_ASKED);
   }
 
-  private onHead(text: string): RequestHead['framing'] | undefined {
-    // Empty lines before a request line are skipped (RFC 9112 §2.2): another head follows.
-    if (/^(?:\r\n)*$/.test(text)) return undefined;
+  private onHead(text: string): RequestHead['framing'] {
     const head = requestHeadOf(text);
     this.inHead = false;
     this.exchange = this.arrived = new Exchange(this, head, this.host.limits.maxBodyBytes);
@@ -221,8 +236,10 @@ export class ServerConnection {
     if (this.held.length > MAX_HELD_BYTES) this.pause(HELD_BYTES);
   }
 
-  /** The handler of the current request asked for its body: reading goes on. */
+  /** The handler of the current request asked for its body: reading goes on, and the request's deadline restarts. */
   bodyAsked(): void {
+    if ((this.paused & BODY_NOT_ASKED) === 0) return;
+    this.since = Date.now();
     this.resume(BODY_NOT_ASKED);
   }
 
@@ -240,7 +257,8 @@ export class ServerConnection {
   private onEnd(): void {
     this.clientEnded = true;
     if (this.closing) return;
-    if (this.idle) return this.destroy();
+    // Nothing under way (answers perhaps still going out): the connection ends once they have.
+    if (this.exchange === undefined && this.parser.idle && this.held === undefined) return this.closeSoon();
     // The client stopped sending: a request cut short is refused; one complete is answered, then the connection closes.
     if (!this.parser.done && !this.parser.idle) this.refuse(refuseRequest('the connection closed in the middle of the request'));
   }
@@ -263,7 +281,9 @@ export class ServerConnection {
     if (exchange !== this.exchange) return;
     this.exchange = undefined;
     this.answered += 1;
-    if (!keepOpen || this.clientEnded || this.host.closing || this.closing) {
+    // Answered before its body arrived: the body never will (the connection closes).
+    if (!exchange.complete) exchange.abandon();
+    if (!keepOpen || this.ending || this.closing) {
       this.closeSoon();
       return;
     }
@@ -286,6 +306,16 @@ export class ServerConnection {
     this.held = undefined;
     this.resume(HELD_BYTES | DRAINING | BODY_NOT_ASKED);
     if (held) this.consume(held);
+    // A client that stopped sending: what it sent is answered, then the connection ends.
+    if (this.clientEnded && !this.closing && this.exchange === undefined) {
+      if (this.parser.idle) this.closeSoon();
+      else this.refuse(refuseRequest('the connection closed in the middle of the request'));
+    }
+  }
+
+  /** Closes the connection for `exchange`, if it is still the one being answered. */
+  destroyFor(exchange: Exchange): void {
+    if (exchange === this.exchange) this.destroy();
   }
 
   /** Answers a request the parser refused (or one too slow), then closes. */
@@ -367,7 +397,8 @@ class Exchange implements HttpRequest, HttpResponse {
     // Copied (the parser's pieces are views valid only during the call) into one buffer: a body
     // sent a byte at a time is not a million small buffers.
     if (!this.received || this.received.length < size) {
-      const declared = this.head.framing.kind === 'length' ? this.head.framing.length : 0;
+      // The declared length is trusted for the allocation only once the handler asks (after the credential).
+      const declared = this.bodyAsked && this.head.framing.kind === 'length' ? this.head.framing.length : 0;
       const grown = Buffer.allocUnsafeSlow(Math.min(this.maxBodyBytes, Math.max(size, declared, (this.received?.length ?? 0) * 2, 1024)));
       this.received?.copy(grown, 0, 0, this.size);
       this.received = grown;
@@ -468,6 +499,6 @@ class Exchange implements HttpRequest, HttpResponse {
 
   destroy(): void {
     this.abandoned = true;
-    this.connection.destroy();
+    this.connection.destroyFor(this);
   }
 }

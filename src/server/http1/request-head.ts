@@ -50,9 +50,10 @@ export function requestHeadOf(text: string): RequestHead {
   // set-cookie is an answer's field: a request's repeats are kept as node kept them, joined.
   const headers = fields as RequestHeaders;
   if (Array.isArray(fields['set-cookie'])) headers['set-cookie'] = fields['set-cookie'].join(', ');
-  // Exactly one Host in HTTP/1.1 (RFC 9112 §3.2); repeats would otherwise be hidden, as the first wins.
+  // At most one Host, and one in HTTP/1.1 (RFC 9112 §3.2); repeats would otherwise be hidden, as the first wins.
   const hosts = lines.filter((field) => /^host:/i.test(field)).length;
-  if (minor === 1 && hosts !== 1) throw refuseRequest(hosts === 0 ? 'an HTTP/1.1 request without a Host field' : 'more than one Host field');
+  if (hosts > 1) throw refuseRequest('more than one Host field');
+  if (minor === 1 && hosts === 0) throw refuseRequest('an HTTP/1.1 request without a Host field');
   // Expect is HTTP/1.1's (an HTTP/1.0 client's is ignored, as node does).
   const expect = minor === 1 ? headers.expect : undefined;
   if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw refuseRequest(`the expectation ${JSON.stringify(expect.slice(0, 40))} cannot be met`, 417);

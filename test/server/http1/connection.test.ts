@@ -24,6 +24,7 @@ async function handler(req: HttpRequest, res: HttpResponse): Promise<void> {
     return res.end('no');
   }
   if (req.url.startsWith('/slow/')) await sleep(Number(req.url.slice(6)));
+  if (req.url.startsWith('/slow-body/')) await sleep(Number(req.url.slice(11)));
   if (req.url === '/lose') return res.destroy();
   if (req.url === '/large-answer') {
     // A 64 KB answer, without reading the (empty) body.
@@ -437,6 +438,53 @@ describe('the local control plane HTTP/1.1 server', () => {
     const client = await raw(port);
     client.socket.write(post('/one', '1') + '\r\n' + post('/two', '2') + '\r\n\r\n' + post('/three', '3'));
     expect(answers(await client.until(/"\/three"/)).map((answer) => bodyOf(answer).url)).toEqual(['/one', '/two', '/three']);
+  });
+
+  it('does not count the time a handler takes to ask for the body against the client', async () => {
+    const { port } = await start({ requestMs: 300 });
+    const client = await raw(port);
+    client.socket.write('POST /slow-body/700 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n');
+    await sleep(30);
+    client.socket.write('hello');
+    const text = await client.until(/"hello"/, 3_000);
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('does not let line ends alone hold a connection open, nor turn a trailing one into an error', async () => {
+    const { port } = await start({ headersMs: 300, keepAliveMs: 300 });
+    const crlf = await raw(port);
+    const timer = setInterval(() => crlf.socket.write('\r\n'), 50);
+    const started = Date.now();
+    expect(await crlf.closed).toBe('');
+    clearInterval(timer);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const trailing = await raw(port);
+    trailing.socket.write(post('/one', '1') + '\r\n');
+    const text = await trailing.closed;
+    expect(answers(text)).toHaveLength(1);
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('answers every request a client sent before it half-closed, then closes', async () => {
+    const { port } = await start();
+    const client = await raw(port);
+    client.socket.end(post('/slow/20', 'a') + post('/b', 'b') + post('/c', 'c'));
+    const text = await client.closed;
+    expect(answers(text).map((answer) => bodyOf(answer).body)).toEqual(['a', 'b', 'c']);
+    expect(answers(text)[2]).toMatch(/\r\nConnection: close\r\n/);
+  });
+
+  it('closes a half-closed connection as soon as its last answer has gone out', async () => {
+    const { port } = await start({ keepAliveMs: 5_000 });
+    const client = await raw(port);
+    client.socket.pause();
+    client.socket.end(post('/huge-answer', ''));
+    await sleep(300);
+    client.socket.resume();
+    const started = Date.now();
+    const text = await client.closed;
+    expect(text.length - text.indexOf('\r\n\r\n') - 4).toBe(8 * 1024 * 1024);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('writes an answer given in parts as one body', async () => {

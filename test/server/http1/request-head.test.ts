@@ -80,6 +80,7 @@ describe('requestHeadOf', () => {
     ['chunked twice', ['POST / HTTP/1.1', 'Transfer-Encoding: chunked', 'Transfer-Encoding: chunked'], 501],
     ['an expectation other than 100-continue', ['POST / HTTP/1.1', 'Expect: 200-ok'], 417],
     ['two Host fields', ['POST / HTTP/1.1', 'Host: a', 'host: b'], 400],
+    ['two Host fields in HTTP/1.0', ['POST / HTTP/1.0', 'Host: a', 'Host: b'], 400],
   ])('refuses %s', (_name, lines, status) => {
     let caught: unknown;
     try {
