@@ -104,8 +104,6 @@ export class ServerConnection {
   private flushingSince: number | undefined;
   /** Bytes of answers waiting to go out at the last sweep. */
   private unsent = 0;
-  /** Set when a sweep sees the answers gone out that the last one saw waiting. */
-  private flushedAt: number | undefined;
   /** Reading a request's head (its first byte has arrived, not yet its end). */
   private inHead = false;
   private answered = 0;
@@ -152,7 +150,8 @@ export class ServerConnection {
     const { headersMs, requestMs, keepAliveMs } = this.host.limits;
     // Answers waiting to go out: the deadline counts from the last time the client read any.
     const unsent = this.socket.writableLength;
-    if (unsent === 0 && this.unsent > 0) this.flushedAt = now;
+    // Answers gone out since the last sweep: a connection with nothing else under way is idle from now.
+    if (unsent === 0 && this.unsent > 0 && this.exchange === undefined && !this.inHead) this.since = now;
     if (unsent === 0 || unsent < this.unsent) this.flushingSince = unsent === 0 ? undefined : now;
     this.unsent = unsent;
     if (this.closing) {
@@ -164,11 +163,6 @@ export class ServerConnection {
       this.flushingSince ??= now;
       if (now - this.flushingSince > requestMs) this.destroy();
       return;
-    }
-    if (this.flushedAt !== undefined) {
-      // The answers have gone out since the last sweep: idle from now.
-      this.flushedAt = undefined;
-      this.since = now;
     }
     // A closing server keeps no idle connection, nor one that has sent part of a head only.
     if (this.host.closing && (this.idle || (this.inHead && this.exchange === undefined))) return this.destroy();

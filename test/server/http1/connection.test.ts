@@ -34,7 +34,7 @@ async function handler(req: HttpRequest, res: HttpResponse): Promise<void> {
   }
   if (req.url === '/huge-answer') {
     // 8 MB: more than the sockets' buffers hold, so part of it waits in the server's memory.
-    const text = 'h'.repeat(8 * 1024 * 1024);
+    const text = 'h'.repeat(HUGE_ANSWER_BYTES);
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': text.length });
     return res.end(text);
   }
@@ -124,6 +124,20 @@ function raw(port: number): Promise<Raw> {
     const until = (pattern: RegExp, timeoutMs = 3_000) => untilEnough((received) => pattern.test(received), timeoutMs, String(pattern));
     socket.on('connect', () => resolve({ socket, received: () => text, closed, until, untilEnough }));
   });
+}
+
+const HUGE_ANSWER_BYTES = 8 * 1024 * 1024;
+const bodyLengthOf = (text: string): number => text.length - text.indexOf('\r\n\r\n') - 4;
+
+/** Asks for the 8 MB answer and reads nothing of it for `unreadMs` (half-closing first when `end`). */
+async function hugeAnswerReadLate(port: number, unreadMs: number, end = false): Promise<Raw> {
+  const client = await raw(port);
+  client.socket.pause();
+  if (end) client.socket.end(post('/huge-answer', ''));
+  else client.socket.write(post('/huge-answer', ''));
+  await sleep(unreadMs);
+  client.socket.resume();
+  return client;
 }
 
 const post = (path: string, body: string, extra = ''): string => `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
@@ -374,14 +388,9 @@ describe('the local control plane HTTP/1.1 server', () => {
 
   it('does not close an idle connection whose answers are still on their way out', async () => {
     const { port } = await start({ keepAliveMs: 200 });
-    const client = await raw(port);
-    client.socket.pause();
-    client.socket.write(post('/huge-answer', ''));
-    await sleep(1_200);
-    client.socket.resume();
-    const size = 8 * 1024 * 1024;
-    const text = await client.untilEnough((received) => received.length >= size && received.endsWith('h'.repeat(1_000)) && answers(received).length === 1 && received.length - received.indexOf('\r\n\r\n') - 4 === size, 10_000);
-    expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toHaveLength(size);
+    const client = await hugeAnswerReadLate(port, 1_200);
+    const text = await client.untilEnough((received) => received.endsWith('h'.repeat(1_000)) && answers(received).length === 1 && bodyLengthOf(received) === HUGE_ANSWER_BYTES, 10_000);
+    expect(bodyLengthOf(text)).toBe(HUGE_ANSWER_BYTES);
   }, 20_000);
 
   it('lets an answer still on its way out finish when it closes', async () => {
@@ -394,7 +403,7 @@ describe('the local control plane HTTP/1.1 server', () => {
     await sleep(300);
     client.socket.resume();
     const text = await client.closed;
-    expect(text.length - text.indexOf('\r\n\r\n') - 4).toBe(8 * 1024 * 1024);
+    expect(bodyLengthOf(text)).toBe(HUGE_ANSWER_BYTES);
     await closed;
   });
 
@@ -476,14 +485,10 @@ describe('the local control plane HTTP/1.1 server', () => {
 
   it('closes a half-closed connection as soon as its last answer has gone out', async () => {
     const { port } = await start({ keepAliveMs: 5_000 });
-    const client = await raw(port);
-    client.socket.pause();
-    client.socket.end(post('/huge-answer', ''));
-    await sleep(300);
-    client.socket.resume();
+    const client = await hugeAnswerReadLate(port, 300, true);
     const started = Date.now();
     const text = await client.closed;
-    expect(text.length - text.indexOf('\r\n\r\n') - 4).toBe(8 * 1024 * 1024);
+    expect(bodyLengthOf(text)).toBe(HUGE_ANSWER_BYTES);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
