@@ -1,8 +1,8 @@
 // The HTTP face of the local control plane (http1/server.ts). `POST /v1/<group>/<op>` runs an operation:
 // auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler →
 // commit → the answer, which also waits for the injected latency, if any, counted from the read.
-// The credential is checked before a byte of the body is read, so an unauthenticated caller cannot
-// make the server read, decode or parse anything.
+// The credential is checked before the body is asked for (the server reads no further until it is),
+// so an unauthenticated caller cannot make the server read on, decode or parse anything.
 // `/dev/...` holds dev-only helpers (cookies, the session simulator), off unless the server was
 // started with them, never fault-injected.
 import { isRpc, OPERATIONS, type Rpc } from '../api/operations.js';
@@ -231,19 +231,18 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
       if (res.destroyed) return;
       // An answer already begun cannot be replaced by an error: the connection ends instead.
       if (res.headersSent) return res.destroy();
-      // An answer given before the body arrived (401, 415, 413): close rather than read the rest.
-      const unread: Record<string, string> = req.complete ? {} : { connection: 'close' };
+      // An answer given before the body arrived (401, 415, 413) closes the connection (http1/connection.ts).
       if (error instanceof BodyTooLarge) {
         sendError(res, new ServiceError('payload_too_large', `the request body is larger than ${MAX_BODY_BYTES} bytes`), { connection: 'close' });
         return;
       }
       const known = asServiceError(error);
       if (known) {
-        sendError(res, known, known.code === 'method_not_allowed' ? { allow: 'POST', ...unread } : unread);
+        sendError(res, known, known.code === 'method_not_allowed' ? { allow: 'POST' } : {});
         return;
       }
       options.onInternalError?.(error);
-      sendError(res, new ServiceError('internal', 'internal error'), unread);
+      sendError(res, new ServiceError('internal', 'internal error'));
     });
   });
 }

@@ -35,8 +35,6 @@ export interface HttpRequest {
   /** The request-target as sent. */
   readonly url: string;
   readonly headers: RequestHeaders;
-  /** The whole request, its body included, has arrived. */
-  readonly complete: boolean;
   /**
    * The body once it has all arrived. Rejects with BodyTooLarge past maxBodyBytes (declared or
    * sent), BodyAbandoned if it never will. A client waiting on `Expect: 100-continue` is told to
@@ -263,11 +261,9 @@ export class ServerConnection {
     this.host.forget(this);
   }
 
-  /** Writes bytes of the current answer (false: the connection is gone). */
-  send(text: string): boolean {
-    if (this.socket.destroyed) return false;
-    this.socket.write(text);
-    return true;
+  /** Writes bytes of the current answer (nothing once the connection is gone). */
+  send(text: string): void {
+    if (!this.socket.destroyed) this.socket.write(text);
   }
 
   /** The answer to `exchange` is written: the next request, or the end of the connection. */
@@ -282,7 +278,6 @@ export class ServerConnection {
       return;
     }
     this.parser.reset();
-    this.since = Date.now();
     if (this.socket.writableNeedDrain) {
       // The client is not reading its answers: no further request is read until it has.
       this.pause(DRAINING);
