@@ -10,7 +10,7 @@ import { fillDefaults } from '../defaults.js';
 import { generateSigningSecret } from '../hooks/signing.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
-import { cipherOf } from '../store/sealed.js';
+import { cipherOf, FieldCipher } from '../store/sealed.js';
 import { alreadyExists, invalid, notFound, ServiceError } from '../service-error.js';
 import { newId, nowIso, parseJson } from '../util.js';
 import type { Rpc } from '../../api/operations.js';
@@ -29,6 +29,9 @@ export interface ConnectionRow {
   auth: string;
   hook_events: string;
   signing_secret: string | null;
+  /** JSON of the auth's public fields, taken from the sealed auth whose stamp is public_auth_of. */
+  public_auth: string | null;
+  public_auth_of: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -47,6 +50,17 @@ export function authOf(db: Db, row: ConnectionRow): ConnectionAuth {
   return parseJson(cipherOf(db).open('connections.auth', row.auth), { type: 'none' });
 }
 
+/**
+ * The auth a connection shows: its public fields, kept beside the sealed auth when they were taken
+ * from that very sealed value, else from opening it (rows of older builds, or rewritten by one).
+ */
+function shownAuth(db: Db, row: ConnectionRow): ConnectionAuth {
+  if (row.public_auth !== null && row.public_auth_of !== null && row.public_auth_of === FieldCipher.stampOf(row.auth)) {
+    return parseJson(row.public_auth, { type: 'none' });
+  }
+  return publicAuth(authOf(db, row));
+}
+
 export function toConnection(db: Db, row: ConnectionRow): Connection {
   const connection: Connection = {
     id: row.id,
@@ -54,7 +68,7 @@ export function toConnection(db: Db, row: ConnectionRow): Connection {
     transport: row.transport,
     channel: row.channel,
     hooksUrl: row.hooks_url,
-    auth: publicAuth(authOf(db, row)),
+    auth: shownAuth(db, row),
     hookEvents: parseJson(row.hook_events, []),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -91,7 +105,11 @@ function signingSecretFor(db: Db, auth: ConnectionAuth, existing: string | null)
   return existing ?? cipherOf(db).seal('connections.signing_secret', generateSigningSecret());
 }
 
-const sealAuth = (db: Db, auth: ConnectionAuth): string => cipherOf(db).seal('connections.auth', JSON.stringify(auth));
+/** The auth's three columns: sealed, its public fields, and the stamp that ties the two. */
+function authColumns(db: Db, auth: ConnectionAuth): [sealed: string, publicAuth: string, publicAuthOf: string] {
+  const sealed = cipherOf(db).seal('connections.auth', JSON.stringify(auth));
+  return [sealed, JSON.stringify(publicAuth(auth)), FieldCipher.stampOf(sealed)];
+}
 
 export const connections: Handlers<ConnectionRpc> = {
   'connections.create': (ctx, body) =>
@@ -103,8 +121,8 @@ export const connections: Handlers<ConnectionRpc> = {
       const id = newId('con');
       ctx.db
         .prepare(
-          `INSERT INTO connections (id, environment_id, name, url, transport, channel, hooks_url, auth, hook_events, signing_secret, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO connections (id, environment_id, name, url, transport, channel, hooks_url, auth, public_auth, public_auth_of, hook_events, signing_secret, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           id,
@@ -114,7 +132,7 @@ export const connections: Handlers<ConnectionRpc> = {
           filled.transport,
           filled.channel,
           filled.hooksUrl ?? null,
-          sealAuth(ctx.db, filled.auth),
+          ...authColumns(ctx.db, filled.auth),
           JSON.stringify(filled.hookEvents),
           signingSecretFor(ctx.db, filled.auth, null),
           now,
@@ -132,7 +150,7 @@ export const connections: Handlers<ConnectionRpc> = {
       const defaults = ctx.profile.defaults.connection as { transport?: string; channel?: string; hookEvents?: string[] };
       ctx.db
         .prepare(
-          `UPDATE connections SET name = ?, url = ?, transport = ?, channel = ?, hooks_url = ?, auth = ?, hook_events = ?, signing_secret = ?, updated_at = ?
+          `UPDATE connections SET name = ?, url = ?, transport = ?, channel = ?, hooks_url = ?, auth = ?, public_auth = ?, public_auth_of = ?, hook_events = ?, signing_secret = ?, updated_at = ?
            WHERE id = ?`,
         )
         .run(
@@ -142,7 +160,7 @@ export const connections: Handlers<ConnectionRpc> = {
           body.transport === null ? (defaults.transport ?? row.transport) : (body.transport ?? row.transport),
           body.channel === null ? (defaults.channel ?? row.channel) : (body.channel ?? row.channel),
           body.hooksUrl === undefined ? row.hooks_url : body.hooksUrl,
-          sealAuth(ctx.db, auth),
+          ...authColumns(ctx.db, auth),
           body.hookEvents === undefined ? row.hook_events : JSON.stringify(body.hookEvents ?? defaults.hookEvents ?? []),
           signingSecretFor(ctx.db, auth, row.signing_secret),
           nowIso(),

@@ -106,4 +106,17 @@ CREATE TABLE session_cookies (
 `,
     run: sealPlainValues,
   },
+  {
+    version: 3,
+    description: "connections keep their auth's public fields beside the sealed auth",
+    // Listing connections opened (decrypted) every row's auth only to drop its write-only fields:
+    // ~50 µs a row, the longest of a plan's reads. `public_auth_of` is the start of the sealed
+    // value it was taken from (its IV and tag): a row whose auth was rewritten without it (by an
+    // older build, which leaves the new columns alone) no longer matches, and is read by opening
+    // the auth as before. Rows of older builds start with NULL and are read the same way.
+    sql: `
+ALTER TABLE connections ADD COLUMN public_auth TEXT;
+ALTER TABLE connections ADD COLUMN public_auth_of TEXT;
+`,
+  },
 ];

@@ -18,6 +18,8 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const SEALED_PREFIX = 'enc:v1:';
+/** Base64 characters that cover the IV and the tag (28 bytes; 40 characters are 30 bytes). */
+const STAMP_CHARS = 40;
 
 /** Every column that holds a sealed value, as `table.column` (also the associated data). */
 export type SealedField =
@@ -79,6 +81,14 @@ export class FieldCipher {
 
   static isSealed(stored: string): boolean {
     return stored.startsWith(SEALED_PREFIX);
+  }
+
+  /**
+   * The start of a sealed value that tells it from any other: its random IV and its tag. A copy
+   * kept beside something derived from the plain value says which sealed value that was derived from.
+   */
+  static stampOf(stored: string): string {
+    return stored.slice(0, SEALED_PREFIX.length + STAMP_CHARS);
   }
 }
 
