@@ -1,8 +1,8 @@
 import type { Scenario } from '../figures.js';
 import { coldStart } from './cold-start.js';
 import { planAndApply, planLarge, upsertThroughput } from './plan-apply.js';
-import { listBurst } from './server-latency.js';
+import { connectionsList, listBurst } from './server-latency.js';
 import { peerDeck } from './peer-deck.js';
 import { validateLarge } from './validate.js';
 
-export const SCENARIOS: Scenario[] = [coldStart, validateLarge, planAndApply, planLarge, upsertThroughput, listBurst, peerDeck];
+export const SCENARIOS: Scenario[] = [coldStart, validateLarge, planAndApply, planLarge, upsertThroughput, listBurst, connectionsList, peerDeck];

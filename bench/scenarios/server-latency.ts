@@ -1,5 +1,6 @@
 // The local control plane under a burst of large lists: how long a small request waits while
-// other clients read 1,000 agents (~1.2 MB) at once. The server runs in a child process
+// other clients read 1,000 agents (~1.2 MB) at once; and one list of 1,000 connections, whose
+// auth is sealed (what a plan reads of them). The server runs in a child process
 // (`agentform server`), so the benchmark's own client work (reading the large answers) does not
 // share its event loop; the large answers are drained without parsing.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { operationPath, type Rpc } from '../../src/api/operations.js';
-import { round, type Figure, type Scenario } from '../figures.js';
+import { median, round, type Figure, type Scenario } from '../figures.js';
 import { CLI } from '../lib/run-cli.js';
 
 const AGENTS = 1_000;
+const CONNECTIONS = 1_000;
+const CONNECTION_LISTS = 9;
 const LIST_CLIENTS = 4;
 const SMALL_REQUESTS = 300;
 
@@ -115,6 +118,36 @@ export const listBurst: Scenario = {
         figure('max, during the burst', busy[busy.length - 1]!),
         figure('one agents.list (per client, during the burst)', listMs),
       ];
+    } finally {
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+};
+
+export const connectionsList: Scenario = {
+  name: 'local control plane: connections.list of 1,000 connections',
+  async run(): Promise<Figure[]> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-connections-'));
+    const server = await startServerProcess(join(dataDir, 'data'));
+    try {
+      for (let start = 0; start < CONNECTIONS; start += 16) {
+        await Promise.all(
+          Array.from({ length: Math.min(16, CONNECTIONS - start) }, (_, k) =>
+            call(server, 'connections.create', { name: `connection-${start + k}`, url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: `bench-token-${start + k}` } }),
+          ),
+        );
+      }
+      const times: number[] = [];
+      for (let i = 0; i < CONNECTION_LISTS; i++) {
+        const started = performance.now();
+        await call(server, 'connections.list', {}, false);
+        times.push(performance.now() - started);
+      }
+      const scenario = `local control plane: connections.list of ${CONNECTIONS} connections (sealed auth)`;
+      const figure = (metric: string, value: number): Figure => ({ scenario, metric, value: round(value), unit: 'ms', budget: null, lowerBound: null });
+      return [figure('first list', times[0]!), figure(`median of ${CONNECTION_LISTS}`, median(times))];
     } finally {
       server.child.kill('SIGTERM');
       await new Promise((resolve) => server.child.once('exit', resolve));
