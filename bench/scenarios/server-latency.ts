@@ -41,6 +41,26 @@ async function startServerProcess(dataDir: string): Promise<Server> {
   });
 }
 
+/** `run` against a fresh `agentform server` in a temp data dir, stopped and removed afterwards. */
+async function withServerProcess<T>(prefix: string, run: (server: Server) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const server = await startServerProcess(join(dataDir, 'data'));
+  try {
+    return await run(server);
+  } finally {
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Sends `count` requests, 16 at a time (as apply's default parallelism would). */
+async function inBatchesOf16(count: number, send: (index: number) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < count; start += 16) {
+    await Promise.all(Array.from({ length: Math.min(16, count - start) }, (_, k) => send(start + k)));
+  }
+}
+
 const dispatcher = new Agent({ connections: 32 });
 
 async function call(server: Server, rpc: Rpc, body: unknown, parse = true): Promise<unknown> {
@@ -85,13 +105,9 @@ async function smallRequestLatencies(server: Server): Promise<number[]> {
 
 export const listBurst: Scenario = {
   name: 'local control plane: small request during a list burst',
-  async run(): Promise<Figure[]> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-burst-'));
-    const server = await startServerProcess(join(dataDir, 'data'));
-    try {
-      for (let start = 0; start < AGENTS; start += 16) {
-        await Promise.all(Array.from({ length: Math.min(16, AGENTS - start) }, (_, k) => call(server, 'agents.upsert', { slug: `agent-${start + k}`, definition: definition(start + k) })));
-      }
+  run: () =>
+    withServerProcess('agentform-bench-burst-', async (server): Promise<Figure[]> => {
+      await inBatchesOf16(AGENTS, (i) => call(server, 'agents.upsert', { slug: `agent-${i}`, definition: definition(i) }));
       const quiet = await smallRequestLatencies(server);
       let stop = false;
       let lists = 0;
@@ -118,27 +134,14 @@ export const listBurst: Scenario = {
         figure('max, during the burst', busy[busy.length - 1]!),
         figure('one agents.list (per client, during the burst)', listMs),
       ];
-    } finally {
-      server.child.kill('SIGTERM');
-      await new Promise((resolve) => server.child.once('exit', resolve));
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  },
+    }),
 };
 
 export const connectionsList: Scenario = {
   name: 'local control plane: connections.list of 1,000 connections',
-  async run(): Promise<Figure[]> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-connections-'));
-    const server = await startServerProcess(join(dataDir, 'data'));
-    try {
-      for (let start = 0; start < CONNECTIONS; start += 16) {
-        await Promise.all(
-          Array.from({ length: Math.min(16, CONNECTIONS - start) }, (_, k) =>
-            call(server, 'connections.create', { name: `connection-${start + k}`, url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: `bench-token-${start + k}` } }),
-          ),
-        );
-      }
+  run: () =>
+    withServerProcess('agentform-bench-connections-', async (server): Promise<Figure[]> => {
+      await inBatchesOf16(CONNECTIONS, (i) => call(server, 'connections.create', { name: `connection-${i}`, url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: `bench-token-${i}` } }));
       const times: number[] = [];
       for (let i = 0; i < CONNECTION_LISTS; i++) {
         const started = performance.now();
@@ -148,10 +151,5 @@ export const connectionsList: Scenario = {
       const scenario = `local control plane: connections.list of ${CONNECTIONS} connections (sealed auth)`;
       const figure = (metric: string, value: number): Figure => ({ scenario, metric, value: round(value), unit: 'ms', budget: null, lowerBound: null });
       return [figure('first list', times[0]!), figure(`median of ${CONNECTION_LISTS}`, median(times))];
-    } finally {
-      server.child.kill('SIGTERM');
-      await new Promise((resolve) => server.child.once('exit', resolve));
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  },
+    }),
 };

@@ -34,6 +34,18 @@ function serverCipher(dataDir: string): FieldCipher {
   return new FieldCipher(serverKeySource(dataDir).existing()!);
 }
 
+/** Seals `auth` into a row as another build would: with its kept copy dropped (a row of a build before migration 3), or left as it was (an older build's update). */
+function rewriteAuth(dataDir: string, id: string, auth: object, { dropCopy }: { dropCopy: boolean }): void {
+  const db = openStore(dataDir);
+  try {
+    const sealed = serverCipher(dataDir).seal('connections.auth', JSON.stringify(auth));
+    if (dropCopy) db.prepare('UPDATE connections SET auth = ?, public_auth = NULL, public_auth_of = NULL WHERE id = ?').run(sealed, id);
+    else db.prepare('UPDATE connections SET auth = ? WHERE id = ?').run(sealed, id);
+  } finally {
+    db.close();
+  }
+}
+
 const listed = async (server: Plane, name: string) =>
   ((await call(server.url, 'connections.list', {}, server.tokens.dev!)).body as Array<{ name: string; auth: unknown }>).find((c) => c.name === name)?.auth;
 
@@ -84,13 +96,7 @@ describe('connections: public auth kept beside the sealed auth', () => {
     const server = await plane();
     const token = server.tokens.dev!;
     const created = await call(server.url, 'connections.create', { name: 'old', auth: { type: 'bearer', token: 'x' } }, token);
-    const db = openStore(server.dataDir);
-    try {
-      const sealed = serverCipher(server.dataDir).seal('connections.auth', JSON.stringify({ type: 'oauth', clientId: 'from-old-build', clientSecret: 'y' }));
-      db.prepare('UPDATE connections SET auth = ?, public_auth = NULL, public_auth_of = NULL WHERE id = ?').run(sealed, created.body.id);
-    } finally {
-      db.close();
-    }
+    rewriteAuth(server.dataDir, created.body.id, { type: 'oauth', clientId: 'from-old-build', clientSecret: 'y' }, { dropCopy: true });
     expect(await listed(server, 'old')).toEqual({ type: 'oauth', clientId: 'from-old-build' });
   });
 
@@ -98,14 +104,8 @@ describe('connections: public auth kept beside the sealed auth', () => {
     const server = await plane();
     const token = server.tokens.dev!;
     const created = await call(server.url, 'connections.create', { name: 'rewritten', auth: { type: 'bearer', token: 'x' } }, token);
-    const db = openStore(server.dataDir);
-    try {
-      // An older build's update sets `auth` only; the kept copy still says bearer.
-      const sealed = serverCipher(server.dataDir).seal('connections.auth', JSON.stringify({ type: 'svc-signed' }));
-      db.prepare('UPDATE connections SET auth = ? WHERE id = ?').run(sealed, created.body.id);
-    } finally {
-      db.close();
-    }
+    // An older build's update sets `auth` only; the kept copy still says bearer.
+    rewriteAuth(server.dataDir, created.body.id, { type: 'svc-signed' }, { dropCopy: false });
     expect(await listed(server, 'rewritten')).toEqual({ type: 'svc-signed' });
     // The same sealed plain text under a new IV is a different stamp too: a re-seal is noticed.
     const stamp = FieldCipher.stampOf(serverCipher(server.dataDir).seal('connections.auth', '{"type":"svc-signed"}'));
