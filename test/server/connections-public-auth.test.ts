@@ -1,8 +1,8 @@
-// A connection's public auth fields are kept beside its sealed auth (migration 3), so listing
-// connections does not open (decrypt) every row. What a read shows must not change for it: the
-// kept copy is used only while it was taken from the sealed value the row holds now; a row of an
-// older build (no copy) or one whose auth an older build rewrote (a stale copy) is opened as before.
-// The copy never holds a write-only field, in the file or the WAL.
+// A connection's public auth fields are kept beside its sealed auth (migration 3, which fills them
+// in for the rows already there), so listing connections does not open (decrypt) every row. What
+// a read shows must not change for it: the kept copy is used only while it was taken from the
+// sealed value the row holds now; a row without a copy or one whose auth an older build rewrote
+// (a stale copy) is opened as before. The copy never holds a write-only field, in the file or WAL.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
@@ -89,6 +89,37 @@ describe('connections: public auth kept beside the sealed auth', () => {
     const open = vi.spyOn(FieldCipher.prototype, 'open');
     const list = await call(server.url, 'connections.list', {}, token);
     expect(list.body.map((c: { auth: unknown }) => c.auth)).toEqual([{ type: 'bearer' }, { type: 'bearer' }, { type: 'bearer' }]);
+    expect(open.mock.calls.filter(([field]) => field === 'connections.auth')).toEqual([]);
+  });
+
+  it('an upgraded database gets the copy for the connections it had (migration 3 fills it in)', async () => {
+    const first = await startServer();
+    const token = first.tokens.dev!;
+    for (const [name, auth] of [['bearer', { type: 'bearer', token: 'an-old-token', header: 'X-Key' }], ['signed', { type: 'svc-signed' }]] as const) {
+      expect((await call(first.url, 'connections.create', { name, auth }, token)).status).toBe(200);
+    }
+    await first.close();
+    // Back to schema version 2, as a build before migration 3 left it.
+    const db = openStore(first.dataDir);
+    try {
+      db.exec('ALTER TABLE connections DROP COLUMN public_auth; ALTER TABLE connections DROP COLUMN public_auth_of; DELETE FROM schema_migrations WHERE version = 3');
+    } finally {
+      db.close();
+    }
+    const upgraded = await startServer({ dataDir: first.dataDir });
+    planes.push(upgraded);
+    const rows = openStore(first.dataDir);
+    try {
+      const kept = rows.prepare('SELECT name, auth, public_auth, public_auth_of FROM connections ORDER BY name').all() as Array<{ name: string; auth: string; public_auth: string; public_auth_of: string }>;
+      expect(kept.map((row) => [row.name, JSON.parse(row.public_auth), row.public_auth_of === FieldCipher.stampOf(row.auth)])).toEqual([
+        ['bearer', { type: 'bearer', header: 'X-Key' }, true],
+        ['signed', { type: 'svc-signed' }, true],
+      ]);
+    } finally {
+      rows.close();
+    }
+    const open = vi.spyOn(FieldCipher.prototype, 'open');
+    expect(await listed(upgraded, 'bearer')).toEqual({ type: 'bearer', header: 'X-Key' });
     expect(open.mock.calls.filter(([field]) => field === 'connections.auth')).toEqual([]);
   });
 

@@ -5,6 +5,7 @@
 // stored sealed.
 import type { Connection, ConnectionAuth } from '../../model/api.js';
 import type { ConnectionInput } from '../../api/operations.js';
+import { publicAuth } from '../connection-auth.js';
 import { environmentOf } from '../context.js';
 import { fillDefaults } from '../defaults.js';
 import { generateSigningSecret } from '../hooks/signing.js';
@@ -36,14 +37,9 @@ export interface ConnectionRow {
   updated_at: string;
 }
 
-const WRITE_ONLY_AUTH_FIELDS = new Set(['token', 'secret', 'clientSecret', 'password', 'accessToken', 'refreshToken', 'value', 'apiKey']);
 const SIGNED_AUTH_TYPE = 'svc-signed';
 /** Shortest `auth.secret` accepted for signing: an HMAC key must not be guessable. */
 export const MIN_SIGNING_SECRET_CHARS = 16;
-
-function publicAuth(auth: ConnectionAuth): ConnectionAuth {
-  return Object.fromEntries(Object.entries(auth).filter(([key]) => !WRITE_ONLY_AUTH_FIELDS.has(key))) as ConnectionAuth;
-}
 
 /** The stored (sealed) auth of a connection row. */
 export function authOf(db: Db, row: ConnectionRow): ConnectionAuth {

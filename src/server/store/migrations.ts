@@ -1,7 +1,9 @@
 // Versioned schema of the local control plane's SQLite file. Append a migration; never edit one
 // that has shipped: a data dir created by an older build is upgraded step by step on open.
 import type Database from 'better-sqlite3';
-import { SEALED_COLUMNS, type FieldCipher, type SealedField } from './sealed.js';
+import type { ConnectionAuth } from '../../model/api.js';
+import { publicAuth } from '../connection-auth.js';
+import { FieldCipher, SEALED_COLUMNS, type SealedField } from './sealed.js';
 
 export interface MigrationContext {
   /** The server key's cipher (resolved, or made, on first use). */
@@ -27,6 +29,17 @@ function sealPlainValues(db: Database.Database, context: MigrationContext): void
       for (const row of rows) update.run(context.cipher().seal(`${table}.${column}` as SealedField, row.v), row.r);
       if (rows.length > 0) context.sealed();
     }
+  }
+}
+
+/** Keeps the public auth of every connection already there beside its sealed auth (migration 3). */
+function keepPublicAuth(db: Database.Database, context: MigrationContext): void {
+  const rows = db.prepare('SELECT rowid AS r, auth FROM connections').all() as Array<{ r: number; auth: string }>;
+  if (rows.length === 0) return;
+  const update = db.prepare('UPDATE connections SET public_auth = ?, public_auth_of = ? WHERE rowid = ?');
+  for (const row of rows) {
+    const auth = JSON.parse(context.cipher().open('connections.auth', row.auth)) as ConnectionAuth;
+    update.run(JSON.stringify(publicAuth(auth)), FieldCipher.stampOf(row.auth), row.r);
   }
 }
 
@@ -113,10 +126,11 @@ CREATE TABLE session_cookies (
     // ~50 µs a row, the longest of a plan's reads. `public_auth_of` is the start of the sealed
     // value it was taken from (its IV and tag): a row whose auth was rewritten without it (by an
     // older build, which leaves the new columns alone) no longer matches, and is read by opening
-    // the auth as before. Rows of older builds start with NULL and are read the same way.
+    // the auth as before. The rows already there get their copy here.
     sql: `
 ALTER TABLE connections ADD COLUMN public_auth TEXT;
 ALTER TABLE connections ADD COLUMN public_auth_of TEXT;
 `,
+    run: keepPublicAuth,
   },
 ];
