@@ -1,8 +1,11 @@
-// A connection's public auth fields are kept beside its sealed auth (migration 3, which fills them
-// in for the rows already there), so listing connections does not open (decrypt) every row. What
-// a read shows must not change for it: the kept copy is used only while it was taken from the
-// sealed value the row holds now; a row without a copy or one whose auth an older build rewrote
-// (a stale copy) is opened as before. The copy never holds a write-only field, in the file or WAL.
+// What reads show of a connection's auth is kept in plain text beside the sealed auth (migration 3,
+// which fills it in for the rows already there), so listing connections does not open (decrypt)
+// every row. Only an auth that shows nothing but its type gets such a copy: every other field
+// stays sealed at rest, in the file and the WAL. What a read shows must not change for it: the copy
+// is used only while it was taken from the sealed value the row holds now; a row without a copy,
+// or one whose auth an older build rewrote (a stale copy), is opened as before. Rows are rewritten
+// "as another build would" with the server stopped: a second connection writing while the
+// in-process server holds a group's transaction open would block the event loop that commits it.
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
@@ -18,128 +21,160 @@ afterEach(async () => {
   await Promise.all(planes.splice(0).map((plane) => plane.cleanup()));
 });
 
-async function plane(): Promise<Plane> {
-  const started = await startServer();
+async function plane(dataDir?: string): Promise<Plane> {
+  const started = await startServer(dataDir ? { dataDir } : {});
   planes.push(started);
   return started;
 }
 
-/** The database file beside the running server (WAL mode lets a second connection read and write). */
-function openStore(dataDir: string): Database.Database {
-  return new Database(join(dataDir, DATABASE_FILE));
-}
-
-/** A cipher with the server's own key, to write rows as another build would. */
-function serverCipher(dataDir: string): FieldCipher {
-  return new FieldCipher(serverKeySource(dataDir).existing()!);
-}
-
-/** Seals `auth` into a row as another build would: with its kept copy dropped (a row of a build before migration 3), or left as it was (an older build's update). */
-function rewriteAuth(dataDir: string, id: string, auth: object, { dropCopy }: { dropCopy: boolean }): void {
-  const db = openStore(dataDir);
+/** Stops `server`, lets `change` edit its database, and starts a server on the same data dir. */
+async function restartedAfter(server: Plane, change: (db: Database.Database, cipher: FieldCipher) => void): Promise<Plane> {
+  planes.splice(planes.indexOf(server), 1);
+  await server.close();
+  const db = new Database(join(server.dataDir, DATABASE_FILE));
   try {
-    const sealed = serverCipher(dataDir).seal('connections.auth', JSON.stringify(auth));
-    if (dropCopy) db.prepare('UPDATE connections SET auth = ?, public_auth = NULL, public_auth_of = NULL WHERE id = ?').run(sealed, id);
-    else db.prepare('UPDATE connections SET auth = ? WHERE id = ?').run(sealed, id);
+    change(db, new FieldCipher(serverKeySource(server.dataDir).existing()!));
+  } finally {
+    db.close();
+  }
+  return plane(server.dataDir);
+}
+
+interface AuthColumns {
+  id: string;
+  name: string;
+  auth: string;
+  public_auth: string | null;
+  public_auth_of: string | null;
+}
+
+/** The auth columns as they are on disk (read beside the running server: WAL lets it). */
+function authColumns(dataDir: string): AuthColumns[] {
+  const db = new Database(join(dataDir, DATABASE_FILE), { readonly: true });
+  try {
+    return db.prepare('SELECT id, name, auth, public_auth, public_auth_of FROM connections ORDER BY name').all() as AuthColumns[];
   } finally {
     db.close();
   }
 }
 
-const listed = async (server: Plane, name: string) =>
-  ((await call(server.url, 'connections.list', {}, server.tokens.dev!)).body as Array<{ name: string; auth: unknown }>).find((c) => c.name === name)?.auth;
+/** Each row's plain copy, and whether its stamp is that of the row's sealed auth. */
+const copies = (dataDir: string) => authColumns(dataDir).map((row) => [row.name, row.public_auth === null ? null : JSON.parse(row.public_auth), row.public_auth_of === FieldCipher.stampOf(row.auth)]);
 
-describe('connections: public auth kept beside the sealed auth', () => {
-  it('is written with every create and update, without the write-only fields, tied to the sealed value', async () => {
+const listAuth = async (server: Plane) => ((await call(server.url, 'connections.list', {}, server.tokens.dev!)).body as Array<{ name: string; auth: unknown }>).map((c) => [c.name, c.auth]);
+
+async function create(server: Plane, name: string, auth: object): Promise<string> {
+  const created = await call(server.url, 'connections.create', { name, auth }, server.tokens.dev!);
+  expect(created.status, created.text).toBe(200);
+  return created.body.id as string;
+}
+
+const sentinel = `sentinel-${Date.now()}`;
+
+describe('connections: what reads show of the auth, kept beside the sealed auth', () => {
+  it('keeps a plain copy only of an auth that shows nothing but its type; every other field stays sealed at rest', async () => {
     const server = await plane();
-    const token = server.tokens.dev!;
-    const secret = `sentinel-${Date.now()}-bearer-token`;
-    const created = await call(server.url, 'connections.create', { name: 'c', url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: secret, header: 'X-Key' } }, token);
-    expect(created.status, created.text).toBe(200);
-    expect(created.body.auth).toEqual({ type: 'bearer', header: 'X-Key' });
-    const db = openStore(server.dataDir);
-    try {
-      const row = db.prepare('SELECT auth, public_auth, public_auth_of FROM connections WHERE name = ?').get('c') as { auth: string; public_auth: string; public_auth_of: string };
-      expect(JSON.parse(row.public_auth)).toEqual({ type: 'bearer', header: 'X-Key' });
-      expect(row.public_auth_of).toBe(FieldCipher.stampOf(row.auth));
-      expect(row.public_auth.includes(secret)).toBe(false);
+    await create(server, 'a-bearer', { type: 'bearer', token: `${sentinel}-token` });
+    await create(server, 'b-signed', { type: 'svc-signed' });
+    // Reads show `header` and `apiToken` (not known to be secret), but field names beyond `type`
+    // are not in the API's description: they are not written in plain text.
+    await create(server, 'c-header', { type: 'bearer', token: `${sentinel}-token2`, header: `${sentinel}-header` });
+    const oauth = await create(server, 'd-oauth', { type: 'oauth', clientSecret: `${sentinel}-secret`, apiToken: `${sentinel}-apitoken` });
+    expect(copies(server.dataDir)).toEqual([
+      ['a-bearer', { type: 'bearer' }, true],
+      ['b-signed', { type: 'svc-signed' }, true],
+      ['c-header', null, false],
+      ['d-oauth', null, false],
+    ]);
+    expect(await listAuth(server)).toEqual([
+      ['a-bearer', { type: 'bearer' }],
+      ['b-signed', { type: 'svc-signed' }],
+      ['c-header', { type: 'bearer', header: `${sentinel}-header` }],
+      ['d-oauth', { type: 'oauth', apiToken: `${sentinel}-apitoken` }],
+    ]);
 
-      const updated = await call(server.url, 'connections.update', { id: created.body.id, auth: { type: 'oauth', clientSecret: secret, clientId: 'app' } }, token);
-      expect(updated.status, updated.text).toBe(200);
-      expect(updated.body.auth).toEqual({ type: 'oauth', clientId: 'app' });
-      const after = db.prepare('SELECT auth, public_auth, public_auth_of FROM connections WHERE name = ?').get('c') as { auth: string; public_auth: string; public_auth_of: string };
-      expect(JSON.parse(after.public_auth)).toEqual({ type: 'oauth', clientId: 'app' });
-      expect(after.public_auth_of).toBe(FieldCipher.stampOf(after.auth));
-      expect(after.public_auth_of).not.toBe(row.public_auth_of);
-    } finally {
-      db.close();
-    }
-    expect(await listed(server, 'c')).toEqual({ type: 'oauth', clientId: 'app' });
+    // An update writes the copy again: kept for an auth that now shows only its type, under a new stamp.
+    const before = authColumns(server.dataDir).find((row) => row.name === 'a-bearer')!;
+    const updated = await call(server.url, 'connections.update', { id: oauth, auth: { type: 'oauth', clientSecret: `${sentinel}-secret3` } }, server.tokens.dev!);
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.auth).toEqual({ type: 'oauth' });
+    expect(copies(server.dataDir).find(([name]) => name === 'd-oauth')).toEqual(['d-oauth', { type: 'oauth' }, true]);
+    const bearerUpdated = await call(server.url, 'connections.update', { id: before.id, auth: { type: 'bearer', token: `${sentinel}-token4`, header: 'X' } }, server.tokens.dev!);
+    expect(bearerUpdated.body.auth).toEqual({ type: 'bearer', header: 'X' });
+    const after = authColumns(server.dataDir).find((row) => row.name === 'a-bearer')!;
+    expect([after.public_auth, after.public_auth_of, after.auth === before.auth]).toEqual([null, null, false]);
+
+    // Nothing but `type` is in plain text: not in the database file, not in its WAL.
     for (const file of [DATABASE_FILE, `${DATABASE_FILE}-wal`]) {
-      expect(readFileSync(join(server.dataDir, file)).includes(Buffer.from(secret)), file).toBe(false);
+      expect(readFileSync(join(server.dataDir, file)).includes(Buffer.from(sentinel)), file).toBe(false);
     }
   });
 
-  it('lists connections without opening their auth', async () => {
+  it('lists connections with a kept copy without opening their auth', async () => {
     const server = await plane();
-    const token = server.tokens.dev!;
-    for (const name of ['a', 'b', 'c']) {
-      expect((await call(server.url, 'connections.create', { name, auth: { type: 'bearer', token: 'a-write-only-token' } }, token)).status).toBe(200);
-    }
+    for (const name of ['a', 'b', 'c']) await create(server, name, { type: 'bearer', token: 'a-write-only-token' });
     const open = vi.spyOn(FieldCipher.prototype, 'open');
-    const list = await call(server.url, 'connections.list', {}, token);
-    expect(list.body.map((c: { auth: unknown }) => c.auth)).toEqual([{ type: 'bearer' }, { type: 'bearer' }, { type: 'bearer' }]);
+    expect(await listAuth(server)).toEqual([
+      ['a', { type: 'bearer' }],
+      ['b', { type: 'bearer' }],
+      ['c', { type: 'bearer' }],
+    ]);
     expect(open.mock.calls.filter(([field]) => field === 'connections.auth')).toEqual([]);
   });
 
-  it('an upgraded database gets the copy for the connections it had (migration 3 fills it in)', async () => {
-    const first = await startServer();
-    const token = first.tokens.dev!;
-    for (const [name, auth] of [['bearer', { type: 'bearer', token: 'an-old-token', header: 'X-Key' }], ['signed', { type: 'svc-signed' }]] as const) {
-      expect((await call(first.url, 'connections.create', { name, auth }, token)).status).toBe(200);
-    }
-    await first.close();
-    // Back to schema version 2, as a build before migration 3 left it.
-    const db = openStore(first.dataDir);
-    try {
+  it('an upgraded database gets the copy for the connections it had; a row it cannot read keeps none and does not stop the start', async () => {
+    const first = await plane();
+    await create(first, 'bearer', { type: 'bearer', token: 'an-old-token' });
+    await create(first, 'header', { type: 'bearer', token: 'an-old-token', header: 'X-Key' });
+    await create(first, 'signed', { type: 'svc-signed' });
+    await create(first, 'unreadable', { type: 'svc-signed' });
+    // Back to schema version 2, as a build before migration 3 left it, with one auth it cannot parse.
+    const upgraded = await restartedAfter(first, (db) => {
+      db.prepare("UPDATE connections SET auth = '' WHERE name = 'unreadable'").run();
       db.exec('ALTER TABLE connections DROP COLUMN public_auth; ALTER TABLE connections DROP COLUMN public_auth_of; DELETE FROM schema_migrations WHERE version = 3');
-    } finally {
-      db.close();
-    }
-    const upgraded = await startServer({ dataDir: first.dataDir });
-    planes.push(upgraded);
-    const rows = openStore(first.dataDir);
-    try {
-      const kept = rows.prepare('SELECT name, auth, public_auth, public_auth_of FROM connections ORDER BY name').all() as Array<{ name: string; auth: string; public_auth: string; public_auth_of: string }>;
-      expect(kept.map((row) => [row.name, JSON.parse(row.public_auth), row.public_auth_of === FieldCipher.stampOf(row.auth)])).toEqual([
-        ['bearer', { type: 'bearer', header: 'X-Key' }, true],
-        ['signed', { type: 'svc-signed' }, true],
-      ]);
-    } finally {
-      rows.close();
-    }
-    const open = vi.spyOn(FieldCipher.prototype, 'open');
-    expect(await listed(upgraded, 'bearer')).toEqual({ type: 'bearer', header: 'X-Key' });
-    expect(open.mock.calls.filter(([field]) => field === 'connections.auth')).toEqual([]);
+    });
+    expect(copies(upgraded.dataDir)).toEqual([
+      ['bearer', { type: 'bearer' }, true],
+      ['header', null, false],
+      ['signed', { type: 'svc-signed' }, true],
+      ['unreadable', null, false],
+    ]);
+    // The unreadable row fails a list as it did before the migration; without it, the rest reads as before.
+    const unreadable = authColumns(upgraded.dataDir).find((row) => row.name === 'unreadable')!;
+    expect((await call(upgraded.url, 'connections.delete', { id: unreadable.id }, upgraded.tokens.dev!)).status).toBeLessThan(300);
+    expect(await listAuth(upgraded)).toEqual([
+      ['bearer', { type: 'bearer' }],
+      ['header', { type: 'bearer', header: 'X-Key' }],
+      ['signed', { type: 'svc-signed' }],
+    ]);
   });
 
-  it('opens the auth of a row an older build wrote (no kept copy)', async () => {
+  it('opens the auth of a row without a copy', async () => {
     const server = await plane();
-    const token = server.tokens.dev!;
-    const created = await call(server.url, 'connections.create', { name: 'old', auth: { type: 'bearer', token: 'x' } }, token);
-    rewriteAuth(server.dataDir, created.body.id, { type: 'oauth', clientId: 'from-old-build', clientSecret: 'y' }, { dropCopy: true });
-    expect(await listed(server, 'old')).toEqual({ type: 'oauth', clientId: 'from-old-build' });
+    await create(server, 'old', { type: 'bearer', token: 'x' });
+    const restarted = await restartedAfter(server, (db, cipher) => {
+      const sealed = cipher.seal('connections.auth', JSON.stringify({ type: 'svc-signed' }));
+      db.prepare("UPDATE connections SET auth = ?, public_auth = NULL, public_auth_of = NULL WHERE name = 'old'").run(sealed);
+    });
+    expect(await listAuth(restarted)).toEqual([['old', { type: 'svc-signed' }]]);
   });
 
-  it('opens the auth of a row whose auth an older build rewrote (a stale kept copy is not shown)', async () => {
+  it('opens the auth of a row whose auth an older build rewrote (a stale copy is not shown)', async () => {
     const server = await plane();
-    const token = server.tokens.dev!;
-    const created = await call(server.url, 'connections.create', { name: 'rewritten', auth: { type: 'bearer', token: 'x' } }, token);
+    await create(server, 'rewritten', { type: 'bearer', token: 'x' });
     // An older build's update sets `auth` only; the kept copy still says bearer.
-    rewriteAuth(server.dataDir, created.body.id, { type: 'svc-signed' }, { dropCopy: false });
-    expect(await listed(server, 'rewritten')).toEqual({ type: 'svc-signed' });
-    // The same sealed plain text under a new IV is a different stamp too: a re-seal is noticed.
-    const stamp = FieldCipher.stampOf(serverCipher(server.dataDir).seal('connections.auth', '{"type":"svc-signed"}'));
-    expect(stamp).not.toBe(FieldCipher.stampOf(serverCipher(server.dataDir).seal('connections.auth', '{"type":"svc-signed"}')));
+    const restarted = await restartedAfter(server, (db, cipher) => {
+      db.prepare("UPDATE connections SET auth = ? WHERE name = 'rewritten'").run(cipher.seal('connections.auth', JSON.stringify({ type: 'svc-signed' })));
+    });
+    expect(await listAuth(restarted)).toEqual([['rewritten', { type: 'svc-signed' }]]);
+  });
+
+  it('a stamp is the sealed prefix, the IV and the tag: a re-seal of the same text is a new stamp', () => {
+    const cipher = new FieldCipher(Buffer.alloc(32, 7));
+    const first = cipher.seal('connections.auth', '{"type":"svc-signed"}');
+    const second = cipher.seal('connections.auth', '{"type":"svc-signed"}');
+    // 'enc:v1:' and 40 base64 characters: 30 bytes, the 12 of the IV and the 16 of the tag in full.
+    expect(FieldCipher.stampOf(first)).toHaveLength('enc:v1:'.length + 40);
+    expect(FieldCipher.stampOf(first)).not.toBe(FieldCipher.stampOf(second));
   });
 });

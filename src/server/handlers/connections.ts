@@ -5,7 +5,7 @@
 // stored sealed.
 import type { Connection, ConnectionAuth } from '../../model/api.js';
 import type { ConnectionInput } from '../../api/operations.js';
-import { publicAuth } from '../connection-auth.js';
+import { plainCopyOf, publicAuth } from '../connection-auth.js';
 import { environmentOf } from '../context.js';
 import { fillDefaults } from '../defaults.js';
 import { generateSigningSecret } from '../hooks/signing.js';
@@ -30,7 +30,7 @@ export interface ConnectionRow {
   auth: string;
   hook_events: string;
   signing_secret: string | null;
-  /** JSON of the auth's public fields, taken from the sealed auth whose stamp is public_auth_of. */
+  /** What reads show of the auth (connection-auth.ts plainCopyOf), from the sealed auth whose stamp is public_auth_of. */
   public_auth: string | null;
   public_auth_of: string | null;
   created_at: string;
@@ -47,8 +47,10 @@ export function authOf(db: Db, row: ConnectionRow): ConnectionAuth {
 }
 
 /**
- * The auth a connection shows: its public fields, kept beside the sealed auth when they were taken
- * from that very sealed value, else from opening it (rows of older builds, or rewritten by one).
+ * The auth a connection shows: the plain copy kept beside the sealed auth when it was taken from
+ * that very sealed value, else the public fields of the opened auth (an auth that shows more than
+ * its type, a row written before migration 3 that it could not read, or one rewritten by an older
+ * build since).
  */
 function shownAuth(db: Db, row: ConnectionRow): ConnectionAuth {
   if (row.public_auth !== null && row.public_auth_of !== null && row.public_auth_of === FieldCipher.stampOf(row.auth)) {
@@ -102,9 +104,10 @@ function signingSecretFor(db: Db, auth: ConnectionAuth, existing: string | null)
 }
 
 /** The auth's three columns: sealed, its public fields, and the stamp that ties the two. */
-function authColumns(db: Db, auth: ConnectionAuth): [sealed: string, publicAuth: string, publicAuthOf: string] {
+function authColumns(db: Db, auth: ConnectionAuth): [sealed: string, publicAuth: string | null, publicAuthOf: string | null] {
   const sealed = cipherOf(db).seal('connections.auth', JSON.stringify(auth));
-  return [sealed, JSON.stringify(publicAuth(auth)), FieldCipher.stampOf(sealed)];
+  const copy = plainCopyOf(auth);
+  return [sealed, copy, copy === null ? null : FieldCipher.stampOf(sealed)];
 }
 
 export const connections: Handlers<ConnectionRpc> = {

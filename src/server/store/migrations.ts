@@ -2,7 +2,7 @@
 // that has shipped: a data dir created by an older build is upgraded step by step on open.
 import type Database from 'better-sqlite3';
 import type { ConnectionAuth } from '../../model/api.js';
-import { publicAuth } from '../connection-auth.js';
+import { plainCopyOf } from '../connection-auth.js';
 import { FieldCipher, SEALED_COLUMNS, type SealedField } from './sealed.js';
 
 export interface MigrationContext {
@@ -32,14 +32,24 @@ function sealPlainValues(db: Database.Database, context: MigrationContext): void
   }
 }
 
-/** Keeps the public auth of every connection already there beside its sealed auth (migration 3). */
+/**
+ * Keeps the plain copy of what reads show beside the sealed auth of every connection already there
+ * (migration 3). A row it cannot read (an empty or unparsable auth) keeps none and is read as
+ * before: it must not stop the server from starting.
+ */
 function keepPublicAuth(db: Database.Database, context: MigrationContext): void {
   const rows = db.prepare('SELECT rowid AS r, auth FROM connections').all() as Array<{ r: number; auth: string }>;
   if (rows.length === 0) return;
   const update = db.prepare('UPDATE connections SET public_auth = ?, public_auth_of = ? WHERE rowid = ?');
   for (const row of rows) {
-    const auth = JSON.parse(context.cipher().open('connections.auth', row.auth)) as ConnectionAuth;
-    update.run(JSON.stringify(publicAuth(auth)), FieldCipher.stampOf(row.auth), row.r);
+    let copy: string | null;
+    try {
+      const auth: unknown = JSON.parse(context.cipher().open('connections.auth', row.auth));
+      copy = typeof auth === 'object' && auth !== null && !Array.isArray(auth) ? plainCopyOf(auth as ConnectionAuth) : null;
+    } catch {
+      copy = null;
+    }
+    if (copy !== null) update.run(copy, FieldCipher.stampOf(row.auth), row.r);
   }
 }
 
@@ -121,12 +131,14 @@ CREATE TABLE session_cookies (
   },
   {
     version: 3,
-    description: "connections keep their auth's public fields beside the sealed auth",
+    description: "connections keep what reads show of their auth beside the sealed auth",
     // Listing connections opened (decrypted) every row's auth only to drop its write-only fields:
-    // ~50 µs a row, the longest of a plan's reads. `public_auth_of` is the start of the sealed
-    // value it was taken from (its IV and tag): a row whose auth was rewritten without it (by an
-    // older build, which leaves the new columns alone) no longer matches, and is read by opening
-    // the auth as before. The rows already there get their copy here.
+    // ~50 µs a row, the longest of a plan's reads. `public_auth` is what reads show of an auth
+    // that shows nothing but its type (connection-auth.ts plainCopyOf), else NULL;
+    // `public_auth_of` is the start of the sealed value it was taken from (its IV and tag): a row
+    // whose auth was rewritten without it (by an older build, which leaves the new columns alone)
+    // no longer matches, and is read by opening the auth as before. The rows already there get
+    // their copy here.
     sql: `
 ALTER TABLE connections ADD COLUMN public_auth TEXT;
 ALTER TABLE connections ADD COLUMN public_auth_of TEXT;
