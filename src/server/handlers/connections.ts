@@ -53,7 +53,7 @@ export function authOf(db: Db, row: ConnectionRow): ConnectionAuth {
  * build since).
  */
 function shownAuth(db: Db, row: ConnectionRow): ConnectionAuth {
-  if (row.public_auth !== null && row.public_auth_of !== null && row.public_auth_of === FieldCipher.stampOf(row.auth)) {
+  if (row.public_auth !== null && row.public_auth_of === FieldCipher.stampOf(row.auth)) {
     return parseJson(row.public_auth, { type: 'none' });
   }
   return publicAuth(authOf(db, row));
@@ -103,7 +103,7 @@ function signingSecretFor(db: Db, auth: ConnectionAuth, existing: string | null)
   return existing ?? cipherOf(db).seal('connections.signing_secret', generateSigningSecret());
 }
 
-/** The auth's three columns: sealed, its public fields, and the stamp that ties the two. */
+/** The auth's three columns: sealed, its plain copy (or null), and the stamp that ties the two. */
 function authColumns(db: Db, auth: ConnectionAuth): [sealed: string, publicAuth: string | null, publicAuthOf: string | null] {
   const sealed = cipherOf(db).seal('connections.auth', JSON.stringify(auth));
   const copy = plainCopyOf(auth);

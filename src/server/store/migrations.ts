@@ -39,17 +39,19 @@ function sealPlainValues(db: Database.Database, context: MigrationContext): void
  */
 function keepPublicAuth(db: Database.Database, context: MigrationContext): void {
   const rows = db.prepare('SELECT rowid AS r, auth FROM connections').all() as Array<{ r: number; auth: string }>;
-  if (rows.length === 0) return;
   const update = db.prepare('UPDATE connections SET public_auth = ?, public_auth_of = ? WHERE rowid = ?');
   for (const row of rows) {
-    let copy: string | null;
-    try {
-      const auth: unknown = JSON.parse(context.cipher().open('connections.auth', row.auth));
-      copy = typeof auth === 'object' && auth !== null && !Array.isArray(auth) ? plainCopyOf(auth as ConnectionAuth) : null;
-    } catch {
-      copy = null;
-    }
+    const copy = plainCopyOfSealed(context.cipher(), row.auth);
     if (copy !== null) update.run(copy, FieldCipher.stampOf(row.auth), row.r);
+  }
+}
+
+/** plainCopyOf the auth sealed in `stored`; null for one that does not open or parse. */
+function plainCopyOfSealed(cipher: FieldCipher, stored: string): string | null {
+  try {
+    return plainCopyOf(JSON.parse(cipher.open('connections.auth', stored)) as ConnectionAuth);
+  } catch {
+    return null;
   }
 }
 
