@@ -71,6 +71,11 @@ export class Transport {
     }
   }
 
+  /** Opens connections ahead of a burst of up to `count` requests (ConnectionPool.preconnect); how many it opened. */
+  preconnect(count: number): number {
+    return this.closed ? 0 : this.connections().preconnect(count);
+  }
+
   /** Waits for the requests in flight, then closes the connections. */
   async close(): Promise<void> {
     this.closed = true;

@@ -146,3 +146,27 @@ describe('a failure to print stops new writes', () => {
     }
   }, 60_000);
 });
+
+describe('apply without a question to ask opens the connections of its writes while the reads are on the wire', () => {
+  const PRECONNECT = /opening (\d+) more connections? ahead of (\d+) requests? sent at once/;
+
+  it('tops the pool up to --parallelism before the first write; an apply that asks first does not', async () => {
+    const dir = await project(40);
+    const { env } = await startPlane();
+    const asked = await runCli(['apply', dir, '-e', 'dev', '--parallelism', '12', '--debug'], { env, input: 'no\n' });
+    expect(asked.code, asked.stderr).not.toBe(0);
+    expect(calledRpcs(asked.stderr).filter((rpc) => !READ_RPC.test(rpc))).toEqual([]);
+    expect(asked.stderr).not.toMatch(PRECONNECT);
+
+    const applied = await runCli(['apply', dir, '-e', 'dev', '--auto-approve', '--parallelism', '12', '--debug'], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    const line = PRECONNECT.exec(applied.stderr);
+    expect(line, applied.stderr).not.toBeNull();
+    // The reads (8 kinds, 8 at once) have connections of their own: those count toward the 12.
+    expect(Number(line![1])).toBeGreaterThanOrEqual(4);
+    expect(line![2]).toBe('12');
+    const firstWrite = applied.stderr.search(/→ POST \S+ \((providers|agents)\.(create|upsert), attempt/);
+    expect(firstWrite).toBeGreaterThan(line!.index);
+    expect(applied.stdout).toContain('41 added');
+  }, 60_000);
+});

@@ -81,6 +81,29 @@ export class ConnectionPool {
     });
   }
 
+  /**
+   * Opens connections until `count` are open (at most maxSockets), kept idle for requests about to
+   * be sent: a burst of requests then finds its connections made (their handshakes done) instead
+   * of opening them all at once, when a server accepts them one at a time. Returns how many it opened.
+   */
+  preconnect(count: number): number {
+    let opened = 0;
+    while (!this.closing && this.connections.size < Math.min(count, this.maxSockets)) {
+      let connection: Connection;
+      try {
+        connection = this.open();
+      } catch {
+        // Making it failed (a throw, not an 'error' event): the request that needs it will say why.
+        break;
+      }
+      // Below the idle ones already made: those are handed out first, being known to work.
+      this.idle.unshift(connection);
+      this.keepIdle(connection);
+      opened += 1;
+    }
+    return opened;
+  }
+
   /** No new requests, and those still waiting for a connection fail; idle connections close now, busy ones once their answer is in. */
   close(): void {
     this.closing = true;
@@ -181,9 +204,14 @@ export class ConnectionPool {
     // Handed on at once when a request waits; else kept, not holding the process open.
     const next = this.waiting.shift();
     if (next) return this.assign(connection, next);
+    this.idle.push(connection);
+    this.keepIdle(connection);
+  }
+
+  /** An idle connection does not hold the process open, and closes after its idle time. */
+  private keepIdle(connection: Connection): void {
     connection.socket.unref();
     connection.idleTimer = setTimeout(() => this.discard(connection), connection.idleMs ?? DEFAULT_IDLE_MS).unref();
-    this.idle.push(connection);
   }
 
   private fail(exchange: Exchange, error: Error): void {

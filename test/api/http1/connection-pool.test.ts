@@ -22,6 +22,12 @@ afterEach(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits (up to 5 s) until `read()` gives `expected`, and returns what it gave last. */
+async function settlesTo<T>(read: () => T, expected: T): Promise<T> {
+  for (const deadline = Date.now() + 5_000; read() !== expected && Date.now() < deadline; ) await sleep(5);
+  return read();
+}
+
 async function listen<S extends HttpServer | TcpServer>(server: S): Promise<{ server: S; port: number; connections: () => number }> {
   let connections = 0;
   server.on('connection', () => (connections += 1));
@@ -261,6 +267,93 @@ describe('ConnectionPool', () => {
     pool.destroy(Object.assign(new Error('gone'), { code: 'CLIENT_DESTROYED' }));
     await expect(inFlight).rejects.toMatchObject({ code: 'CLIENT_DESTROYED' });
     await expect(waiting).rejects.toMatchObject({ code: 'CLIENT_DESTROYED' });
+  });
+
+  describe('preconnect', () => {
+    /** The order in which the server accepted connections, and on which of them each request came. */
+    function orderedServer(): { server: TcpServer; requestsOn: number[] } {
+      const requestsOn: number[] = [];
+      let accepted = 0;
+      const server = createTcpServer((socket) => {
+        const number = ++accepted;
+        socket.on('data', () => {
+          requestsOn.push(number);
+          socket.write(OK);
+        });
+        socket.on('error', () => undefined);
+      });
+      return { server, requestsOn };
+    }
+
+    it('opens connections up to the count, and the requests that follow use them instead of opening more', async () => {
+      const { port, connections } = await listen(echoServer(20));
+      const pool = poolTo(port, 8);
+      expect(pool.preconnect(5)).toBe(5);
+      expect(await settlesTo(connections, 5)).toBe(5);
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => pool.request(post(String(i)))));
+      expect(answers.map((answer) => JSON.parse(answer.text).echo)).toEqual(['0', '1', '2', '3', '4']);
+      expect(connections()).toBe(5);
+    });
+
+    it('only tops up to the count, never beyond maxSockets', async () => {
+      const { port, connections } = await listen(echoServer());
+      const pool = poolTo(port, 4);
+      await pool.request(post());
+      expect(pool.preconnect(3)).toBe(2);
+      expect(pool.preconnect(3)).toBe(0);
+      expect(pool.preconnect(10)).toBe(1);
+      expect(await settlesTo(connections, 4)).toBe(4);
+    });
+
+    it('hands out a connection already used before the ones it opened', async () => {
+      const { server, requestsOn } = orderedServer();
+      const { port, connections } = await listen(server);
+      const pool = poolTo(port, 4);
+      await pool.request(post());
+      expect(pool.preconnect(4)).toBe(3);
+      expect(await settlesTo(connections, 4)).toBe(4);
+      await pool.request(post());
+      expect(requestsOn).toEqual([1, 1]);
+      await Promise.all([pool.request(post()), pool.request(post()), pool.request(post())]);
+      expect(requestsOn.slice(2).sort()).toEqual([1, 2, 3]);
+    });
+
+    it('leaves the error to the request when nobody listens, and nothing goes unhandled', async () => {
+      const { server, port } = await listen(echoServer());
+      await new Promise((resolve) => server.close(resolve));
+      const pool = poolTo(port);
+      expect(pool.preconnect(3)).toBe(3);
+      await sleep(20);
+      await expect(pool.request(post())).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    });
+
+    it('opens nothing once the pool is closed, or when making a connection throws', async () => {
+      const { port, connections } = await listen(echoServer());
+      const closed = poolTo(port);
+      closed.close();
+      expect(closed.preconnect(3)).toBe(0);
+      const failing = new ConnectionPool(() => {
+        throw Object.assign(new Error('no socket'), { code: 'EMFILE' });
+      }, 4);
+      pools.push(failing);
+      expect(failing.preconnect(3)).toBe(0);
+      await sleep(20);
+      expect(connections()).toBe(0);
+    });
+
+    it('keeps the connections it opened from holding the process open', async () => {
+      const { port } = await listen(echoServer());
+      const sockets: Socket[] = [];
+      const pool = new ConnectionPool(() => {
+        const socket = connect({ host: '127.0.0.1', port });
+        sockets.push(socket);
+        return socket;
+      }, 4);
+      pools.push(pool);
+      pool.preconnect(2);
+      await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+      expect(sockets.map((socket) => (socket as unknown as { _handle: { hasRef(): boolean } })._handle.hasRef())).toEqual([false, false]);
+    });
   });
 
   it('keeps an idle connection from holding the process open', async () => {

@@ -62,6 +62,12 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   }
   const session = await openSession({ dir: resolve(saved ? saved.projectDir : dirOrPlan), ...(environment ? { environment } : {}), readAhead: true }, runContext(globals));
   try {
+    // With no question to ask, the connections of the first --parallelism writes are opened now,
+    // while the reads are on the wire and the plan is made, not when the writes go out: over TLS a
+    // new connection costs two round trips (TCP, then TLS) before its first request, and a Node.js
+    // server (the local control plane) accepts one connection per turn of its event loop. Their
+    // cost when the plan turns out to have nothing to write: connections opened and closed.
+    if (saved !== undefined || options.autoApprove === true) session.client.preconnect(parallelism);
     // Loaded once the session's reads are on the wire, as plan does. The bundle is CommonJS, so
     // import() is a require in the next microtask: started before openSession, its ~15 ms of
     // loading ran before the reads were sent (apply of 20 agents sent them at 66 ms, not ~50).
