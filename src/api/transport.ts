@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import { connect as connectTcp, isIP } from 'node:net';
 import { createRequire } from 'node:module';
-import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import type { ConnectionOptions, SecureContext, TLSSocket } from 'node:tls';
 import { ApiError } from '../errors.js';
 import { codedError, ConnectionPool } from './http1/connection-pool.js';
 import { HTTP_TOKEN, type ResponseHeaders } from './http1/response-parser.js';
@@ -120,9 +120,13 @@ function socketFactory(url: URL): () => Socket {
   const tls = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
   // The last session, offered again: later connections resume it instead of a full handshake.
   let session: Buffer | undefined;
+  // One context (the trusted certificates, loaded once) for every connection: tls.connect makes a
+  // new one each time otherwise, ~1 ms apiece (8 connections at once: 13-17 ms, 8-10 with one).
+  let secureContext: SecureContext | undefined;
   return () => {
+    secureContext ??= tls.createSecureContext();
     // Said outright, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn the check off.
-    const options: ConnectionOptions = { host, port, rejectUnauthorized: true, ...(isIP(host) === 0 ? { servername: host } : {}), ...(session ? { session } : {}) };
+    const options: ConnectionOptions = { host, port, rejectUnauthorized: true, secureContext, ...(isIP(host) === 0 ? { servername: host } : {}), ...(session ? { session } : {}) };
     const socket: TLSSocket = tls.connect(options);
     socket.on('session', (next: Buffer) => (session = next));
     return socket;
