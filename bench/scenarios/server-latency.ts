@@ -3,56 +3,16 @@
 // auth is sealed (what a plan reads of them). The server runs in a child process
 // (`agentform server`), so the benchmark's own client work (reading the large answers) does not
 // share its event loop; the large answers are drained without parsing.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { operationPath, type Rpc } from '../../src/api/operations.js';
 import { median, round, type Figure, type Scenario } from '../figures.js';
-import { CLI } from '../lib/run-cli.js';
+import { withServerProcess, type Server } from '../lib/server-process.js';
 
 const AGENTS = 1_000;
 const CONNECTIONS = 1_000;
 const CONNECTION_LISTS = 9;
 const LIST_CLIENTS = 4;
 const SMALL_REQUESTS = 300;
-
-interface Server {
-  url: string;
-  token: string;
-  child: ChildProcess;
-}
-
-async function startServerProcess(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, [CLI, 'server', '--port', '0', '--data', dataDir, '--environments', 'bench', '--print-keys'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`agentform server exited ${code}: ${out}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (\S+)/.exec(out)?.[1];
-      const token = /bench: (svc_\S+)/.exec(out)?.[1];
-      if (url && token && out.includes('press Ctrl-C')) resolve({ url, token, child });
-    });
-  });
-}
-
-/** `run` against a fresh `agentform server` in a temp data dir, stopped and removed afterwards. */
-async function withServerProcess<T>(prefix: string, run: (server: Server) => Promise<T>): Promise<T> {
-  const dataDir = mkdtempSync(join(tmpdir(), prefix));
-  const server = await startServerProcess(join(dataDir, 'data'));
-  try {
-    return await run(server);
-  } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => server.child.once('exit', resolve));
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-}
 
 /** Sends `count` requests, 16 at a time (as apply's default parallelism would). */
 async function inBatchesOf16(count: number, send: (index: number) => Promise<unknown>): Promise<void> {
