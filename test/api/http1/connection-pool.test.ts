@@ -85,6 +85,22 @@ function rawServer(onRequest: (socket: Socket, count: number) => void): TcpServe
 
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}';
 
+/** A pool to an echo server that keeps every socket it makes, to look at them. */
+async function watchedPool(): Promise<{ pool: ConnectionPool; sockets: Socket[] }> {
+  const { port } = await listen(echoServer());
+  const sockets: Socket[] = [];
+  const pool = new ConnectionPool(() => {
+    const socket = connect({ host: '127.0.0.1', port });
+    sockets.push(socket);
+    return socket;
+  }, 4);
+  pools.push(pool);
+  return { pool, sockets };
+}
+
+/** unref() leaves no handle that keeps the event loop alive: hasRef() is node's view of it. */
+const holdsProcess = (socket: Socket): boolean => (socket as unknown as { _handle: { hasRef(): boolean } })._handle.hasRef();
+
 describe('ConnectionPool', () => {
   it('sends requests one after another over one kept-alive connection', async () => {
     const { port, connections } = await listen(echoServer());
@@ -342,31 +358,16 @@ describe('ConnectionPool', () => {
     });
 
     it('keeps the connections it opened from holding the process open', async () => {
-      const { port } = await listen(echoServer());
-      const sockets: Socket[] = [];
-      const pool = new ConnectionPool(() => {
-        const socket = connect({ host: '127.0.0.1', port });
-        sockets.push(socket);
-        return socket;
-      }, 4);
-      pools.push(pool);
+      const { pool, sockets } = await watchedPool();
       pool.preconnect(2);
       await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
-      expect(sockets.map((socket) => (socket as unknown as { _handle: { hasRef(): boolean } })._handle.hasRef())).toEqual([false, false]);
+      expect(sockets.map(holdsProcess)).toEqual([false, false]);
     });
   });
 
   it('keeps an idle connection from holding the process open', async () => {
-    const { port } = await listen(echoServer());
-    const sockets: Socket[] = [];
-    const pool = new ConnectionPool(() => {
-      const socket = connect({ host: '127.0.0.1', port });
-      sockets.push(socket);
-      return socket;
-    }, 4);
-    pools.push(pool);
+    const { pool, sockets } = await watchedPool();
     await pool.request(post());
-    // unref() leaves no handle that keeps the event loop alive: hasRef() is node's view of it.
-    expect(sockets.map((socket) => (socket as unknown as { _handle: { hasRef(): boolean } })._handle.hasRef())).toEqual([false]);
+    expect(sockets.map(holdsProcess)).toEqual([false]);
   });
 });
