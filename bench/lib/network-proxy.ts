@@ -22,13 +22,16 @@ export interface NetworkOptions {
   tls?: { key: Buffer; cert: Buffer };
 }
 
-/** Copies `from` to `to`, each chunk `delayMs` later; an end or a failure follows the same way. */
+/**
+ * Copies `from` to `to`, each chunk `delayMs` later; an end or a failure follows the same way. A
+ * close ends `to` (what was written to it still goes out); only a failure destroys it.
+ */
 function forwardDelayed(from: Socket, to: Socket, delayMs: number): void {
   const later = (action: () => void) => setTimeout(() => !to.destroyed && action(), delayMs);
   from.on('data', (chunk: Buffer) => later(() => to.write(chunk)));
   from.on('end', () => later(() => to.end()));
   from.on('error', () => later(() => to.destroy()));
-  from.on('close', () => later(() => to.destroy()));
+  from.on('close', () => later(() => to.end()));
 }
 
 function listen(server: Server): Promise<number> {
@@ -62,10 +65,11 @@ export async function startNetworkProxy(upstream: string, options: NetworkOption
   }
   let opened = 0;
   const half = options.rttMs / 2;
-  const edge = createTcpServer({ pauseOnConnect: true }, (client) => {
+  // Half-open allowed: a client that ends its side still gets the answers on their way to it.
+  const edge = createTcpServer({ pauseOnConnect: true, allowHalfOpen: true }, (client) => {
     opened += 1;
     track(client);
-    const inner = track(connect({ host: '127.0.0.1', port: innerPort }));
+    const inner = track(connect({ host: '127.0.0.1', port: innerPort, allowHalfOpen: true }));
     forwardDelayed(client, inner, half);
     forwardDelayed(inner, client, half);
     // The TCP handshake's round trip: nothing the client sent goes on before it.

@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from './run-cli.js';
 
+const START_TIMEOUT_MS = 30_000;
+
 export interface Server {
   url: string;
   token: string;
@@ -19,12 +21,22 @@ async function startServerProcess(dataDir: string): Promise<Server> {
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`agentform server exited ${code}: ${out}`)));
+    const deadline = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`agentform server did not start within ${START_TIMEOUT_MS} ms: ${out}`));
+    }, START_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(deadline);
+      reject(new Error(`agentform server exited ${code}: ${out}`));
+    });
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const url = /listening on (\S+)/.exec(out)?.[1];
       const token = /bench: (svc_\S+)/.exec(out)?.[1];
-      if (url && token && out.includes('press Ctrl-C')) resolve({ url, token, child });
+      if (url && token && out.includes('press Ctrl-C')) {
+        clearTimeout(deadline);
+        resolve({ url, token, child });
+      }
     });
   });
 }
@@ -36,8 +48,12 @@ export async function withServerProcess<T>(prefix: string, run: (server: Server)
   try {
     return await run(server);
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => server.child.once('exit', resolve));
+    const exited = server.child.exitCode !== null || server.child.signalCode !== null;
+    if (!exited) {
+      const gone = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      await gone;
+    }
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

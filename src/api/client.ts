@@ -165,14 +165,14 @@ export class ControlApiClient implements RpcCaller {
   }
 
   /**
-   * Opens up to `count` connections ahead of that many requests sent at once (an apply's first
-   * writes), while the caller still has other work to do: their TCP and TLS handshakes are then
-   * out of the way, and a server that accepts one connection per turn of its event loop (as any
-   * Node.js server does) has accepted them all by the time the requests come.
+   * Tops the open connections up to `count` (those already open count) ahead of that many requests
+   * sent at once (an apply's first writes), while the caller still has other work to do: their TCP
+   * and TLS handshakes are then out of the way, and a server that accepts one connection per turn
+   * of its event loop (as any Node.js server does) has accepted them all by the time the requests come.
    */
   preconnect(count: number): void {
     const opened = this.transport.preconnect(count);
-    if (opened > 0) this.trace(`opening ${opened} more connection${opened === 1 ? '' : 's'} ahead of ${count} request${count === 1 ? '' : 's'} sent at once`);
+    if (opened > 0) this.trace(`topping the connections up to ${count} ahead of the writes: opened ${opened}`);
   }
 
   async close(): Promise<void> {

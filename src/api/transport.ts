@@ -121,7 +121,8 @@ function socketFactory(url: URL): () => Socket {
   // The last session, offered again: later connections resume it instead of a full handshake.
   let session: Buffer | undefined;
   // One context (the trusted certificates, loaded once) for every connection: tls.connect makes a
-  // new one each time otherwise, ~1 ms apiece (8 connections at once: 13-17 ms, 8-10 with one).
+  // new one each time otherwise, ~0.5 ms apiece (a plan of 20 agents over TLS opened its 8
+  // connections in 8-9 ms, 5-6 ms with one context). The checks are per connection, not in it.
   let secureContext: SecureContext | undefined;
   return () => {
     secureContext ??= tls.createSecureContext();

@@ -148,7 +148,7 @@ describe('a failure to print stops new writes', () => {
 });
 
 describe('apply without a question to ask opens the connections of its writes while the reads are on the wire', () => {
-  const PRECONNECT = /opening (\d+) more connections? ahead of (\d+) requests? sent at once/;
+  const PRECONNECT = /topping the connections up to (\d+) ahead of the writes: opened (\d+)/;
 
   it('tops the pool up to --parallelism before the first write; an apply that asks first does not', async () => {
     const dir = await project(40);
@@ -162,11 +162,28 @@ describe('apply without a question to ask opens the connections of its writes wh
     expect(applied.code, applied.stderr).toBe(0);
     const line = PRECONNECT.exec(applied.stderr);
     expect(line, applied.stderr).not.toBeNull();
+    expect(line![1]).toBe('12');
     // The reads (8 kinds, 8 at once) have connections of their own: those count toward the 12.
-    expect(Number(line![1])).toBeGreaterThanOrEqual(4);
-    expect(line![2]).toBe('12');
+    expect(Number(line![2])).toBeGreaterThanOrEqual(4);
     const firstWrite = applied.stderr.search(/→ POST \S+ \((providers|agents)\.(create|upsert), attempt/);
     expect(firstWrite).toBeGreaterThan(line!.index);
     expect(applied.stdout).toContain('41 added');
+  }, 60_000);
+
+  it('a saved plan tops them up to its own number of writes when that is below --parallelism, and opens none without writes', async () => {
+    const dir = await project(9);
+    const { env } = await startPlane();
+    const file = join(dir, 'plan.json');
+    expect((await runCli(['plan', dir, '-e', 'dev', '--out', file], { env })).code).toBe(0);
+    const applied = await runCli(['apply', file, '--parallelism', '12', '--debug'], { env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('10 added');
+    expect(PRECONNECT.exec(applied.stderr)?.[1], applied.stderr).toBe('10');
+
+    const empty = join(dir, 'empty.json');
+    expect((await runCli(['plan', dir, '-e', 'dev', '--out', empty], { env })).code).toBe(0);
+    const none = await runCli(['apply', empty, '--parallelism', '12', '--debug'], { env });
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stderr).not.toMatch(PRECONNECT);
   }, 60_000);
 });

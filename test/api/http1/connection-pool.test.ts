@@ -331,7 +331,7 @@ describe('ConnectionPool', () => {
       await pool.request(post());
       expect(requestsOn).toEqual([1, 1]);
       await Promise.all([pool.request(post()), pool.request(post()), pool.request(post())]);
-      expect(requestsOn.slice(2).sort()).toEqual([1, 2, 3]);
+      expect(requestsOn.slice(2).sort((a, b) => a - b)).toEqual([1, 2, 3]);
     });
 
     it('leaves the error to the request when nobody listens, and nothing goes unhandled', async () => {

@@ -30,6 +30,11 @@ function readSavedPlan(path: string): SavedPlan {
   return saved;
 }
 
+function changeCount(saved: SavedPlan): number {
+  const { add, change, replace, destroy } = saved.plan.summary;
+  return add + change + replace + destroy;
+}
+
 function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
@@ -65,9 +70,12 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     // With no question to ask, the connections of the first --parallelism writes are opened now,
     // while the reads are on the wire and the plan is made, not when the writes go out: over TLS a
     // new connection costs two round trips (TCP, then TLS) before its first request, and a Node.js
-    // server (the local control plane) accepts one connection per turn of its event loop. Their
-    // cost when the plan turns out to have nothing to write: connections opened and closed.
-    if (saved !== undefined || options.autoApprove === true) session.client.preconnect(parallelism);
+    // server (the local control plane) accepts one connection per turn of its event loop. The
+    // reads' 8 connections count, so this opens some only above --parallelism 8. A saved plan says
+    // how many writes it has; a fresh one may turn out to have none, and then they are closed
+    // unused (as they are when the run fails before writing, or leaves them idle for 4 s).
+    const writes = saved ? changeCount(saved) : parallelism;
+    if (saved !== undefined || options.autoApprove === true) session.client.preconnect(Math.min(parallelism, writes));
     // Loaded once the session's reads are on the wire, as plan does. The bundle is CommonJS, so
     // import() is a require in the next microtask: started before openSession, its ~15 ms of
     // loading ran before the reads were sent (apply of 20 agents sent them at 66 ms, not ~50).
