@@ -42,4 +42,30 @@ describe('readProject', () => {
     expect(connected).toBe(true);
     expect(project?.documents).toHaveLength(50);
   });
+
+  // Against a remote server a connection takes several steps, each a round trip later and each
+  // needing a turn of the event loop (TCP connect, then TLS: hello, finished and the request):
+  // parsing gives the loop a turn every 10 files while the reads are out, not only once before.
+  it('gives the event loop turns while it parses the files, once onRoot has started reads', async () => {
+    for (let index = 50; index < 120; index++) writeFileSync(join(dir, 'agents', `agent-${index}.yaml`), `kind: Agent\nname: agent-${index}\nspec:\n  system: Be brief.\n`);
+    const turnsDuring = async (hooks: Parameters<typeof readProject>[2]): Promise<number> => {
+      let turns = 0;
+      let reading = true;
+      const step = () => {
+        turns += 1;
+        if (reading) setImmediate(step);
+      };
+      setImmediate(step);
+      const before = turns;
+      const project = await readProject(dir, new ProblemList(), hooks);
+      reading = false;
+      expect(project?.documents).toHaveLength(120);
+      return turns - before;
+    };
+    const withReads = await turnsDuring({ onRoot: () => undefined });
+    const withoutReads = await turnsDuring({});
+    // 120 files: a turn (two immediates) after onRoot and after every 10th file, ~24 more than
+    // without reads on the wire; without the turns between files, ~2.
+    expect(withReads - withoutReads).toBeGreaterThanOrEqual(12);
+  });
 });
