@@ -183,9 +183,10 @@ async function readProjectFiles(dir: string, rootFile: string, rootText: string,
   const rootValue = root.value;
   const environments = readEnvironments(rootValue, root);
   const defaultEnvironment = typeof rootValue.defaultEnvironment === 'string' ? { defaultEnvironment: rootValue.defaultEnvironment } : {};
-  const readsStarted = !problems.hasErrors && hooks.onRoot !== undefined;
-  if (readsStarted) {
-    hooks.onRoot!({ dir, rootFile, root, environments, ...defaultEnvironment });
+  const onRoot = problems.hasErrors ? undefined : hooks.onRoot;
+  const readsStarted = onRoot !== undefined;
+  if (onRoot) {
+    onRoot({ dir, rootFile, root, environments, ...defaultEnvironment });
     // A turn of the event loop, so that the reads the hook started connect and are sent now: what
     // follows (listing, reading and parsing the files) is synchronous and would hold them back to
     // the end, leaving the server idle meanwhile.

@@ -187,6 +187,12 @@ export interface Plan {
   warnings: string[];
 }
 
+/** How many changes a plan makes (unmanaged resources are not changes). */
+export function changeCount(plan: Pick<Plan, 'summary'>): number {
+  const { add, change, replace, destroy } = plan.summary;
+  return add + change + replace + destroy;
+}
+
 /*
  * The shape of `DesiredResource.spec` and `ActualResource.spec` per kind — the API request body
  * for that kind without its identifying fields and without write-only values:

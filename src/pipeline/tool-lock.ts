@@ -4,7 +4,7 @@ import { checkSurfaces, connectionIds, isScopeError, toolLockGate, type ToolLock
 import { readToolLock, writeToolLock } from '../config/tool-lock-file.js';
 import type { RpcCaller } from '../api/operations.js';
 import { connectionsOfChangedAgents, surfaceDiffers, type SurfaceDiff, type ToolSurfaceReport } from '../engine/tool-surface.js';
-import type { ActualState, DesiredState, Plan } from '../model/resources.js';
+import { changeCount, type ActualState, type DesiredState, type Plan } from '../model/resources.js';
 
 interface RunFacts {
   plan: Plan;
@@ -77,6 +77,5 @@ export function toolSurfaceExitCode(report: ToolSurfaceReport, detailedExitcode:
 export function planExitCode(plan: Plan, toolSurface: ToolSurfaceReport | undefined, detailedExitcode: boolean): number {
   const tools = toolSurface ? toolSurfaceExitCode(toolSurface, detailedExitcode) : 0;
   if (tools === 1) return 1;
-  const { add, change, replace, destroy } = plan.summary;
-  return tools === 2 || (detailedExitcode && add + change + replace + destroy > 0) ? 2 : 0;
+  return tools === 2 || (detailedExitcode && changeCount(plan) > 0) ? 2 : 0;
 }

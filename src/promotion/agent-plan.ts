@@ -2,7 +2,7 @@
 // is rendered exactly as plan renders it.
 import { computePlan } from '../engine/plan.js';
 import type { AgentVersionWithSlug } from '../model/api.js';
-import type { DesiredResource, EnvironmentTarget, JsonObject, Plan } from '../model/resources.js';
+import { changeCount, type DesiredResource, type EnvironmentTarget, type JsonObject, type Plan } from '../model/resources.js';
 import { normalizeAgent } from '../state/normalize.js';
 
 export interface AgentPlanInput {
@@ -34,6 +34,5 @@ export function agentPlan(input: AgentPlanInput): Plan {
 }
 
 export function hasChanges(plan: Plan): boolean {
-  const { add, change, replace, destroy } = plan.summary;
-  return add + change + replace + destroy > 0;
+  return changeCount(plan) > 0;
 }

@@ -1,5 +1,5 @@
 // `plan --all-envs`: one summary row per environment, after each environment's plan.
-import type { Plan } from '../model/resources.js';
+import { changeCount, type Plan } from '../model/resources.js';
 import type { SafetyReview } from '../model/safety.js';
 import { safetyToJson } from './safety.js';
 import { renderTable } from './table.js';
@@ -22,7 +22,7 @@ export function renderAllEnvironmentsSummary(outcomes: readonly EnvironmentOutco
   const rows = outcomes.map((outcome) => {
     if (!outcome.plan) return [outcome.environment, '-', '-', '-', '-', '-', `error: ${outcome.error ?? ''}`.split('\n')[0] ?? ''];
     const { add, change, replace, destroy } = outcome.plan.summary;
-    return [outcome.environment, String(add), String(change), String(replace), String(destroy), policyCell(outcome.safety), add + change + replace + destroy === 0 ? 'no changes' : 'changes'];
+    return [outcome.environment, String(add), String(change), String(replace), String(destroy), policyCell(outcome.safety), changeCount(outcome.plan) === 0 ? 'no changes' : 'changes'];
   });
   return `Summary:\n${renderTable(['ENVIRONMENT', 'ADD', 'CHANGE', 'REPLACE', 'DESTROY', 'POLICY', 'STATUS'], rows)}`;
 }

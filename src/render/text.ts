@@ -1,6 +1,6 @@
 // The terminal rendering of a plan, Terraform-like: one block per resource, field changes below it,
 // prompt changes as line diffs, write-only values never shown, a one-line summary at the end.
-import type { ChangeAction, FieldChange, Plan, ResourceChange } from '../model/resources.js';
+import { changeCount, type ChangeAction, type FieldChange, type Plan, type ResourceChange } from '../model/resources.js';
 import { isMultiline, unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { PLAIN, paletteFor, type Palette } from './palette.js';
 import { clipLines, formatValue } from './values.js';
@@ -87,8 +87,8 @@ export function keptLines(plan: Plan): string[] {
 }
 
 export function summaryLine(plan: Plan): string {
+  if (changeCount(plan) === 0) return 'No changes. Remote state matches the configuration.';
   const { add, change, replace, destroy } = plan.summary;
-  if (add + change + replace + destroy === 0) return 'No changes. Remote state matches the configuration.';
   return `Plan: ${add} to add, ${change} to change, ${replace} to replace, ${destroy} to destroy.`;
 }
 

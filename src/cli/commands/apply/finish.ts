@@ -7,7 +7,7 @@ import { DEFAULT_MAX_REQUEST_BYTES, preflight } from '../../../apply/preflight.j
 import { staleness, type SavedPlan } from '../../../apply/saved-plan.js';
 import { AbortedError, UserError } from '../../../errors.js';
 import type { ToolDescriptor } from '../../../model/api.js';
-import type { DesiredResource, Plan, ResourceKind } from '../../../model/resources.js';
+import { changeCount, type DesiredResource, type Plan, type ResourceKind } from '../../../model/resources.js';
 import { renderApplyEvent, renderApplySummary } from '../../../render/apply-events.js';
 import { renderProgressLine } from '../../../render/apply-progress.js';
 import { advanceProgress, initialProgress } from '../../../apply/progress.js';
@@ -52,8 +52,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const plan = saved ? saved.plan : run.plan;
   await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
   if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
-  const { add, change, replace, destroy } = plan.summary;
-  const changes = add + change + replace + destroy;
+  const changes = changeCount(plan);
   // Without a question to ask, the first writes go out before the plan text is printed: it is
   // printed while they are on the wire (a plan of thousands of creates takes tens of ms to render
   // and print, as long as a round trip). The output is the same, in the same order: lines that

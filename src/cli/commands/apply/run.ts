@@ -4,7 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseSavedPlan, type SavedPlan } from '../../../apply/saved-plan.js';
 import { UserError } from '../../../errors.js';
-import type { ResourceAddress } from '../../../model/resources.js';
+import { changeCount, type ResourceAddress } from '../../../model/resources.js';
 import type { GlobalOptions } from '../../global-options.js';
 import type { PlanInputs } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
@@ -28,11 +28,6 @@ function readSavedPlan(path: string): SavedPlan {
   const saved = parseSavedPlan(parsed);
   if (typeof saved === 'string') throw new UserError(`${path}: ${saved}`);
   return saved;
-}
-
-function changeCount(saved: SavedPlan): number {
-  const { add, change, replace, destroy } = saved.plan.summary;
-  return add + change + replace + destroy;
 }
 
 function isFile(path: string): boolean {
@@ -74,7 +69,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     // reads' 8 connections count, so this opens some only above --parallelism 8. A saved plan says
     // how many writes it has; a fresh one may turn out to have none, and then they are closed
     // unused (as they are when the run fails before writing, or leaves them idle for 4 s).
-    const writes = saved ? changeCount(saved) : parallelism;
+    const writes = saved ? changeCount(saved.plan) : parallelism;
     if (saved !== undefined || options.autoApprove === true) session.client.preconnect(Math.min(parallelism, writes));
     // Loaded once the session's reads are on the wire, as plan does. The bundle is CommonJS, so
     // import() is a require in the next microtask: started before openSession, its ~15 ms of

@@ -10,6 +10,7 @@ import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import type { DiffEnvsCommandOptions } from './options.js';
+import { changeCount } from '../../../model/resources.js';
 
 interface Read extends EnvironmentAgents {
   /** Environment id → agentform name, from environments.list when the server offers it. */
@@ -57,6 +58,5 @@ export async function runDiffEnvs(a: string, b: string, options: DiffEnvsCommand
     ];
     process.stdout.write(`${out.join('\n')}\n`);
   }
-  const { add, change, replace, destroy } = comparison.plan.summary;
-  return options.detailedExitcode && add + change + replace + destroy > 0 ? 2 : 0;
+  return options.detailedExitcode && changeCount(comparison.plan) > 0 ? 2 : 0;
 }

@@ -11,6 +11,7 @@ import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
+import { changeCount } from '../../../model/resources.js';
 
 export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
@@ -42,6 +43,6 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   }
   const failed = outcomes.filter((outcome) => outcome.error !== undefined);
   if (failed.length > 0) throw new UserError(`could not plan ${failed.map((outcome) => outcome.environment).join(', ')}`);
-  const changed = outcomes.some((outcome) => outcome.plan && outcome.plan.summary.add + outcome.plan.summary.change + outcome.plan.summary.replace + outcome.plan.summary.destroy > 0);
+  const changed = outcomes.some((outcome) => outcome.plan && changeCount(outcome.plan) > 0);
   return options.detailedExitcode && changed ? 2 : 0;
 }
