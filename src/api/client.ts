@@ -5,6 +5,7 @@ import { ApiError, UserError } from '../errors.js';
 import { isLoopbackHost } from './credentials.js';
 import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
+import { proxyFor, type ProxyVariables } from './proxy.js';
 import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { Transport, UNCERTAIN_TRANSPORT_CODES, type Exchange } from './transport.js';
@@ -31,6 +32,8 @@ export interface ClientOptions {
   insecureHttp?: boolean;
   /** Where baseUrl came from, for messages (`AGENTFORM_URL_STAGING`); default "--url or AGENTFORM_URL". */
   urlSource?: string;
+  /** The environment HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (proxy.ts); without it, connections are direct. */
+  proxyVariables?: ProxyVariables;
   /** Called once per HTTP attempt (request counting in tests and benchmarks). */
   onRequest?: (event: RequestEvent) => void;
   /** For tests: the sleep between attempts. */
@@ -109,7 +112,9 @@ export class ControlApiClient implements RpcCaller {
 
   constructor(private readonly options: ClientOptions) {
     const url = validateBaseUrl(options.baseUrl, options.insecureHttp === true);
-    this.transport = new Transport(url.origin, options.urlSource);
+    const proxy = options.proxyVariables ? proxyFor(url, options.proxyVariables) : undefined;
+    this.transport = new Transport(url.origin, options.urlSource, proxy);
+    if (proxy) this.trace(`connecting to ${url.origin} through the proxy ${proxy.label} (${proxy.source})`);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? 30_000;

@@ -1,6 +1,7 @@
 // One HTTP exchange with the Control API: a POST over a keep-alive HTTP/1.1 connection to one
-// origin (http1/). Failures to reach the server become ApiErrors with status 0 and a transport code
-// that says what to check.
+// origin (http1/), directly or through an HTTP proxy (proxy.ts: a CONNECT tunnel for https, the
+// proxy's absolute-form requests for http). Failures to reach the server become ApiErrors with
+// status 0 and a transport code that says what to check.
 //
 // Why not node:http or undici: see http1/response-parser.ts. node:tls is loaded only for https URLs.
 import type { Socket } from 'node:net';
@@ -8,8 +9,10 @@ import { connect as connectTcp, isIP } from 'node:net';
 import { createRequire } from 'node:module';
 import type { ConnectionOptions, SecureContext, TLSSocket } from 'node:tls';
 import { ApiError } from '../errors.js';
-import { codedError, ConnectionPool } from './http1/connection-pool.js';
+import { codedError, ConnectionPool, type PoolSocket } from './http1/connection-pool.js';
 import { HTTP_TOKEN, type ResponseHeaders } from './http1/response-parser.js';
+import { TunnelSocket } from './http1/tunnel.js';
+import type { ProxyRoute } from './proxy.js';
 import { redactText } from './redact.js';
 
 export interface Exchange {
@@ -40,23 +43,36 @@ export class Transport {
   private readonly settled = new Set<Promise<unknown>>();
   private closed = false;
 
-  /** `urlSource`: where the URL came from (`AGENTFORM_URL_PRODUCTION`), named when it cannot be reached. */
-  constructor(readonly origin: string, private readonly urlSource = '--url or AGENTFORM_URL') {
+  /** Ahead of the path for an http:// origin behind a proxy (absolute-form), with the proxy's credentials. */
+  private readonly forwarding: { target: string; headers: string } | undefined;
+
+  /**
+   * `urlSource`: where the URL came from (`AGENTFORM_URL_PRODUCTION`), named when it cannot be
+   * reached; `proxy`: the HTTP proxy to go through (proxyFor), if any.
+   */
+  constructor(
+    readonly origin: string,
+    private readonly urlSource = '--url or AGENTFORM_URL',
+    private readonly proxy?: ProxyRoute,
+  ) {
     this.url = new URL(origin);
+    if (proxy && this.url.protocol === 'http:') {
+      this.forwarding = { target: this.url.origin, headers: proxy.authorization === undefined ? '' : `Proxy-Authorization: ${proxy.authorization}\r\n` };
+    }
   }
 
   private connections(): ConnectionPool {
-    this.pool ??= new ConnectionPool(socketFactory(this.url), MAX_SOCKETS);
+    this.pool ??= new ConnectionPool(socketFactory(this.url, this.proxy), MAX_SOCKETS);
     return this.pool;
   }
 
   async send(options: SendOptions): Promise<Exchange> {
-    if (this.closed) throw transportError(codedError('CLIENT_CLOSED', 'the client was closed'), this.origin, this.urlSource, options);
+    if (this.closed) throw this.failure(codedError('CLIENT_CLOSED', 'the client was closed'), options);
     let exchange: Promise<Exchange>;
     try {
-      exchange = this.connections().request({ head: requestHead(options, this.url.host), ...(options.body !== undefined ? { body: options.body } : {}), timeoutMs: options.timeoutMs });
+      exchange = this.connections().request({ head: requestHead(options, this.url.host, this.forwarding), ...(options.body !== undefined ? { body: options.body } : {}), timeoutMs: options.timeoutMs });
     } catch (error) {
-      throw transportError(error, this.origin, this.urlSource, options);
+      throw this.failure(error, options);
     }
     const done = exchange.then(
       () => undefined,
@@ -67,8 +83,12 @@ export class Transport {
     try {
       return await exchange;
     } catch (error) {
-      throw transportError(error, this.origin, this.urlSource, options);
+      throw this.failure(error, options);
     }
+  }
+
+  private failure(error: unknown, options: SendOptions): ApiError {
+    return transportError(error, { origin: this.origin, urlSource: this.urlSource, proxy: this.proxy, forwarding: this.forwarding !== undefined }, options);
   }
 
   /** Opens connections ahead of a burst of up to `count` requests (ConnectionPool.preconnect); how many it opened. */
@@ -94,11 +114,13 @@ export class Transport {
 /**
  * The request line and header fields, as node sent them for the same request: ours in order, then
  * the length and Host, then Connection (without a body: Host, Connection, then a zero length).
+ * Through a proxy to an http:// origin, the target is the absolute URL and the proxy's credentials follow ours.
  */
-function requestHead(options: Pick<SendOptions, 'path' | 'headers' | 'body'>, host: string): string {
+function requestHead(options: Pick<SendOptions, 'path' | 'headers' | 'body'>, host: string, forwarding?: { target: string; headers: string }): string {
   if (!REQUEST_TARGET.test(options.path)) throw codedError('ERR_UNESCAPED_CHARACTERS', 'the request path holds characters that must be escaped');
-  let head = `POST ${options.path} HTTP/1.1\r\n`;
+  let head = `POST ${forwarding ? forwarding.target : ''}${options.path} HTTP/1.1\r\n`;
   for (const name in options.headers) head += headerLine(name, options.headers[name]!);
+  if (forwarding) head += forwarding.headers;
   if (options.body !== undefined) head += `content-length: ${Buffer.byteLength(options.body)}\r\nHost: ${host}\r\nConnection: keep-alive\r\n\r\n`;
   else head += `Host: ${host}\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n`;
   return head;
@@ -110,12 +132,15 @@ function headerLine(name: string, value: string): string {
   return `${name}: ${value}\r\n`;
 }
 
-/** Opens a TCP connection (http) or a TLS one that checks the server's certificate (https). */
-function socketFactory(url: URL): () => Socket {
+/**
+ * Opens a TCP connection (http) or a TLS one that checks the server's certificate (https); through
+ * a proxy, TCP to the proxy (http) or TLS inside a CONNECT tunnel (https).
+ */
+function socketFactory(url: URL, proxy: ProxyRoute | undefined): () => PoolSocket {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const https = url.protocol === 'https:';
   const port = Number(url.port || (https ? 443 : 80));
-  if (!https) return () => connectTcp({ host, port });
+  if (!https) return proxy ? () => connectTcp({ host: proxy.host, port: proxy.port }) : () => connectTcp({ host, port });
   // require, not import(): the bundle's chunks are compiled through vm.Script for their code cache, where import() has no loader.
   const tls = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');
   // The last session, offered again: later connections resume it instead of a full handshake.
@@ -128,20 +153,43 @@ function socketFactory(url: URL): () => Socket {
     secureContext ??= tls.createSecureContext();
     // Said outright, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn the check off.
     const options: ConnectionOptions = { host, port, rejectUnauthorized: true, secureContext, ...(isIP(host) === 0 ? { servername: host } : {}), ...(session ? { session } : {}) };
-    const socket: TLSSocket = tls.connect(options);
-    socket.on('session', (next: Buffer) => (session = next));
-    return socket;
+    const secure = (socket?: Socket): TLSSocket => {
+      const tlsSocket = tls.connect(socket ? { ...options, socket } : options);
+      tlsSocket.on('session', (next: Buffer) => (session = next));
+      return tlsSocket;
+    };
+    if (!proxy) return secure();
+    return new TunnelSocket({
+      proxySocket: connectTcp({ host: proxy.host, port: proxy.port }),
+      authority: `${url.hostname}:${port}`,
+      ...(proxy.authorization !== undefined ? { authorization: proxy.authorization } : {}),
+      proxyLabel: proxy.label,
+      wrap: secure,
+    });
   };
 }
 
 /** The transport failure codes a retry may help with: the request may or may not have taken effect. */
 export const UNCERTAIN_TRANSPORT_CODES = new Set(['connection_reset', 'timeout']);
 
-function transportError(error: unknown, origin: string, urlSource: string, options: SendOptions): ApiError {
+interface FailureContext {
+  origin: string;
+  urlSource: string;
+  proxy: ProxyRoute | undefined;
+  /** Connections go to the proxy itself (an http:// origin), so failing to connect is the proxy's. */
+  forwarding: boolean;
+}
+
+function transportError(error: unknown, context: FailureContext, options: SendOptions): ApiError {
+  const { origin, urlSource, proxy } = context;
   const cause = error as { code?: string | number; name?: string; message?: string; cause?: { code?: string } };
   const code = String(cause.code ?? cause.cause?.code ?? '');
   const make = (transportCode: string, message: string) =>
     new ApiError(options.rpc, 0, transportCode, redactText(message), undefined, options.requestId);
+  if (proxy && (code.startsWith('PROXY_') || (context.forwarding && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)))) {
+    const message = code.startsWith('PROXY_') ? (cause.message ?? code) : `could not connect to the proxy ${proxy.label} (${code})`;
+    return make('proxy', `${message}, on the way to ${origin}. Check ${proxy.source} (and NO_PROXY).`);
+  }
   if (code === 'ECONNREFUSED') {
     return make('connection_refused', `could not connect to ${origin}: connection refused. Is the Control API running there? Check ${urlSource}.`);
   }

@@ -2,7 +2,6 @@
 // on each (no pipelining), the most recently used idle one first, requests beyond the limit queued
 // in order. What node's http.Agent did for the transport, without its per-request machinery
 // (response-parser.ts says why).
-import type { Socket } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { MalformedResponseError, ResponseParser, type ResponseHeaders } from './response-parser.js';
 
@@ -19,6 +18,19 @@ export interface PooledAnswer {
   headers: ResponseHeaders;
   /** The body decoded as UTF-8 as it arrived (invalid bytes become U+FFFD). */
   text: string;
+}
+
+/** What the pool needs of a connection: a net.Socket, a TLS one, or a proxy tunnel (tunnel.ts). */
+export interface PoolSocket {
+  setNoDelay(noDelay?: boolean): unknown;
+  setKeepAlive(enable?: boolean, initialDelay?: number): unknown;
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  ref(): unknown;
+  unref(): unknown;
+  write(data: string): unknown;
+  destroy(): unknown;
 }
 
 /** A failure carrying a code the transport maps to what the user should check. */
@@ -40,7 +52,7 @@ interface Exchange {
 }
 
 interface Connection {
-  socket: Socket;
+  socket: PoolSocket;
   parser: ResponseParser;
   exchange: Exchange | undefined;
   /** How long it may sit idle: the server's Keep-Alive timeout hint, less a second. */
@@ -64,7 +76,7 @@ export class ConnectionPool {
   private closing = false;
 
   constructor(
-    private readonly connect: () => Socket,
+    private readonly connect: () => PoolSocket,
     private readonly maxSockets: number,
   ) {}
 

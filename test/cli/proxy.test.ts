@@ -1,0 +1,163 @@
+// The CLI behind an HTTP proxy (HTTPS_PROXY / HTTP_PROXY), as in a corporate CI runner: a real
+// local control plane behind a TLS front with a certificate for api.agentform.test, reached only
+// through a test proxy on 127.0.0.1 that maps every name to 127.0.0.1 (so the name never needs DNS).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
+import { copyExample, runCli, TEST_SERVER_PROFILE } from '../helpers/cli.js';
+import { startTestProxy, type TestProxy } from '../helpers/http-proxy.js';
+
+const API_HOST = 'api.agentform.test';
+const PASSWORD = 's3cret-proxy-pass';
+
+let dir: string;
+let plane: LocalControlPlane;
+let front: TlsServer | undefined;
+let frontPort = 0;
+let certFile = '';
+const frontSockets = new Set<Socket>();
+let proxy: TestProxy;
+let guardedProxy: TestProxy;
+
+function haveOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'agentform-proxy-'));
+  plane = await startLocalControlPlane({ dataDir: join(dir, 'plane'), environments: ['dev'], profile: TEST_SERVER_PROFILE });
+  proxy = await startTestProxy();
+  guardedProxy = await startTestProxy({ credentials: `ci-bot:${PASSWORD}` });
+  if (!haveOpenssl()) return;
+  certFile = join(dir, 'cert.pem');
+  const keyFile = join(dir, 'key.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${API_HOST}`, '-addext', `subjectAltName=DNS:${API_HOST}`, '-days', '1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  // TLS in front of the plane (plain http on 127.0.0.1), as a load balancer would terminate it.
+  const planePort = Number(new URL(plane.url).port);
+  front = createTlsServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (secure) => {
+    const upstream = connect(planePort, '127.0.0.1');
+    for (const socket of [secure, upstream]) {
+      frontSockets.add(socket);
+      socket.on('close', () => frontSockets.delete(socket));
+      socket.on('error', () => (secure.destroy(), upstream.destroy()));
+    }
+    secure.pipe(upstream).pipe(secure);
+  });
+  await new Promise<void>((resolve) => front!.listen(0, '127.0.0.1', resolve));
+  frontPort = (front.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  for (const socket of frontSockets) socket.destroy();
+  await Promise.all([proxy?.close(), guardedProxy?.close(), front && new Promise<void>((resolve) => front!.close(() => resolve())), plane?.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const token = (): string => plane.tokens.dev!;
+const httpsUrl = (): string => `https://${API_HOST}:${frontPort}`;
+const withCredentials = (url: string, user = 'ci-bot', password = PASSWORD): string => url.replace('http://', `http://${user}:${encodeURIComponent(password)}@`);
+const trusted = (): Record<string, string> => ({ NODE_EXTRA_CA_CERTS: certFile });
+
+/** Nothing of the proxy's credentials, in clear or as the Basic value, anywhere in the output. */
+function expectNoProxySecret(output: string): void {
+  expect(output).not.toContain(PASSWORD);
+  expect(output).not.toContain(Buffer.from(`ci-bot:${PASSWORD}`).toString('base64'));
+}
+
+describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tunnels)', () => {
+  it('whoami goes through the proxy with its credentials, and says so under --debug without them', async () => {
+    const before = guardedProxy.visits.length;
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token(), '--json', '--debug'], { env: { ...trusted(), HTTPS_PROXY: withCredentials(guardedProxy.url) } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ environment: { slug: 'dev' } });
+    const visits = guardedProxy.visits.slice(before);
+    expect(visits.length).toBeGreaterThan(0);
+    for (const visit of visits) expect(visit).toEqual({ line: `CONNECT ${API_HOST}:${frontPort}`, authorization: `Basic ${Buffer.from(`ci-bot:${PASSWORD}`).toString('base64')}` });
+    expect(result.stderr).toContain(`connecting to ${httpsUrl()} through the proxy ${guardedProxy.url} (HTTPS_PROXY)`);
+    expectNoProxySecret(result.stdout + result.stderr);
+  });
+
+  it('apply and plan of a project: every connection (the reads, the writes opened ahead) is a tunnel', async () => {
+    const project = await copyExample('quickstart');
+    try {
+      const before = proxy.visits.length;
+      const env = { ...trusted(), https_proxy: proxy.url, AGENTFORM_TOKEN: token() };
+      const apply = await runCli(['apply', project, '-e', 'dev', '--url', httpsUrl(), '--auto-approve', '--parallelism', '4'], { env });
+      expect(apply.code, apply.stderr).toBe(0);
+      expect(apply.stdout).toMatch(/Apply complete! Resources: \d+ added/);
+      const plan = await runCli(['plan', project, '-e', 'dev', '--url', httpsUrl(), '--detailed-exitcode'], { env });
+      expect(plan.code, plan.stderr + plan.stdout).toBe(0);
+      const visits = proxy.visits.slice(before);
+      expect(visits.length).toBeGreaterThan(1);
+      expect(new Set(visits.map((visit) => visit.line))).toEqual(new Set([`CONNECT ${API_HOST}:${frontPort}`]));
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+
+  it('a proxy that wants credentials: exit 1, what to do, no stack trace', async () => {
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: guardedProxy.url } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`the proxy ${guardedProxy.url} wants credentials (407 Proxy Authentication Required): give them in the proxy URL, http://user:password@host:port`);
+    expect(result.stderr).toContain('Check HTTPS_PROXY (and NO_PROXY)');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('wrong credentials are refused without being echoed', async () => {
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: withCredentials(guardedProxy.url, 'ci-bot', 'wrong-pass-123') } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('wants credentials (407');
+    expect(result.stdout + result.stderr).not.toContain('wrong-pass-123');
+  });
+
+  it('a proxy nobody listens on: named as the proxy, not as the API', async () => {
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: withCredentials('http://127.0.0.1:1') } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`could not connect to the proxy http://127.0.0.1:1 (ECONNREFUSED), on the way to ${httpsUrl()}. Check HTTPS_PROXY (and NO_PROXY).`);
+    expectNoProxySecret(result.stdout + result.stderr);
+  });
+});
+
+describe('an http:// API through HTTP_PROXY (absolute-form requests)', () => {
+  it('whoami with --insecure-http: the proxy forwards, with its credentials, which the API never sees', async () => {
+    const planePort = new URL(plane.url).port;
+    const before = guardedProxy.visits.length;
+    const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token(), '--json', '--debug'], { env: { HTTP_PROXY: withCredentials(guardedProxy.url) } });
+    expect(result.code, result.stderr).toBe(0);
+    const visits = guardedProxy.visits.slice(before);
+    expect(visits.length).toBeGreaterThan(0);
+    for (const visit of visits) {
+      expect(visit.line).toMatch(new RegExp(`^POST http://${API_HOST.replace(/\./g, '\\.')}:${planePort}/v1/`));
+      expect(visit.authorization).toBe(`Basic ${Buffer.from(`ci-bot:${PASSWORD}`).toString('base64')}`);
+    }
+    expectNoProxySecret(result.stdout + result.stderr);
+  });
+
+  it('the local control plane on 127.0.0.1 is reached directly, whatever the proxy variables say', async () => {
+    const before = proxy.visits.length;
+    const env = { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: '' };
+    const result = await runCli(['whoami', '--url', plane.url, '--token', token(), '--json'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(proxy.visits.length).toBe(before);
+  });
+
+  it.each([
+    ['socks5://127.0.0.1:1080', 'HTTP_PROXY names a socks5:// proxy; agentform talks to proxies over http:// only'],
+    ['http://user:pw@[oops', 'HTTP_PROXY is not a proxy URL'],
+  ])('a proxy URL it cannot use (%s): a clear error before any request', async (value, message) => {
+    const result = await runCli(['whoami', '--url', `http://${API_HOST}:1`, '--insecure-http', '--token', token()], { env: { HTTP_PROXY: value } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
