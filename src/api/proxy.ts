@@ -29,7 +29,8 @@ export function proxyFor(target: URL, env: ProxyVariables): ProxyRoute | undefin
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = Number(target.port || (https ? 443 : 80));
   if (isLoopbackHost(host)) return undefined;
-  const noProxy = env.NO_PROXY ?? env.no_proxy ?? '';
+  // The first one set and not empty, as for the proxy itself (and as Go reads them).
+  const noProxy = [env.NO_PROXY, env.no_proxy].find((value) => (value ?? '').trim() !== '') ?? '';
   if (bypasses(noProxy, host, port)) return undefined;
   return parseProxyUrl(env[source]!.trim(), source);
 }
@@ -50,6 +51,12 @@ export function parseProxyUrl(value: string, source: string): ProxyRoute {
     );
   }
   if (url.hostname === '') throw new UserError(`${source} names no proxy host`, 'expected http://host:port');
+  // Anything after host:port means a character of the password was taken for the end of the
+  // authority (an unencoded @ / ? #): the host and port parsed are then parts of the credentials,
+  // which must not be used, nor shown in a message.
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
+    throw new UserError(`${source} holds something after the proxy's host and port`, 'expected http://user:password@host:port, with @ / ? # : in the user or password percent-encoded (%40 %2F %3F %23 %3A)');
+  }
   const route: ProxyRoute = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), label: `http://${url.host}`, source };
   if (url.username !== '' || url.password !== '') {
     const credentials = `${decoded(url.username)}:${decoded(url.password)}`;

@@ -11,7 +11,7 @@ import type { ConnectionOptions, SecureContext, TLSSocket } from 'node:tls';
 import { ApiError } from '../errors.js';
 import { codedError, ConnectionPool, type PoolSocket } from './http1/connection-pool.js';
 import { HTTP_TOKEN, type ResponseHeaders } from './http1/response-parser.js';
-import { TunnelSocket } from './http1/tunnel.js';
+import { credentialsRefused, TunnelSocket } from './http1/tunnel.js';
 import type { ProxyRoute } from './proxy.js';
 import { redactText } from './redact.js';
 
@@ -80,11 +80,18 @@ export class Transport {
     );
     this.settled.add(done);
     void done.then(() => this.settled.delete(done));
+    let answer: Exchange;
     try {
-      return await exchange;
+      answer = await exchange;
     } catch (error) {
       throw this.failure(error, options);
     }
+    // Through a proxy's absolute-form requests, the proxy's own refusal is an ordinary answer.
+    if (this.forwarding && this.proxy && isProxyRefusal(answer)) {
+      const message = credentialsRefused(this.proxy.label, answer.status, '', this.proxy.authorization !== undefined);
+      throw new ApiError(options.rpc, answer.status, 'proxy', `${message}${proxyContext(this.origin, this.proxy)}`, undefined, options.requestId);
+    }
+    return answer;
   }
 
   private failure(error: unknown, options: SendOptions): ApiError {
@@ -172,6 +179,21 @@ function socketFactory(url: URL, proxy: ProxyRoute | undefined): () => PoolSocke
 /** The transport failure codes a retry may help with: the request may or may not have taken effect. */
 export const UNCERTAIN_TRANSPORT_CODES = new Set(['connection_reset', 'timeout']);
 
+/**
+ * A proxy asking for credentials: a 407, a Proxy-Authenticate challenge, or a 401 with a Basic
+ * challenge (tinyproxy answers so); the Control API's keys are Bearer tokens, so a Basic challenge
+ * is not the API's.
+ */
+function isProxyRefusal(answer: Exchange): boolean {
+  const challenge = answer.headers['www-authenticate'];
+  return answer.status === 407 || answer.headers['proxy-authenticate'] !== undefined || (answer.status === 401 && /^\s*basic\b/i.test(String(challenge ?? '')));
+}
+
+/** Where a proxy failure happened and what to check. */
+function proxyContext(origin: string, proxy: ProxyRoute): string {
+  return ` (for ${origin}; check ${proxy.source} and NO_PROXY)`;
+}
+
 interface FailureContext {
   origin: string;
   urlSource: string;
@@ -186,9 +208,20 @@ function transportError(error: unknown, context: FailureContext, options: SendOp
   const code = String(cause.code ?? cause.cause?.code ?? '');
   const make = (transportCode: string, message: string) =>
     new ApiError(options.rpc, 0, transportCode, redactText(message), undefined, options.requestId);
-  if (proxy && (code.startsWith('PROXY_') || (context.forwarding && ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)))) {
-    const message = code.startsWith('PROXY_') ? (cause.message ?? code) : `could not connect to the proxy ${proxy.label} (${code})`;
-    return make('proxy', `${message}, on the way to ${origin}. Check ${proxy.source} (and NO_PROXY).`);
+  if (proxy) {
+    // Connections go to the proxy when forwarding: failing to make one is the proxy's failure.
+    const syscall = (error as { syscall?: string }).syscall;
+    if (code.startsWith('PROXY_') || (context.forwarding && (syscall === 'connect' || syscall === 'getaddrinfo'))) {
+      const message = code.startsWith('PROXY_') ? (cause.message ?? code) : `could not connect to the proxy ${proxy.label} (${code})`;
+      return make('proxy', `${message}${proxyContext(origin, proxy)}`);
+    }
+    // Anything else (a timeout, TLS, a reset) also happened through the proxy: say so.
+    const direct = transportError(error, { ...context, proxy: undefined }, options);
+    return make(direct.code, `${direct.message} (through the proxy ${proxy.label}, from ${proxy.source})`);
+  }
+  // close() or cancel(): the answer is no longer wanted; not a network failure.
+  if (code === 'CLIENT_CLOSED' || code === 'CLIENT_DESTROYED') {
+    return make('cancelled', 'the request was cancelled: the client was closed before its answer arrived');
   }
   if (code === 'ECONNREFUSED') {
     return make('connection_refused', `could not connect to ${origin}: connection refused. Is the Control API running there? Check ${urlSource}.`);

@@ -44,6 +44,10 @@ describe('proxyFor: which variable serves which URL', () => {
     ['https://proxy.corp.example:3128', /HTTPS_PROXY names a https:\/\/ proxy; agentform talks to proxies over http:\/\/ only/],
     ['socks5://proxy.corp.example:1080', /names a socks5:\/\/ proxy/],
     ['http://user:secret@[not a host', /HTTPS_PROXY is not a proxy URL/],
+    // Unencoded / ? # in a password end the authority early: user and password would pass for host and port.
+    ['http://ci-bot:2024/secret@proxy.corp.example:3128', /HTTPS_PROXY holds something after the proxy's host and port/],
+    ['ci:0123?secret@proxy.corp.example:8080', /holds something after the proxy's host and port/],
+    ['http://ci:12#secret@proxy.corp.example:8080', /holds something after the proxy's host and port/],
   ])('refused, without echoing the value: %s', (value, message) => {
     let thrown: unknown;
     try {
@@ -93,5 +97,7 @@ describe('NO_PROXY', () => {
     expect(proxyFor(url, { HTTPS_PROXY: PROXY, NO_PROXY: '.internal.example' })).toBeUndefined();
     expect(proxyFor(url, { HTTPS_PROXY: PROXY, no_proxy: 'internal.example' })).toBeUndefined();
     expect(proxyFor(url, { HTTPS_PROXY: PROXY, NO_PROXY: 'other.example' })?.source).toBe('HTTPS_PROXY');
+    // An empty NO_PROXY does not hide no_proxy (the first one set and not empty counts, as in Go).
+    expect(proxyFor(url, { HTTPS_PROXY: PROXY, NO_PROXY: '', no_proxy: 'internal.example' })).toBeUndefined();
   });
 });

@@ -109,27 +109,35 @@ describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tu
     const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: guardedProxy.url } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the proxy ${guardedProxy.url} wants credentials (407 Proxy Authentication Required): give them in the proxy URL, http://user:password@host:port`);
-    expect(result.stderr).toContain('Check HTTPS_PROXY (and NO_PROXY)');
+    expect(result.stderr).toContain(`(for ${httpsUrl()}; check HTTPS_PROXY and NO_PROXY)`);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('wrong credentials are refused without being echoed', async () => {
     const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: withCredentials(guardedProxy.url, 'ci-bot', 'wrong-pass-123') } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('wants credentials (407');
+    expect(result.stderr).toContain(`the proxy ${guardedProxy.url} refused the credentials in the proxy URL (407 Proxy Authentication Required)`);
     expect(result.stdout + result.stderr).not.toContain('wrong-pass-123');
+    expect(result.stdout + result.stderr).not.toContain(Buffer.from('ci-bot:wrong-pass-123').toString('base64'));
+  });
+
+  it("the API's certificate is checked inside the tunnel: one the machine does not trust fails as TLS, the proxy named", async () => {
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { HTTPS_PROXY: proxy.url } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`tls: TLS with ${httpsUrl()} failed (`);
+    expect(result.stderr).toContain(`(through the proxy ${proxy.url}, from HTTPS_PROXY)`);
   });
 
   it('a proxy nobody listens on: named as the proxy, not as the API', async () => {
     const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: withCredentials('http://127.0.0.1:1') } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`could not connect to the proxy http://127.0.0.1:1 (ECONNREFUSED), on the way to ${httpsUrl()}. Check HTTPS_PROXY (and NO_PROXY).`);
+    expect(result.stderr).toContain(`could not connect to the proxy http://127.0.0.1:1 (ECONNREFUSED) (for ${httpsUrl()}; check HTTPS_PROXY and NO_PROXY)`);
     expectNoProxySecret(result.stdout + result.stderr);
   });
 });
 
 describe('an http:// API through HTTP_PROXY (absolute-form requests)', () => {
-  it('whoami with --insecure-http: the proxy forwards, with its credentials, which the API never sees', async () => {
+  it('whoami with --insecure-http: the proxy forwards, given its credentials', async () => {
     const planePort = new URL(plane.url).port;
     const before = guardedProxy.visits.length;
     const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token(), '--json', '--debug'], { env: { HTTP_PROXY: withCredentials(guardedProxy.url) } });
@@ -141,6 +149,27 @@ describe('an http:// API through HTTP_PROXY (absolute-form requests)', () => {
       expect(visit.authorization).toBe(`Basic ${Buffer.from(`ci-bot:${PASSWORD}`).toString('base64')}`);
     }
     expectNoProxySecret(result.stdout + result.stderr);
+  });
+
+  it("the proxy's 407 is the proxy's, not the API's: named, with the variable to check", async () => {
+    const planePort = new URL(plane.url).port;
+    const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token()], { env: { HTTP_PROXY: guardedProxy.url } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`proxy (HTTP 407): the proxy ${guardedProxy.url} wants credentials (407): give them in the proxy URL, http://user:password@host:port (for http://${API_HOST}:${planePort}; check HTTP_PROXY and NO_PROXY)`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('a proxy that refuses with 401 and a Basic challenge (as tinyproxy does) is told apart from the API refusing the key', async () => {
+    const planePort = new URL(plane.url).port;
+    const tinyLike = await startTestProxy({ credentials: `ci-bot:${PASSWORD}`, refusal: 401 });
+    try {
+      const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token()], { env: { HTTP_PROXY: withCredentials(tinyLike.url, 'ci-bot', 'wrong-pass-123') } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`proxy (HTTP 401): the proxy ${tinyLike.url} refused the credentials in the proxy URL (401)`);
+      expect(result.stdout + result.stderr).not.toContain('wrong-pass-123');
+    } finally {
+      await tinyLike.close();
+    }
   });
 
   it('the local control plane on 127.0.0.1 is reached directly, whatever the proxy variables say', async () => {

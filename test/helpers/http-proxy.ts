@@ -20,8 +20,11 @@ export interface TestProxy {
 
 const REFUSE_407 = 'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\nContent-Length: 0\r\n\r\n';
 
-/** `credentials`: `user:password` the proxy insists on. */
-export async function startTestProxy(options: { credentials?: string } = {}): Promise<TestProxy> {
+/**
+ * `credentials`: `user:password` the proxy insists on; `refusal`: how it refuses a request without
+ * them, 407 with Proxy-Authenticate or (as tinyproxy does) 401 with a Basic WWW-Authenticate.
+ */
+export async function startTestProxy(options: { credentials?: string; refusal?: 401 | 407 } = {}): Promise<TestProxy> {
   const expected = options.credentials === undefined ? undefined : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
   const visits: ProxyVisit[] = [];
   const sockets = new Set<Socket>();
@@ -33,7 +36,8 @@ export async function startTestProxy(options: { credentials?: string } = {}): Pr
   const server = createServer((request, response) => {
     visit(request);
     if (!allowed(request)) {
-      response.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
+      if (options.refusal === 401) response.writeHead(401, { 'www-authenticate': 'Basic realm="test"', 'content-type': 'text/html' }).end('<h1>401 Unauthorized</h1>');
+      else response.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
       return;
     }
     const target = new URL(request.url ?? '');

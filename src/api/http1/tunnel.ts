@@ -25,6 +25,13 @@ export interface TunnelOptions {
   wrap(tunnel: Socket): Duplex;
 }
 
+/** What to say when a proxy asks for credentials: give them, or (sent already) check them. */
+export function credentialsRefused(label: string, code: number, reason: string, sent: boolean): string {
+  return sent
+    ? `the proxy ${label} refused the credentials in the proxy URL (${code}${reason})`
+    : `the proxy ${label} wants credentials (${code}${reason}): give them in the proxy URL, http://user:password@host:port`;
+}
+
 export class TunnelSocket extends Duplex {
   private readonly raw: Socket;
   private inner: Duplex | undefined;
@@ -67,6 +74,11 @@ export class TunnelSocket extends Duplex {
     else this.queued.push({ chunk, encoding, callback });
   }
 
+  override _final(callback: (error?: Error | null) => void): void {
+    if (this.inner) this.inner.end(callback);
+    else callback();
+  }
+
   override _read(): void {
     this.inner?.resume();
   }
@@ -95,9 +107,8 @@ export class TunnelSocket extends Duplex {
     if (!status) return this.fail('PROXY_PROTOCOL', `the proxy ${label} did not answer CONNECT with HTTP`);
     const code = Number(status[1]);
     const reason = status[2] ? ` ${status[2]}` : '';
-    if (code === 407) {
-      return this.fail('PROXY_REFUSED', `the proxy ${label} wants credentials (407${reason}): give them in the proxy URL, http://user:password@host:port`);
-    }
+    // Some proxies (tinyproxy) answer 401 rather than 407 to credentials they refuse.
+    if (code === 407 || code === 401) return this.fail('PROXY_REFUSED', credentialsRefused(label, code, reason, this.options.authorization !== undefined));
     if (code < 200 || code > 299) return this.fail('PROXY_REFUSED', `the proxy ${label} refused the tunnel to ${this.options.authority} (${code}${reason})`);
     // The client speaks first in TLS: bytes already here did not come from the API.
     if (rest.length > 0) return this.fail('PROXY_PROTOCOL', `the proxy ${label} sent bytes after its answer to CONNECT`);

@@ -19,14 +19,20 @@ async function scriptedProxy(script: (socket: Socket, received: () => string) =>
   return (server.address() as AddressInfo).port;
 }
 
-function tunnel(port: number, authorization?: string): TunnelSocket {
+/** Stands in for TLS where the tunnel must not open: opening it fails the test with this. */
+function neverOpened(raw: Socket): Socket {
+  raw.destroy(new Error('the tunnel opened'));
+  return raw;
+}
+
+function tunnel(port: number, authorization?: string, wrap: (raw: Socket) => Socket = (raw) => raw): TunnelSocket {
   return new TunnelSocket({
     proxySocket: connect(port, '127.0.0.1'),
     authority: 'api.example.test:443',
     ...(authorization ? { authorization } : {}),
     proxyLabel: `http://127.0.0.1:${port}`,
     // No TLS here: the tunnel's own bytes are what is checked.
-    wrap: (raw) => raw,
+    wrap,
   });
 }
 
@@ -36,11 +42,19 @@ describe('TunnelSocket', () => {
   it('asks CONNECT (with the credentials), holds what is written until the answer, then carries both ways', async () => {
     let seenBeforeAnswer = '';
     const port = await scriptedProxy((socket, received) => {
-      setTimeout(() => {
-        seenBeforeAnswer = received();
-        socket.write('HTTP/1.1 200 Connection Established\r\nVia: test\r\n\r\n');
-        socket.on('data', () => received().includes('ping') && socket.write('pong'));
-      }, 50);
+      let answered = false;
+      socket.on('data', () => {
+        if (!answered && received().includes('\r\n\r\n')) {
+          // Answered a little later, so that the write below is made while the tunnel is not open.
+          answered = true;
+          setTimeout(() => {
+            seenBeforeAnswer = received();
+            socket.write('HTTP/1.1 200 Connection Established\r\nVia: test\r\n\r\n');
+          }, 20);
+        } else if (answered && received().endsWith('ping')) {
+          socket.write('pong');
+        }
+      });
     });
     const socket = tunnel(port, 'Basic Y2k6cHc=');
     socket.write('ping');
@@ -67,12 +81,13 @@ describe('TunnelSocket', () => {
   it.each<[string, string, string, RegExp]>([
     ['a refusal', 'HTTP/1.1 403 Forbidden\r\n\r\n', 'PROXY_REFUSED', /refused the tunnel to api\.example\.test:443 \(403 Forbidden\)/],
     ['credentials wanted', 'HTTP/1.1 407 Proxy Authentication Required\r\n\r\n', 'PROXY_REFUSED', /wants credentials \(407 Proxy Authentication Required\)/],
+    ['credentials wanted, as 401', 'HTTP/1.1 401 Unauthorized\r\n\r\n', 'PROXY_REFUSED', /wants credentials \(401 Unauthorized\)/],
     ['not HTTP', 'SSH-2.0-OpenSSH\r\n\r\n', 'PROXY_PROTOCOL', /did not answer CONNECT with HTTP/],
     ['bytes after the answer', 'HTTP/1.1 200 OK\r\n\r\nearly', 'PROXY_PROTOCOL', /sent bytes after its answer/],
     ['a header without end', `HTTP/1.1 200 OK\r\nX: ${'a'.repeat(20_000)}`, 'PROXY_PROTOCOL', /more than 16384 bytes of header/],
   ])('%s: a coded error naming the proxy', async (_name, reply, code, message) => {
     const port = await scriptedProxy((socket) => socket.write(reply));
-    const socket = tunnel(port);
+    const socket = tunnel(port, undefined, neverOpened);
     const error = await failure(socket);
     expect(error.code).toBe(code);
     expect(error.message).toMatch(message);
@@ -82,7 +97,7 @@ describe('TunnelSocket', () => {
 
   it('the proxy closes before answering', async () => {
     const port = await scriptedProxy((socket) => socket.end());
-    const error = await failure(tunnel(port));
+    const error = await failure(tunnel(port, undefined, neverOpened));
     expect(error.code).toBe('PROXY_PROTOCOL');
     expect(error.message).toMatch(/closed the connection before answering CONNECT/);
   });
@@ -94,6 +109,12 @@ describe('TunnelSocket', () => {
     const error = await failure(tunnel(port));
     expect(error.code).toBe('PROXY_UNREACHABLE');
     expect(error.message).toBe(`could not connect to the proxy http://127.0.0.1:${port} (ECONNREFUSED)`);
+  });
+
+  it('credentials it sent and the proxy refused: said so, not asked for again', async () => {
+    const port = await scriptedProxy((socket) => socket.write('HTTP/1.1 407 Proxy Authentication Required\r\n\r\n'));
+    const error = await failure(tunnel(port, 'Basic Y2k6cHc=', neverOpened));
+    expect(error.message).toBe(`the proxy http://127.0.0.1:${port} refused the credentials in the proxy URL (407 Proxy Authentication Required)`);
   });
 
   it('writes queued before a failed tunnel are called back with an error, not left hanging', async () => {
