@@ -2,7 +2,8 @@
 // absolute-form requests, optionally asking for Basic credentials (407). Every host name it is
 // asked for is taken to be 127.0.0.1 (the test's own servers): nothing leaves this machine.
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback-listen.js';
 
 export interface ProxyVisit {
   /** `CONNECT api.example.test:443` or `POST http://api.example.test:80/v1/...`. */
@@ -27,6 +28,7 @@ const REFUSE_407 = 'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenti
 export async function startTestProxy(options: { credentials?: string; refusal?: 401 | 407 } = {}): Promise<TestProxy> {
   const expected = options.credentials === undefined ? undefined : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
   const visits: ProxyVisit[] = [];
+  // The tunnels' sockets to the servers behind: ended with the proxy.
   const sockets = new Set<Socket>();
   const allowed = (request: IncomingMessage): boolean => expected === undefined || request.headers['proxy-authorization'] === expected;
   const visit = (request: IncomingMessage): void => {
@@ -67,19 +69,13 @@ export async function startTestProxy(options: { credentials?: string; refusal?: 
     upstream.on('close', () => (sockets.delete(upstream), client.destroy()));
     upstream.on('error', () => (client.writable && client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n'), upstream.destroy()));
   });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening.port}`,
     visits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return listening.close();
+    },
   };
 }

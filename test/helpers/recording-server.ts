@@ -2,7 +2,8 @@
 // and answers from a per-test script. A script is a queue of answers per path (taken in order; the
 // last one repeats), or a function for answers that depend on the request or on server state.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback-listen.js';
 
 export interface RecordedRequest {
   method: string;
@@ -49,8 +50,6 @@ export async function startRecordingServer(defaultAnswer: Answer | Responder = E
   const requests: RecordedRequest[] = [];
   const scripts = new Map<string, Responder>();
   let fallback: Responder = typeof defaultAnswer === 'function' ? defaultAnswer : () => defaultAnswer;
-  const sockets = new Set<Socket>();
-
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -82,12 +81,7 @@ export async function startRecordingServer(defaultAnswer: Answer | Responder = E
       );
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await listenOnLoopback(server);
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -107,10 +101,7 @@ export async function startRecordingServer(defaultAnswer: Answer | Responder = E
     setHandler(answer) {
       fallback = typeof answer === 'function' ? answer : () => answer;
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close,
   };
 }
 
