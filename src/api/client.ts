@@ -8,7 +8,7 @@ import { redact, redactText, secretValuesIn } from './redact.js';
 import { proxyFor, type ProxyVariables } from './proxy.js';
 import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
-import { Transport, UNCERTAIN_TRANSPORT_CODES, type Exchange } from './transport.js';
+import { RETRYABLE_TRANSPORT_CODES, Transport, type Exchange } from './transport.js';
 import { monotonicMs } from '../util/clock.js';
 
 export type Credential =
@@ -339,7 +339,7 @@ function messageOutsideEnvelope(parsed: unknown): string | undefined {
 }
 
 function isRetryable(error: ApiError): boolean {
-  return isRetryableStatus(error.status) || (error.status === 0 && UNCERTAIN_TRANSPORT_CODES.has(error.code));
+  return isRetryableStatus(error.status) || (error.status === 0 && RETRYABLE_TRANSPORT_CODES.has(error.code));
 }
 
 function errorFromExchange(rpc: Rpc, exchange: Exchange, requestId: string, secrets: string[]): ApiError {

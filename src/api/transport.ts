@@ -177,7 +177,13 @@ function socketFactory(url: URL, proxy: ProxyRoute | undefined): () => PoolSocke
 }
 
 /** The transport failure codes a retry may help with: the request may or may not have taken effect. */
-export const UNCERTAIN_TRANSPORT_CODES = new Set(['connection_reset', 'timeout']);
+const UNCERTAIN_TRANSPORT_CODES = new Set(['connection_reset', 'timeout']);
+
+/**
+ * The transport failure codes worth another attempt: the uncertain ones, and a proxy that could not
+ * open its tunnel (502/503/504 to CONNECT), which the request never went through.
+ */
+export const RETRYABLE_TRANSPORT_CODES = new Set([...UNCERTAIN_TRANSPORT_CODES, 'proxy_unavailable']);
 
 /**
  * A proxy asking for credentials: a 407, a Proxy-Authenticate challenge, or a 401 with a Basic
@@ -213,7 +219,7 @@ function transportError(error: unknown, context: FailureContext, options: SendOp
     const syscall = (error as { syscall?: string }).syscall;
     if (code.startsWith('PROXY_') || (context.forwarding && (syscall === 'connect' || syscall === 'getaddrinfo'))) {
       const message = code.startsWith('PROXY_') ? (cause.message ?? code) : `could not connect to the proxy ${proxy.label} (${code})`;
-      return make('proxy', `${message}${proxyContext(origin, proxy)}`);
+      return make(code === 'PROXY_UNAVAILABLE' ? 'proxy_unavailable' : 'proxy', `${message}${proxyContext(origin, proxy)}`);
     }
     // Anything else (a timeout, TLS, a reset) also happened through the proxy: say so.
     const direct = transportError(error, { ...context, proxy: undefined }, options);

@@ -105,6 +105,18 @@ describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tu
     }
   });
 
+  it('a tunnel the proxy could not open (502) is tried again, and the command succeeds', async () => {
+    const flaky = await startTestProxy({ unavailableConnects: 1 });
+    try {
+      const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token(), '--json', '--debug'], { env: { ...trusted(), HTTPS_PROXY: flaky.url } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/retrying \S+ in \d+ ms \(attempt 2 of \d+\) after proxy_unavailable/);
+      expect(flaky.visits.length).toBeGreaterThan(1);
+    } finally {
+      await flaky.close();
+    }
+  });
+
   it('a proxy that wants credentials: exit 1, what to do, no stack trace', async () => {
     const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: guardedProxy.url } });
     expect(result.code).toBe(1);

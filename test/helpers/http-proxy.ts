@@ -23,9 +23,11 @@ const REFUSE_407 = 'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenti
 
 /**
  * `credentials`: `user:password` the proxy insists on; `refusal`: how it refuses a request without
- * them, 407 with Proxy-Authenticate or (as tinyproxy does) 401 with a Basic WWW-Authenticate.
+ * them, 407 with Proxy-Authenticate or (as tinyproxy does) 401 with a Basic WWW-Authenticate;
+ * `unavailableConnects`: how many CONNECTs, first, it answers 502 (an upstream it cannot reach).
  */
-export async function startTestProxy(options: { credentials?: string; refusal?: 401 | 407 } = {}): Promise<TestProxy> {
+export async function startTestProxy(options: { credentials?: string; refusal?: 401 | 407; unavailableConnects?: number } = {}): Promise<TestProxy> {
+  let unavailable = options.unavailableConnects ?? 0;
   const expected = options.credentials === undefined ? undefined : `Basic ${Buffer.from(options.credentials).toString('base64')}`;
   const visits: ProxyVisit[] = [];
   // The tunnels' sockets to the servers behind: ended with the proxy.
@@ -58,6 +60,10 @@ export async function startTestProxy(options: { credentials?: string; refusal?: 
     client.on('close', () => sockets.delete(client));
     client.on('error', () => client.destroy());
     if (!allowed(request)) return void client.end(REFUSE_407);
+    if (unavailable > 0) {
+      unavailable -= 1;
+      return void client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n');
+    }
     const port = Number((request.url ?? '').split(':').pop());
     const upstream = connect(port, '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
