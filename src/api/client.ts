@@ -6,6 +6,7 @@ import { isLoopbackHost } from './credentials.js';
 import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
 import { proxyFor, type ProxyVariables } from './proxy.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
 import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { RETRYABLE_TRANSPORT_CODES, Transport, type Exchange } from './transport.js';
@@ -117,7 +118,7 @@ export class ControlApiClient implements RpcCaller {
     if (proxy) this.trace(`connecting to ${url.origin} through the proxy ${proxy.label} (${proxy.source})`);
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     const methods: Record<string, (request: unknown) => Promise<unknown>> = {};
     for (const rpc of RPC_NAMES) {

@@ -1,10 +1,11 @@
 // The one opener: every command that talks to the Control API connects through openConnection.
 // It resolves the URL and credential (resolve.ts, pure), starts a local control plane through the
 // registry when the URL is `local`, runs the key/environment guard before any request, and builds
-// the client (retries from AGENTFORM_MAX_RETRIES, --debug traces, --insecure-http, HTTPS_PROXY
-// and NO_PROXY).
+// the client (retries from AGENTFORM_MAX_RETRIES, the request timeout from AGENTFORM_TIMEOUT,
+// --debug traces, --insecure-http, HTTPS_PROXY and NO_PROXY).
 import { join } from 'node:path';
 import { ControlApiClient, type Credential, type RequestEvent } from '../api/client.js';
+import { requestTimeoutMsFrom } from '../api/request-timeout.js';
 import { retryPolicyFrom } from '../api/retry.js';
 import type { ProjectEnvironment } from '../config/index.js';
 import { UserError } from '../errors.js';
@@ -70,6 +71,7 @@ function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, 
     baseUrl,
     credential,
     retry: retryPolicyFrom(env),
+    timeoutMs: requestTimeoutMsFrom(env),
     insecureHttp: flags.insecureHttp === true,
     proxyVariables: env,
     ...(debug ? { debug } : {}),

@@ -1,0 +1,20 @@
+// How long one request may take, whole (connecting, sending, the whole answer): 30 s, or
+// AGENTFORM_TIMEOUT seconds. A slow link or a very large list may need more; a CI job that must fail
+// fast, less. A value that is not a positive number is an error, not a silent default.
+import { UserError } from '../errors.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** The longest a timer can wait (2^31 - 1 ms, ~24.8 days); beyond it setTimeout fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+export function requestTimeoutMsFrom(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.AGENTFORM_TIMEOUT?.trim();
+  if (!raw) return DEFAULT_REQUEST_TIMEOUT_MS;
+  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  const ms = Math.round(seconds * 1000);
+  if (!(ms >= 1) || ms > MAX_TIMEOUT_MS) {
+    throw new UserError(`AGENTFORM_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(raw)}`, 'e.g. AGENTFORM_TIMEOUT=120 (the default is 30)');
+  }
+  return ms;
+}

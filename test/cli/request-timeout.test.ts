@@ -1,0 +1,31 @@
+// AGENTFORM_TIMEOUT reaches every request of a command: the real CLI against a server that stalls.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+
+const TOKEN = 'svc_dev_timeoutTestKey1234';
+let server: RecordingServer;
+
+beforeAll(async () => {
+  server = await startRecordingServer();
+  // Every operation stalls for longer than any timeout below (the client gives up first).
+  server.otherwise({ status: 200, body: {}, delayMs: 10_000 });
+});
+afterAll(() => server.close());
+
+describe('AGENTFORM_TIMEOUT', () => {
+  it('sets the limit of each request, and the message names it', async () => {
+    const result = await runCli(['whoami', '--url', server.url, '--token', TOKEN], { env: { AGENTFORM_TIMEOUT: '0.3', AGENTFORM_MAX_RETRIES: '0' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`no answer from ${server.url} within 300 ms`);
+  });
+
+  it('a value that is not a number of seconds is refused before any request', async () => {
+    const before = server.requests.length;
+    const result = await runCli(['whoami', '--url', server.url, '--token', TOKEN], { env: { AGENTFORM_TIMEOUT: '30s' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('AGENTFORM_TIMEOUT must be a number of seconds above 0, not "30s"');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(server.requests.length).toBe(before);
+  });
+});
