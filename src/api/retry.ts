@@ -1,4 +1,6 @@
 // When and how long to wait before trying a request again.
+import { UserError } from '../errors.js';
+
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
   maxAttempts: number;
@@ -34,10 +36,13 @@ export function parseRetryAfter(header: string | undefined, now = Date.now()): n
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
-export function retryPolicyFrom(env: NodeJS.ProcessEnv, overrides: Partial<RetryPolicy> = {}): RetryPolicy {
+/** The policy with AGENTFORM_MAX_RETRIES applied; a value that is not a whole number ≥ 0 is refused (a typo must not pass for the default). */
+export function retryPolicyFrom(env: Readonly<Record<string, string | undefined>>, overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   // An empty variable is unset (Number('') would be 0: no retries at all).
   const raw = env.AGENTFORM_MAX_RETRIES?.trim();
-  const fromEnv = raw ? Number(raw) : Number.NaN;
-  const maxAttempts = Number.isInteger(fromEnv) && fromEnv >= 0 ? fromEnv + 1 : DEFAULT_RETRY_POLICY.maxAttempts;
-  return { ...DEFAULT_RETRY_POLICY, maxAttempts, ...overrides };
+  if (!raw) return { ...DEFAULT_RETRY_POLICY, ...overrides };
+  if (!/^\d{1,4}$/.test(raw)) {
+    throw new UserError(`AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(raw)}`, `the default is ${DEFAULT_RETRY_POLICY.maxAttempts - 1}`);
+  }
+  return { ...DEFAULT_RETRY_POLICY, maxAttempts: Number(raw) + 1, ...overrides };
 }

@@ -181,7 +181,7 @@ const UNCERTAIN_TRANSPORT_CODES = new Set(['connection_reset', 'timeout']);
 
 /**
  * The transport failure codes worth another attempt: the uncertain ones, and a proxy that could not
- * open its tunnel (502/503/504 to CONNECT), which the request never went through.
+ * open its tunnel (a 5xx to CONNECT), which the request never went through.
  */
 export const RETRYABLE_TRANSPORT_CODES = new Set([...UNCERTAIN_TRANSPORT_CODES, 'proxy_unavailable']);
 

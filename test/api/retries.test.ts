@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, retryPolicyFrom, type RetryPolicy } from '../../src/api/retry.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError, UserError } from '../../src/errors.js';
 import { apiError, drop, ok, startRecordingServer, type Answer, type RecordingServer } from '../helpers/recording-server.js';
 import { TOKEN, rejectionOf, testClient } from './support.js';
 
@@ -156,13 +156,18 @@ describe('AGENTFORM_MAX_RETRIES', () => {
     ['0', 1],
     ['2', 3],
     ['10', 11],
-    ['-1', DEFAULT_RETRY_POLICY.maxAttempts],
-    ['many', DEFAULT_RETRY_POLICY.maxAttempts],
-    ['1.5', DEFAULT_RETRY_POLICY.maxAttempts],
+    [' 3 ', 4],
     ['', DEFAULT_RETRY_POLICY.maxAttempts],
+    ['  ', DEFAULT_RETRY_POLICY.maxAttempts],
   ])('%j → %i attempts', (value, attempts) => {
     const env = value === undefined ? {} : { AGENTFORM_MAX_RETRIES: value };
     expect(retryPolicyFrom(env).maxAttempts).toBe(attempts);
+  });
+
+  // They fell back to the default, silently, until the twenty-third session.
+  it.each(['-1', 'many', '1.5', '1e2', '99999'])('%j is refused, naming the variable and the value', (value) => {
+    expect(() => retryPolicyFrom({ AGENTFORM_MAX_RETRIES: value })).toThrow(UserError);
+    expect(() => retryPolicyFrom({ AGENTFORM_MAX_RETRIES: value })).toThrow(`AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(value)}`);
   });
 
   it('bounds the attempts of a real client: 2 retries = 3 attempts', async () => {

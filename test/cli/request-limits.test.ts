@@ -1,4 +1,5 @@
-// AGENTFORM_TIMEOUT reaches every request of a command: the real CLI against a server that stalls.
+// AGENTFORM_TIMEOUT and AGENTFORM_MAX_RETRIES reach every request of a command: the real CLI
+// against a server that stalls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
@@ -26,6 +27,16 @@ describe('AGENTFORM_TIMEOUT', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('AGENTFORM_TIMEOUT must be a number of seconds above 0, not "30s"');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(server.requests.length).toBe(before);
+  });
+});
+
+describe('AGENTFORM_MAX_RETRIES', () => {
+  it('a value that is not a whole number is refused before any request (it once meant the default)', async () => {
+    const before = server.requests.length;
+    const result = await runCli(['whoami', '--url', server.url, '--token', TOKEN], { env: { AGENTFORM_MAX_RETRIES: 'five' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not "five"');
     expect(server.requests.length).toBe(before);
   });
 });
