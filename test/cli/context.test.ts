@@ -50,6 +50,15 @@ describe('isLoopbackHost', () => {
     ['10.0.0.1', false],
     ['example.com', false],
     ['[::2]', false],
+    // IPv4-mapped: the URL parser writes ::ffff:127.0.0.1 as ::ffff:7f00:1 (not loopback before the twenty-third session).
+    ['[::ffff:7f00:1]', true],
+    ['::ffff:127.0.0.1', true],
+    ['0:0:0:0:0:ffff:7f01:0203', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['[::ffff:a00:1]', false],
+    ['::ffff:10.0.0.1', false],
+    ['::ffff:7f:1', false],
+    ['fe80::1', false],
   ])('%s → %s', (host, loopback) => {
     expect(isLoopbackHost(host)).toBe(loopback);
   });
