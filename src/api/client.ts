@@ -9,7 +9,7 @@ import { proxyFor, type ProxyVariables } from './proxy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
 import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
-import { RETRYABLE_TRANSPORT_CODES, Transport, type Exchange } from './transport.js';
+import { NOT_SENT_TRANSPORT_CODES, RETRYABLE_TRANSPORT_CODES, Transport, type Exchange } from './transport.js';
 import { monotonicMs } from '../util/clock.js';
 
 export type Credential =
@@ -138,12 +138,14 @@ export class ControlApiClient implements RpcCaller {
         if (!(error instanceof ApiError) || !isRetryable(error)) throw error;
         const elapsed = Date.now() - started;
         if (attempt >= this.policy.maxAttempts || elapsed >= this.policy.maxTotalMs) throw error;
-        if (OPERATIONS[rpc].retry === 'create') {
+        // Known not to have been sent (a proxy that could not open its tunnel): nothing to look for.
+        const unsent = error.status === 0 && NOT_SENT_TRANSPORT_CODES.has(error.code);
+        if (OPERATIONS[rpc].retry === 'create' && !unsent) {
           // The first attempt may have taken effect with its answer lost: look before creating again.
           const existing = await this.findCreated(rpc, request, started);
           if (existing !== undefined) return existing as ResponseOf<R>;
         }
-        if (options.beforeRetry) {
+        if (options.beforeRetry && !unsent) {
           const applied = await this.checkApplied(rpc, options.beforeRetry);
           if (applied !== undefined) {
             this.trace(`  ${rpc}: the lost attempt had taken effect; not sending it again`);

@@ -11,10 +11,10 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 export function requestTimeoutMsFrom(env: Readonly<Record<string, string | undefined>>): number {
   const raw = env.AGENTFORM_TIMEOUT?.trim();
   if (!raw) return DEFAULT_REQUEST_TIMEOUT_MS;
-  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  const seconds = /^(\d+\.?\d*|\.\d+)$/.test(raw) ? Number(raw) : Number.NaN;
   const ms = Math.round(seconds * 1000);
   if (!(ms >= 1) || ms > MAX_TIMEOUT_MS) {
-    throw new UserError(`AGENTFORM_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(raw)}`, 'e.g. AGENTFORM_TIMEOUT=120 (the default is 30)');
+    throw new UserError(`AGENTFORM_TIMEOUT must be a number of seconds from 0.001 to ${Math.floor(MAX_TIMEOUT_MS / 1000)}, not ${JSON.stringify(raw)}`, 'e.g. AGENTFORM_TIMEOUT=120 (the default is 30)');
   }
   return ms;
 }

@@ -41,7 +41,7 @@ export function retryPolicyFrom(env: Readonly<Record<string, string | undefined>
   // An empty variable is unset (Number('') would be 0: no retries at all).
   const raw = env.AGENTFORM_MAX_RETRIES?.trim();
   if (!raw) return { ...DEFAULT_RETRY_POLICY, ...overrides };
-  if (!/^\d{1,4}$/.test(raw)) {
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
     throw new UserError(`AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(raw)}`, `the default is ${DEFAULT_RETRY_POLICY.maxAttempts - 1}`);
   }
   return { ...DEFAULT_RETRY_POLICY, maxAttempts: Number(raw) + 1, ...overrides };

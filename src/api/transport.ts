@@ -185,6 +185,9 @@ const UNCERTAIN_TRANSPORT_CODES = new Set(['connection_reset', 'timeout']);
  */
 export const RETRYABLE_TRANSPORT_CODES = new Set([...UNCERTAIN_TRANSPORT_CODES, 'proxy_unavailable']);
 
+/** The transport failure codes after which the request is known not to have been sent. */
+export const NOT_SENT_TRANSPORT_CODES = new Set(['proxy_unavailable']);
+
 /**
  * A proxy asking for credentials: a 407, a Proxy-Authenticate challenge, or a 401 with a Basic
  * challenge (tinyproxy answers so); the Control API's keys are Bearer tokens, so a Basic challenge

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { ControlApiClient, type Credential, type RequestEvent } from '../api/client.js';
 import { requestTimeoutMsFrom } from '../api/request-timeout.js';
-import { retryPolicyFrom } from '../api/retry.js';
+import { retryPolicyFrom, type RetryPolicy } from '../api/retry.js';
 import type { ProjectEnvironment } from '../config/index.js';
 import { UserError } from '../errors.js';
 import type { EnvironmentTarget } from '../model/resources.js';
@@ -65,13 +65,23 @@ export function debugSink(flags: Pick<ClientFlags, 'debug'>, env: Variables): ((
   return flags.debug || env.AGENTFORM_DEBUG === '1' ? (line: string) => process.stderr.write(`[debug] ${line}\n`) : undefined;
 }
 
-function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, env: Variables, extra: { onRequest?: (event: RequestEvent) => void; urlSource?: string }): ControlApiClient {
+/** What the variables say about every request; read first, so that a bad value fails before a local plane starts. */
+interface ClientSettings {
+  retry: RetryPolicy;
+  timeoutMs: number;
+}
+
+function clientSettingsFrom(env: Variables): ClientSettings {
+  return { retry: retryPolicyFrom(env), timeoutMs: requestTimeoutMsFrom(env) };
+}
+
+function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, env: Variables, settings: ClientSettings, extra: { onRequest?: (event: RequestEvent) => void; urlSource?: string }): ControlApiClient {
   const debug = debugSink(flags, env);
   return new ControlApiClient({
     baseUrl,
     credential,
-    retry: retryPolicyFrom(env),
-    timeoutMs: requestTimeoutMsFrom(env),
+    retry: settings.retry,
+    timeoutMs: settings.timeoutMs,
     insecureHttp: flags.insecureHttp === true,
     proxyVariables: env,
     ...(debug ? { debug } : {}),
@@ -83,8 +93,19 @@ function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, 
 const ANNOUNCEMENT = 'Using the local control plane (.agentform/local)\n';
 
 export async function openConnection(request: OpenRequest, options: OpenOptions): Promise<Connection> {
+  const settings = clientSettingsFrom(options.env);
   const planes = options.planes ?? new LocalPlanes();
-  return request.kind === 'direct' ? openDirectRequest(request, options, planes) : openEnvironment(request, options, planes);
+  return request.kind === 'direct' ? openDirectRequest(request, options, settings, planes) : openEnvironment(request, options, settings, planes);
+}
+
+/** The client, or (failing to make one: a bad URL, a bad proxy variable) the error, with the plane held for it released. */
+async function clientHolding(held: HeldPlane | undefined, make: () => ControlApiClient): Promise<ControlApiClient> {
+  try {
+    return make();
+  } catch (error) {
+    await held?.release();
+    throw error;
+  }
 }
 
 /** A connection without a project (--url/--token, AGENTFORM_* variables), as whoami and export use it outside a project. */
@@ -93,7 +114,7 @@ export function openDirect(flags: ClientFlags, env: Variables = process.env, opt
   return openConnection({ kind: 'direct', cwd: cwd ?? process.cwd() }, { ...rest, flags, env });
 }
 
-async function openDirectRequest(request: Extract<OpenRequest, { kind: 'direct' }>, options: OpenOptions, planes: LocalPlanes): Promise<Connection> {
+async function openDirectRequest(request: Extract<OpenRequest, { kind: 'direct' }>, options: OpenOptions, settings: ClientSettings, planes: LocalPlanes): Promise<Connection> {
   const { flags, env } = options;
   const resolved = resolveConnection(flags, env, request.defaults);
   let baseUrl = resolved.baseUrl;
@@ -112,10 +133,11 @@ async function openDirectRequest(request: Extract<OpenRequest, { kind: 'direct' 
     await held?.release();
     throw new UserError(MISSING_DIRECT_CREDENTIAL).withCode('no_credential');
   }
-  return finish(clientFor(baseUrl, credential, flags, env, options.onRequest ? { onRequest: options.onRequest } : {}), credential, environment, held, held ? LOCAL_LABEL : baseUrl);
+  const client = await clientHolding(held, () => clientFor(baseUrl, credential, flags, env, settings, options.onRequest ? { onRequest: options.onRequest } : {}));
+  return finish(client, credential, environment, held, held ? LOCAL_LABEL : baseUrl);
 }
 
-async function openEnvironment(request: Extract<OpenRequest, { kind: 'environment' }>, options: OpenOptions, planes: LocalPlanes): Promise<Connection> {
+async function openEnvironment(request: Extract<OpenRequest, { kind: 'environment' }>, options: OpenOptions, settings: ClientSettings, planes: LocalPlanes): Promise<Connection> {
   const { flags, env } = options;
   const { target } = request;
   const resolved = resolveTarget(target, flags, env);
@@ -139,10 +161,12 @@ async function openEnvironment(request: Extract<OpenRequest, { kind: 'environmen
     await held?.release();
     throw error;
   }
-  const client = clientFor(baseUrl, credential, flags, env, {
-    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
-    ...(held ? {} : { urlSource: resolved.urlSource }),
-  });
+  const client = await clientHolding(held, () =>
+    clientFor(baseUrl, credential, flags, env, settings, {
+      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+      ...(held ? {} : { urlSource: resolved.urlSource }),
+    }),
+  );
   return finish(client, credential, target.slug, held, held ? LOCAL_LABEL : resolved.url);
 }
 

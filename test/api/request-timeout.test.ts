@@ -11,13 +11,15 @@ describe('AGENTFORM_TIMEOUT', () => {
     [' 5 ', 5_000],
     ['0.5', 500],
     ['0.001', 1],
+    ['.5', 500],
+    ['1.', 1_000],
     ['2147483', 2_147_483_000],
   ])('%j → %i ms', (value, ms) => {
     expect(requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toBe(ms);
   });
 
-  it.each(['0', '0.0001', '-5', 'abc', '1e3', '30s', 'Infinity', '2147484'])('%j is refused, naming the variable and the value', (value) => {
+  it.each(['0', '0.0001', '-5', 'abc', '1e3', '30s', 'Infinity', '2147484', '.', '1.2.3'])('%j is refused, naming the variable, the range and the value', (value) => {
     expect(() => requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toThrow(UserError);
-    expect(() => requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toThrow(`AGENTFORM_TIMEOUT must be a number of seconds above 0, not ${JSON.stringify(value)}`);
+    expect(() => requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toThrow(`AGENTFORM_TIMEOUT must be a number of seconds from 0.001 to 2147483, not ${JSON.stringify(value)}`);
   });
 });

@@ -157,6 +157,7 @@ describe('AGENTFORM_MAX_RETRIES', () => {
     ['2', 3],
     ['10', 11],
     [' 3 ', 4],
+    ['99999', 100_000],
     ['', DEFAULT_RETRY_POLICY.maxAttempts],
     ['  ', DEFAULT_RETRY_POLICY.maxAttempts],
   ])('%j → %i attempts', (value, attempts) => {
@@ -165,7 +166,7 @@ describe('AGENTFORM_MAX_RETRIES', () => {
   });
 
   // They fell back to the default, silently, until the twenty-third session.
-  it.each(['-1', 'many', '1.5', '1e2', '99999'])('%j is refused, naming the variable and the value', (value) => {
+  it.each(['-1', 'many', '1.5', '1e2', '99999999999999999999'])('%j is refused, naming the variable and the value', (value) => {
     expect(() => retryPolicyFrom({ AGENTFORM_MAX_RETRIES: value })).toThrow(UserError);
     expect(() => retryPolicyFrom({ AGENTFORM_MAX_RETRIES: value })).toThrow(`AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(value)}`);
   });

@@ -1,17 +1,20 @@
 // The CLI behind an HTTP proxy (HTTPS_PROXY / HTTP_PROXY), as in a corporate CI runner: a real
 // local control plane behind a TLS front with a certificate for api.agentform.test, reached only
 // through a test proxy on 127.0.0.1 that maps every name to 127.0.0.1 (so the name never needs DNS).
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
-import { copyExample, runCli, TEST_SERVER_PROFILE } from '../helpers/cli.js';
+import { copyExample, REPO, runCli, TEST_SERVER_PROFILE } from '../helpers/cli.js';
 import { startTestProxy, type TestProxy } from '../helpers/http-proxy.js';
 
+const execFileAsync = promisify(execFile);
 const API_HOST = 'api.agentform.test';
 const PASSWORD = 's3cret-proxy-pass';
 
@@ -112,6 +115,31 @@ describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tu
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/retrying \S+ in \d+ ms \(attempt 2 of \d+\) after proxy_unavailable/);
       expect(flaky.visits.length).toBeGreaterThan(1);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  // The client in a child process (the certificate is trusted through NODE_EXTRA_CA_CERTS, read at start).
+  it('a create whose tunnel could not be opened is sent again without looking for what it made: it was never sent', async () => {
+    const flaky = await startTestProxy({ unavailableConnects: 1 });
+    try {
+      const client = pathToFileURL(join(REPO, 'dist', 'src', 'api', 'client.js')).href;
+      const script = `
+        const { ControlApiClient } = await import(${JSON.stringify(client)});
+        const attempts = [];
+        const client = new ControlApiClient({
+          baseUrl: ${JSON.stringify(httpsUrl())},
+          credential: { kind: 'key', token: ${JSON.stringify(token())} },
+          proxyVariables: { HTTPS_PROXY: ${JSON.stringify(flaky.url)} },
+          retry: { baseDelayMs: 1, maxDelayMs: 2 },
+          onRequest: (event) => attempts.push([event.rpc, event.status]),
+        });
+        const created = await client.secretsCreate({ name: 'through-a-flaky-proxy', value: 'never-printed-1234' });
+        await client.close();
+        console.log(JSON.stringify({ name: created.name, attempts }));`;
+      const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...trusted() } });
+      expect(JSON.parse(stdout)).toEqual({ name: 'through-a-flaky-proxy', attempts: [['secrets.create', 0], ['secrets.create', 200]] });
     } finally {
       await flaky.close();
     }

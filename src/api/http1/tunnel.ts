@@ -109,9 +109,9 @@ export class TunnelSocket extends Duplex {
     const reason = status[2] ? ` ${status[2]}` : '';
     // Some proxies (tinyproxy) answer 401 rather than 407 to credentials they refuse.
     if (code === 407 || code === 401) return this.fail('PROXY_REFUSED', credentialsRefused(label, code, reason, this.options.authorization !== undefined));
-    // 5xx: the proxy could not reach the API (tinyproxy answers 500, squid 503, others 502/504) or
-    // is overloaded: worth another try, as nothing went through.
-    if (code >= 500 && code <= 599) return this.fail('PROXY_UNAVAILABLE', `the proxy ${label} could not open the tunnel to ${this.options.authority} (${code}${reason})`);
+    // The proxy could not reach the API (tinyproxy answers 500, squid 503, others 502/504) or is
+    // overloaded: worth another try, as nothing went through. (501, 505: it never will.)
+    if (code === 500 || code === 502 || code === 503 || code === 504) return this.fail('PROXY_UNAVAILABLE', `the proxy ${label} could not open the tunnel to ${this.options.authority} (${code}${reason})`);
     if (code < 200 || code > 299) return this.fail('PROXY_REFUSED', `the proxy ${label} refused the tunnel to ${this.options.authority} (${code}${reason})`);
     // The client speaks first in TLS: bytes already here did not come from the API.
     if (rest.length > 0) return this.fail('PROXY_PROTOCOL', `the proxy ${label} sent bytes after its answer to CONNECT`);
