@@ -5,12 +5,13 @@ import { ApiError, UserError } from '../errors.js';
 import { isLoopbackHost } from './credentials.js';
 import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
-import { proxyFor, type ProxyVariables } from './proxy.js';
+import { proxyFor } from './proxy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
 import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import { NOT_SENT_TRANSPORT_CODES, RETRYABLE_TRANSPORT_CODES, Transport, type Exchange } from './transport.js';
 import { monotonicMs } from '../util/clock.js';
+import type { Variables } from '../util/variables.js';
 
 export type Credential =
   | { kind: 'key'; token: string }
@@ -34,7 +35,7 @@ export interface ClientOptions {
   /** Where baseUrl came from, for messages (`AGENTFORM_URL_STAGING`); default "--url or AGENTFORM_URL". */
   urlSource?: string;
   /** The environment HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read from (proxy.ts); without it, connections are direct. */
-  proxyVariables?: ProxyVariables;
+  proxyVariables?: Variables;
   /** Called once per HTTP attempt (request counting in tests and benchmarks). */
   onRequest?: (event: RequestEvent) => void;
   /** For tests: the sleep between attempts. */

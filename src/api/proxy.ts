@@ -5,9 +5,9 @@
 // environment sets a proxy for everything else. Pure: the variables are passed in.
 import { BlockList, isIP } from 'node:net';
 import { UserError } from '../errors.js';
+import { portOf, unbracketed } from '../util/host.js';
 import { isLoopbackHost } from '../util/loopback.js';
-
-export type ProxyVariables = Readonly<Record<string, string | undefined>>;
+import { firstSet, type Variables } from '../util/variables.js';
 
 export interface ProxyRoute {
   host: string;
@@ -21,17 +21,14 @@ export interface ProxyRoute {
 }
 
 /** The proxy for `target`, or undefined to connect directly. */
-export function proxyFor(target: URL, env: ProxyVariables): ProxyRoute | undefined {
-  const https = target.protocol === 'https:';
-  const names = https ? ['HTTPS_PROXY', 'https_proxy'] : ['HTTP_PROXY', 'http_proxy'];
-  const source = names.find((name) => (env[name] ?? '').trim() !== '');
+export function proxyFor(target: URL, env: Variables): ProxyRoute | undefined {
+  const source = firstSet(env, target.protocol === 'https:' ? ['HTTPS_PROXY', 'https_proxy'] : ['HTTP_PROXY', 'http_proxy']);
   if (source === undefined) return undefined;
-  const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const port = Number(target.port || (https ? 443 : 80));
+  const host = unbracketed(target.hostname).toLowerCase();
   if (isLoopbackHost(host)) return undefined;
   // The first one set and not empty, as for the proxy itself (and as Go reads them).
-  const noProxy = [env.NO_PROXY, env.no_proxy].find((value) => (value ?? '').trim() !== '') ?? '';
-  if (bypasses(noProxy, host, port)) return undefined;
+  const noProxy = firstSet(env, ['NO_PROXY', 'no_proxy']);
+  if (noProxy !== undefined && bypasses(env[noProxy]!, host, portOf(target))) return undefined;
   return parseProxyUrl(env[source]!.trim(), source);
 }
 
@@ -57,7 +54,7 @@ export function parseProxyUrl(value: string, source: string): ProxyRoute {
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
     throw new UserError(`${source} holds something after the proxy's host and port`, 'expected http://user:password@host:port, with @ / ? # : in the user or password percent-encoded (%40 %2F %3F %23 %3A)');
   }
-  const route: ProxyRoute = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), label: `http://${url.host}`, source };
+  const route: ProxyRoute = { host: unbracketed(url.hostname), port: portOf(url), label: `http://${url.host}`, source };
   if (url.username !== '' || url.password !== '') {
     const credentials = `${decoded(url.username)}:${decoded(url.password)}`;
     route.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;

@@ -1,5 +1,6 @@
 // When and how long to wait before trying a request again.
 import { UserError } from '../errors.js';
+import type { Variables } from '../util/variables.js';
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -37,7 +38,7 @@ export function parseRetryAfter(header: string | undefined, now = Date.now()): n
 }
 
 /** The policy with AGENTFORM_MAX_RETRIES applied; a value that is not a whole number ≥ 0 is refused (a typo must not pass for the default). */
-export function retryPolicyFrom(env: Readonly<Record<string, string | undefined>>, overrides: Partial<RetryPolicy> = {}): RetryPolicy {
+export function retryPolicyFrom(env: Variables, overrides: Partial<RetryPolicy> = {}): RetryPolicy {
   // An empty variable is unset (Number('') would be 0: no retries at all).
   const raw = env.AGENTFORM_MAX_RETRIES?.trim();
   if (!raw) return { ...DEFAULT_RETRY_POLICY, ...overrides };

@@ -14,6 +14,7 @@ import { HTTP_TOKEN, type ResponseHeaders } from './http1/response-parser.js';
 import { credentialsRefused, TunnelSocket } from './http1/tunnel.js';
 import type { ProxyRoute } from './proxy.js';
 import { redactText } from './redact.js';
+import { portOf, unbracketed } from '../util/host.js';
 
 export interface Exchange {
   status: number;
@@ -144,9 +145,9 @@ function headerLine(name: string, value: string): string {
  * a proxy, TCP to the proxy (http) or TLS inside a CONNECT tunnel (https).
  */
 function socketFactory(url: URL, proxy: ProxyRoute | undefined): () => PoolSocket {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = unbracketed(url.hostname);
   const https = url.protocol === 'https:';
-  const port = Number(url.port || (https ? 443 : 80));
+  const port = portOf(url);
   if (!https) return proxy ? () => connectTcp({ host: proxy.host, port: proxy.port }) : () => connectTcp({ host, port });
   // require, not import(): the bundle's chunks are compiled through vm.Script for their code cache, where import() has no loader.
   const tls = createRequire(import.meta.url)('node:tls') as typeof import('node:tls');

@@ -19,8 +19,9 @@ import { envReferenceName } from '../config/interpolate.js';
 import { UserError } from '../errors.js';
 import type { EnvironmentTarget } from '../model/resources.js';
 
-/** The process environment, or a table standing in for it in tests. */
-export type Variables = Readonly<Record<string, string | undefined>>;
+import type { Variables } from '../util/variables.js';
+
+export type { Variables };
 
 /** The connection flags a command was given (a subset of the CLI's global options). */
 export interface ConnectFlags {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { bypasses, proxyFor, type ProxyRoute, type ProxyVariables } from '../../src/api/proxy.js';
+import { bypasses, proxyFor, type ProxyRoute } from '../../src/api/proxy.js';
 import { UserError } from '../../src/errors.js';
+import type { Variables } from '../../src/util/variables.js';
 
 const PROXY = 'http://proxy.corp.example:3128';
 
 describe('proxyFor: which variable serves which URL', () => {
-  it.each<[string, ProxyVariables, string | undefined]>([
+  it.each<[string, Variables, string | undefined]>([
     ['https://api.example.com', { HTTPS_PROXY: PROXY }, 'HTTPS_PROXY'],
     ['https://api.example.com', { https_proxy: PROXY }, 'https_proxy'],
     ['https://api.example.com', { HTTPS_PROXY: PROXY, https_proxy: 'http://other:1' }, 'HTTPS_PROXY'],

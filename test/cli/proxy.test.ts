@@ -1,7 +1,7 @@
 // The CLI behind an HTTP proxy (HTTPS_PROXY / HTTP_PROXY), as in a corporate CI runner: a real
 // local control plane behind a TLS front with a certificate for api.agentform.test, reached only
 // through a test proxy on 127.0.0.1 that maps every name to 127.0.0.1 (so the name never needs DNS).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
+import { haveOpenssl, selfSignedCertificate } from '../helpers/certificate.js';
 import { copyExample, REPO, runCli, TEST_SERVER_PROFILE } from '../helpers/cli.js';
 import { startTestProxy, type TestProxy } from '../helpers/http-proxy.js';
 
@@ -27,24 +28,15 @@ const frontSockets = new Set<Socket>();
 let proxy: TestProxy;
 let guardedProxy: TestProxy;
 
-function haveOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agentform-proxy-'));
   plane = await startLocalControlPlane({ dataDir: join(dir, 'plane'), environments: ['dev'], profile: TEST_SERVER_PROFILE });
   proxy = await startTestProxy();
   guardedProxy = await startTestProxy({ credentials: `ci-bot:${PASSWORD}` });
-  if (!haveOpenssl()) return;
-  certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${API_HOST}`, '-addext', `subjectAltName=DNS:${API_HOST}`, '-days', '1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+  const files = selfSignedCertificate(dir, API_HOST, `DNS:${API_HOST}`);
+  if (!files) return;
+  certFile = files.certFile;
+  const keyFile = files.keyFile;
   // TLS in front of the plane (plain http on 127.0.0.1), as a load balancer would terminate it.
   const planePort = Number(new URL(plane.url).port);
   front = createTlsServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (secure) => {

@@ -1,6 +1,6 @@
 // Plain http:// to a host that is not this machine is refused before any request unless
 // --insecure-http; TLS certificate checks are never turned off (not by --insecure-http, not in code).
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient, type Credential } from '../../src/api/client.js';
 import { REPO, runCli } from '../helpers/cli.js';
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { filesBelow } from './leak-scan.js';
 
 const execFileAsync = promisify(execFile);
@@ -59,11 +60,7 @@ describe('TLS certificate checks are never disabled', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'agentform-tls-'));
-    try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], {
-        stdio: 'ignore',
-      });
-    } catch {
+    if (!selfSignedCertificate(dir, '127.0.0.1', 'IP:127.0.0.1')) {
       haveOpenssl = false;
       return;
     }

@@ -3,6 +3,7 @@
 // in order. What node's http.Agent did for the transport, without its per-request machinery
 // (response-parser.ts says why).
 import { StringDecoder } from 'node:string_decoder';
+import { MAX_TIMER_MS } from '../../util/clock.js';
 import { MalformedResponseError, ResponseParser, type ResponseHeaders } from './response-parser.js';
 
 export interface PooledRequest {
@@ -63,8 +64,6 @@ interface Connection {
   dead: boolean;
 }
 
-/** The longest delay setTimeout keeps (2^31 - 1 ms). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Idle connections are closed after this long when the server gives no Keep-Alive hint. */
 const DEFAULT_IDLE_MS = 4_000;
