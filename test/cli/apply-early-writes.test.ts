@@ -36,6 +36,15 @@ async function project(agents: number, secret = '${env:EARLY_SECRET:-sk-test}'):
   return dir;
 }
 
+/** A project of `agents` agents, a fresh plane, and the project's plan saved to plan.json (`file`). */
+async function savedPlan(agents: number): Promise<{ dir: string; env: NodeJS.ProcessEnv; file: string }> {
+  const dir = await project(agents);
+  const { env } = await startPlane();
+  const file = join(dir, 'plan.json');
+  expect((await runCli(['plan', dir, '-e', 'dev', '--out', file], { env })).code).toBe(0);
+  return { dir, env, file };
+}
+
 const writes = (stderr: string) => calledRpcs(stderr).filter((rpc) => !READ_RPC.test(rpc));
 /** The plan text: stdout up to and including the `Plan: ...` line. */
 function planPart(stdout: string): string {
@@ -66,10 +75,7 @@ describe('apply --auto-approve: writes start before the plan text is out, the ou
   }, 60_000);
 
   it('a saved plan prints the same text first', async () => {
-    const dir = await project(120);
-    const { env } = await startPlane();
-    const file = join(dir, 'plan.json');
-    expect((await runCli(['plan', dir, '-e', 'dev', '--out', file], { env })).code).toBe(0);
+    const { dir, env, file } = await savedPlan(120);
     const planned = await runCli(['plan', dir, '-e', 'dev'], { env });
     const applied = await runCli(['apply', file], { env });
     expect(applied.code, applied.stderr).toBe(0);
@@ -171,10 +177,7 @@ describe('apply without a question to ask opens the connections of its writes wh
   }, 60_000);
 
   it('a saved plan tops them up to its own number of writes when that is below --parallelism, and opens none without writes', async () => {
-    const dir = await project(9);
-    const { env } = await startPlane();
-    const file = join(dir, 'plan.json');
-    expect((await runCli(['plan', dir, '-e', 'dev', '--out', file], { env })).code).toBe(0);
+    const { dir, env, file } = await savedPlan(9);
     const applied = await runCli(['apply', file, '--parallelism', '12', '--debug'], { env });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toContain('10 added');
