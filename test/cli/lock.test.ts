@@ -85,7 +85,7 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stderr).toContain('Locking connection tools (created by this apply): 2 tools, 0 destructive');
     // One tools/list: the answer shown on the connection's line is the one the lock records.
-    expect(result.stdout).toMatch(/connection\/tools: Created after \d+ms \(2 tools\)/);
+    expect(result.stdout).toMatch(/connection\/tools: Created after \d+(\.\d+)?m?s \(2 tools\)/);
     expect(server.requests()).toBe(listed + 1);
     const text = await readFile(lockPath(), 'utf8');
     expect(text).toMatch(/^# agentform\.lock\.yaml:/);
