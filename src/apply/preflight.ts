@@ -1,8 +1,8 @@
 // Everything apply will need, checked before its first write: an apply that cannot be finished
 // must not start, or it leaves some resources changed and others not. Pure: the CLI gathers the
 // facts that need I/O (token file paths, the credential's scopes) and prints the problems.
-import { TOKEN_FILE_STATE } from '../engine/api-key-files.js';
-import type { ActualState, DesiredResource, DesiredState, JsonObject, Plan, ResourceChange } from '../model/resources.js';
+import { TOKEN_FILE_STATE, credentialKeyProblems } from '../engine/api-key-files.js';
+import type { ActualState, DesiredResource, DesiredState, JsonObject, Plan, ResourceAddress, ResourceChange } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
 
 /** The default largest request body apply sends (the local control plane accepts up to 1 MiB). */
@@ -14,6 +14,8 @@ export interface PreflightFacts {
   credentialScopes?: readonly string[];
   /** By declared key name: why its token file cannot be written, for those that cannot. */
   tokenFileProblems: ReadonlyMap<string, string>;
+  /** The address of the API key in use, when its own record was readable. */
+  credentialKey?: ResourceAddress;
 }
 
 const SENDS = new Set(['create', 'update', 'replace']);
@@ -26,6 +28,9 @@ export function preflight(plan: Plan, desired: DesiredState, actual: ActualState
   if (facts.credentialScopes && !facts.credentialScopes.includes('control')) {
     const scopes = facts.credentialScopes.length > 0 ? facts.credentialScopes.join(', ') : 'none';
     problems.push(`the API key in use has the scopes ${scopes}: the ${writes.length} change(s) need the control scope`);
+  }
+  if (facts.credentialKey) {
+    problems.push(...credentialKeyProblems(plan, facts.credentialKey).map((problem) => `${problem}; apply with another control key`));
   }
   const desiredByAddress = new Map(desired.resources.map((resource) => [addressOf(resource.kind, resource.name), resource]));
   const remoteSpec = new Map(actual.resources.map((resource) => [addressOf(resource.kind, resource.name), resource.spec]));

@@ -69,6 +69,7 @@ export function environmentTarget(project: ProjectRoot, environment: string, opt
     slug: settings.slug,
     url: interpolateString(settings.url, [], rootContextOf(project, environment, options, problems)(['environments', environment, 'url'])),
     prune: settings.prune,
+    ...(settings.pruneApiKeys ? { pruneApiKeys: true } : {}),
     ...(settings.maxDeleteShare !== undefined ? { maxDeleteShare: settings.maxDeleteShare } : {}),
     ...(settings.maxRequestBytes !== undefined ? { maxRequestBytes: settings.maxRequestBytes } : {}),
     ...(settings.credential ? { credential: resolveCredential(settings.credential.source, options.processEnv) } : {}),

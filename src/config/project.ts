@@ -294,6 +294,7 @@ function readEnvironments(rootValue: Record<string, unknown>, root: LocatedDocum
       url: typeof settings.url === 'string' ? settings.url : '',
       ...(typeof settings.token === 'string' ? { credential: { source: settings.token } } : {}),
       prune: settings.prune === true,
+      ...(settings.pruneApiKeys === true ? { pruneApiKeys: true } : {}),
       ...(typeof settings.maxDeleteShare === 'number' ? { maxDeleteShare: settings.maxDeleteShare } : {}),
       ...(typeof settings.maxRequestBytes === 'number' ? { maxRequestBytes: settings.maxRequestBytes } : {}),
       ...(isObject(settings.settings) ? { settings: settings.settings as JsonObject } : {}),

@@ -5,7 +5,7 @@
 // once) the one to keep is the one whose token the file holds.
 //
 // Pure: the CLI reads the files and passes what they hold; nothing here returns or keeps a token.
-import type { ActualResource, ActualState, DesiredResource, DesiredState, JsonObject } from '../model/resources.js';
+import type { ActualResource, ActualState, DesiredResource, DesiredState, JsonObject, Plan, ResourceAddress } from '../model/resources.js';
 
 /**
  * What a declared key's token file holds, relative to the live keys of the environment:
@@ -28,7 +28,7 @@ export interface TokenFileContent {
 export interface KeyFileFacts {
   /** By declared key name, for keys with a `tokenFile`. */
   files: ReadonlyMap<string, TokenFileContent>;
-  /** The token this run authenticates with (its key is left out of the actual state). */
+  /** The token this run authenticates with (a token file holding it is never overwritten). */
   ownToken?: string;
 }
 
@@ -105,4 +105,14 @@ export function tokenFileReplaceReason(resource: DesiredResource): string | unde
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The changes of a plan that would revoke the key a run authenticates with (a delete, or a
+ * replace, which revokes the old key): the run would lose its credential halfway through.
+ */
+export function credentialKeyProblems(plan: Plan, credentialKey: ResourceAddress): string[] {
+  return plan.changes
+    .filter((change) => change.address === credentialKey && (change.action === 'delete' || change.action === 'replace'))
+    .map((change) => `${change.address} is the key this run authenticates with: ${change.action === 'delete' ? 'deleting' : 'replacing'} it would revoke the run's own credential halfway through`);
 }

@@ -21,6 +21,13 @@ import { immutableFieldsOf, rulesFor } from './rules.js';
 
 export interface PlanOptions {
   prune: boolean;
+  /**
+   * With prune, also revoke API keys the configuration does not declare. Off, they are left
+   * alone like any unmanaged resource: CI's own keys are usually made by hand, and which of them
+   * a run authenticates with must not change what the plan does (a plan made with a read key is
+   * applied with a control key).
+   */
+  pruneApiKeys?: boolean;
   allowMassDelete?: boolean;
   /** Refuse a prune that deletes more than this share of the environment's resources (default 0.5). */
   maxDeleteShare?: number;
@@ -102,17 +109,20 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
       }
       continue;
     }
+    const keptKey = options.prune && remote.kind === 'apiKey' && options.pruneApiKeys !== true;
+    const prune = options.prune && !keptKey;
     const change: ResourceChange = {
       address,
       kind: remote.kind,
       name: remote.name,
-      action: options.prune ? 'delete' : 'unmanaged',
+      action: prune ? 'delete' : 'unmanaged',
       fields: [],
       dependsOn: [],
       id: remote.id,
       remoteFingerprint: remote.fingerprint,
+      ...(keptKey ? { reason: 'API keys are revoked only with pruneApiKeys: true' } : {}),
     };
-    (options.prune ? deletes : unmanaged).push(change);
+    (prune ? deletes : unmanaged).push(change);
   }
   // Deletes run in reverse dependency order: later kinds first.
   const byName = (a: ResourceChange, b: ResourceChange) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

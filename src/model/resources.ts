@@ -94,6 +94,8 @@ export interface EnvironmentTarget {
   /** Where the credential comes from, e.g. `${env:AGENTFORM_STAGING_TOKEN}`; the value is resolved late. */
   credential?: WriteOnlyValue;
   prune: boolean;
+  /** With prune, also revoke API keys the configuration does not declare (default false). */
+  pruneApiKeys?: boolean;
   /** Refuse a plan that deletes more than this share of the environment's resources (0..1). */
   maxDeleteShare?: number;
   /** The largest request body apply may send (bytes); default DEFAULT_MAX_REQUEST_BYTES. */

@@ -1,9 +1,9 @@
 // The "plan" half of the pipeline: read the live state (or take the read-ahead), resolve
 // declarative promotions, match token files to live keys, and compute the plan. Each stage is a
 // layer of its own; this module only sequences them.
-import { reconcileKeyTokenFiles } from '../engine/api-key-files.js';
+import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { computePlan } from '../engine/plan.js';
-import type { ActualResource, ActualState, DesiredState, Plan, ResourceAddress } from '../model/resources.js';
+import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
 import { resolvePromotions, type ResolvedPromotions } from '../promotion/resolve.js';
 import { readActualState } from '../state/read.js';
 import type { Session } from './session.js';
@@ -25,12 +25,18 @@ export interface PlanRun extends Session {
   tokenFiles: Map<string, TokenFileSnapshot>;
   /** The scopes of the API key this run uses, when its record could be read; undefined: unknown. */
   credentialScopes?: string[];
+  /** The address of the API key this run authenticates with, when its record could be read. */
+  credentialKey?: ResourceAddress;
 }
 
 export async function planSession(session: Session, inputs: PlanInputs = {}): Promise<PlanRun> {
   const read = await (session.takeReadAhead() ?? readActualState(session.client, session.desired.target.slug));
-  const credentialScopes = ownKeyOf(read, session.token)?.spec.scopes;
-  const unreconciled = withoutOwnKey(read, session.desired, session.token);
+  const ownKey = ownKeyOf(read, session.token);
+  // Every live key is in the view, the one this run authenticates with too: a plan made with a
+  // read key must see what the apply with a control key sees (saved plans compare the two). The
+  // one exception is the key a local control plane hands agentform: every run on it uses that key.
+  const unreconciled = session.isLocal ? withoutLocalPlaneKey(read, session.desired, ownKey) : read;
+  const credentialScopes = ownKey?.spec.scopes;
   // Declarative promotion: promoted agents become the source version's definition before diffing.
   const sources = new SourceSessions(session.project, session.run);
   let promoted: ResolvedPromotions;
@@ -47,23 +53,31 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   });
   const plan = computePlan(desired, actual, {
     prune: inputs.prune ?? session.desired.target.prune,
+    pruneApiKeys: session.desired.target.pruneApiKeys === true,
     allowMassDelete: inputs.allowMassDelete ?? false,
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
   });
   plan.warnings.push(...promoted.warnings);
-  return { ...session, desired, actual, plan, tokenFiles, ...(Array.isArray(credentialScopes) ? { credentialScopes: credentialScopes.map(String) } : {}) };
+  // Reconciling token files may have renamed the live key (a duplicate given its declared name).
+  const credentialKey = ownKey && actual.resources.find((resource) => resource.id === ownKey.id);
+  const credentialAddress = credentialKey && addressOf(credentialKey.kind, credentialKey.name);
+  if (credentialAddress) plan.warnings.push(...credentialKeyProblems(plan, credentialAddress).map((problem) => `${problem}: apply with this key would refuse`));
+  return {
+    ...session,
+    desired,
+    actual,
+    plan,
+    tokenFiles,
+    ...(Array.isArray(credentialScopes) ? { credentialScopes: credentialScopes.map(String) } : {}),
+    ...(credentialAddress ? { credentialKey: credentialAddress } : {}),
+  };
 }
 
-/**
- * Leaves out of the live state the API key this run authenticates with, unless the configuration
- * declares it: pruning it would revoke the credential in the middle of the run.
- */
-export function withoutOwnKey(actual: ActualState, desired: DesiredState, token: string | undefined): ActualState {
-  if (!token) return actual;
-  const declared = new Set(desired.resources.filter((resource) => resource.kind === 'apiKey').map((resource) => resource.name));
-  const isOwn = (resource: ActualResource) => isKeyOfToken(resource, token) && !declared.has(resource.name);
-  return { ...actual, resources: actual.resources.filter((resource) => !isOwn(resource)) };
+/** The live state without the local control plane's own key, unless the configuration declares it. */
+function withoutLocalPlaneKey(actual: ActualState, desired: DesiredState, planeKey: ActualResource | undefined): ActualState {
+  if (!planeKey || desired.resources.some((resource) => resource.kind === 'apiKey' && resource.name === planeKey.name)) return actual;
+  return { ...actual, resources: actual.resources.filter((resource) => resource !== planeKey) };
 }
 
 /** The record of the API key whose token this run uses, found by its prefix (like whoami). */

@@ -121,7 +121,7 @@ export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, chan
   const unmanaged = plan.changes.filter((change) => change.action === 'unmanaged');
   if (unmanaged.length > 0) {
     out.push(palette.dim(`Note: ${unmanaged.length} resource${unmanaged.length === 1 ? ' exists' : 's exist'} in the environment but not in the configuration (left alone; --prune deletes them):`));
-    for (const change of unmanaged) out.push(palette.dim(`  ? ${change.address}`));
+    for (const change of unmanaged) out.push(palette.dim(`  ? ${change.address}${change.reason ? ` (${change.reason})` : ''}`));
     out.push('');
   }
   const kept = keptLines(plan);

@@ -1,7 +1,7 @@
 // API keys and their token files: which live key a file belongs to, what that makes the plan do
 // (a key whose token is nowhere is replaced), and which of two live keys of one name is kept.
 import { describe, expect, it } from 'vitest';
-import { reconcileKeyTokenFiles, type TokenFileContent } from '../../src/engine/api-key-files.js';
+import { credentialKeyProblems, reconcileKeyTokenFiles, type TokenFileContent } from '../../src/engine/api-key-files.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { ActualResource, DesiredResource } from '../../src/model/resources.js';
 import { actual, actualState, desired, desiredState } from './builders.js';
@@ -94,5 +94,18 @@ describe('two live keys of one declared name (two applies at once)', () => {
   it('a duplicate of a name the configuration does not declare stays unmanaged', () => {
     const plan = computePlan(desiredState([]), actualState([older, newer]), { prune: false });
     expect(plan.changes.map((change) => change.action)).toEqual(['unmanaged', 'unmanaged']);
+  });
+});
+
+describe('the key a run authenticates with', () => {
+  const cases: Array<{ name: string; want: DesiredResource[]; have: ActualResource[]; problems: string[] }> = [
+    { name: 'kept: nothing to say', want: [desired('apiKey', 'ci', { scopes: ['read'] })], have: [actual('apiKey', 'ci', { scopes: ['read'] })], problems: [] },
+    { name: 'replaced', want: [desired('apiKey', 'ci', { scopes: ['control'] })], have: [actual('apiKey', 'ci', { scopes: ['read'] })], problems: ["apiKey/ci is the key this run authenticates with: replacing it would revoke the run's own credential halfway through"] },
+    { name: 'pruned', want: [], have: [actual('apiKey', 'ci', { scopes: ['read'] })], problems: ["apiKey/ci is the key this run authenticates with: deleting it would revoke the run's own credential halfway through"] },
+    { name: 'another key pruned', want: [], have: [actual('apiKey', 'ci', { scopes: ['read'] }), actual('apiKey', 'other', { scopes: ['read'] })], problems: ["apiKey/ci is the key this run authenticates with: deleting it would revoke the run's own credential halfway through"] },
+  ];
+  it.each(cases)('$name', ({ want, have, problems }) => {
+    const plan = computePlan(desiredState(want), actualState(have), { prune: true, pruneApiKeys: true, allowMassDelete: true });
+    expect(credentialKeyProblems(plan, 'apiKey/ci')).toEqual(problems);
   });
 });

@@ -22,6 +22,21 @@ describe('computePlan actions', () => {
     { name: 'replace (apiKey scopes)', want: [desired('apiKey', 'ci', { scopes: ['read'] })], have: [actual('apiKey', 'ci', { scopes: ['control'] })], expected: { 'apiKey/ci': 'replace' } },
     { name: 'unmanaged without prune', want: [], have: [actual('agent', 'old', agentSpec())], expected: { 'agent/old': 'unmanaged' } },
     { name: 'delete with prune', want: [desired('agent', 'a', agentSpec())], have: [actual('agent', 'a', agentSpec()), actual('agent', 'old', agentSpec())], options: { prune: true }, expected: { 'agent/a': 'no-op', 'agent/old': 'delete' } },
+    {
+      name: 'undeclared API keys are left alone with prune',
+      want: [desired('apiKey', 'app', { scopes: ['read'] })],
+      have: [actual('apiKey', 'app', { scopes: ['read'] }), actual('apiKey', 'ci-read', { scopes: ['read'] }), actual('agent', 'old', agentSpec()), actual('agent', 'a', agentSpec())],
+      options: { prune: true, allowMassDelete: true },
+      expected: { 'apiKey/app': 'no-op', 'apiKey/ci-read': 'unmanaged', 'agent/old': 'delete', 'agent/a': 'delete' },
+    },
+    {
+      name: 'undeclared API keys are revoked with prune and pruneApiKeys',
+      want: [desired('apiKey', 'app', { scopes: ['read'] })],
+      have: [actual('apiKey', 'app', { scopes: ['read'] }), actual('apiKey', 'ci-read', { scopes: ['read'] })],
+      options: { prune: true, pruneApiKeys: true },
+      expected: { 'apiKey/app': 'no-op', 'apiKey/ci-read': 'delete' },
+    },
+    { name: 'pruneApiKeys alone deletes nothing', want: [], have: [actual('apiKey', 'ci-read', { scopes: ['read'] })], options: { pruneApiKeys: true }, expected: { 'apiKey/ci-read': 'unmanaged' } },
     { name: 'containers are never unmanaged or deleted', want: [], have: [actual('organization', 'current', { name: 'o' }), actual('environment', 'staging', {})], options: { prune: true }, expected: {} },
   ];
   it.each(cases)('$name', ({ want, have, options, expected }) => {

@@ -53,7 +53,12 @@ describe('the plan pipeline against a remote environment', () => {
       expect(session.isLocal).toBe(false);
       expect(session.targetLabel).toBe(plane.url);
       const all = await planSession(session);
-      expect(all.plan.changes.map((change) => `${change.action} ${change.kind}/${change.name}`).sort()).toEqual(['create agent/helper', 'create provider/main']);
+      expect(all.plan.changes.map((change) => `${change.action} ${change.kind}/${change.name}`).sort()).toEqual([
+        'create agent/helper',
+        'create provider/main',
+        // The key this run uses is in the view like any other (a remote plane: not hidden).
+        'unmanaged apiKey/local-dev',
+      ]);
       const targeted = await planSession(session, { targets: ['provider/main'] });
       expect(targeted.plan.changes.map((change) => `${change.kind}/${change.name}`)).toEqual(['provider/main']);
     } finally {

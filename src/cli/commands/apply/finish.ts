@@ -79,6 +79,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
     const problems = preflight(plan, run.desired, run.actual, {
       maxRequestBytes: maxRequestBytesOption ?? run.desired.target.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
       ...(run.credentialScopes ? { credentialScopes: run.credentialScopes } : {}),
+      ...(run.credentialKey ? { credentialKey: run.credentialKey } : {}),
       tokenFileProblems: await tokenFileWriteProblems(plan, run.tokenFiles),
     });
     if (problems.length > 0) {
