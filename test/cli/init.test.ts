@@ -78,10 +78,14 @@ describe('agentform init', () => {
   it.each([
     ['github', ['.github/workflows/agentform-plan.yml', '.github/workflows/agentform-apply.yml', '.github/workflows/agentform-drift.yml']],
     ['gitlab', ['.gitlab-ci.yml']],
-  ])('--ci %s writes the CI recipe', async (system, expected) => {
+  ])('--ci %s writes the CI recipe, and the project still validates', async (system, expected) => {
     const dir = await emptyDir();
     const result = await runCli(['init', dir, '--ci', system]);
     expect(result.code, result.stderr).toBe(0);
     for (const file of expected) expect(existsSync(join(dir, file)), file).toBe(true);
+    // The recipe (and gitlab-ci-local's variables file beside it) are dot-files: never resource files.
+    await writeFile(join(dir, '.gitlab-ci-local-variables.yml'), 'GITLAB_API_TOKEN: x\n');
+    const validate = await runCli(['validate'], { cwd: dir });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
   });
 });
