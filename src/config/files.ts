@@ -1,6 +1,6 @@
 // Which files make up a project: every *.yaml / *.yml below the root except the root file and the
-// lock file, skipping `.agentform/`, `node_modules/` and dot-directories; narrowed by the root's
-// include/exclude globs.
+// lock file, skipping `node_modules/` and every dot-file and dot-directory (`.agentform/`, CI
+// files such as `.gitlab-ci.yml` and `.github/`); narrowed by the root's include/exclude globs.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -26,14 +26,22 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${out}$`);
 }
 
+/**
+ * Whether a directory entry is never part of a project, at any depth and whatever the include
+ * globs say: a dot-name belongs to some other tool (CI, Git, editors, agentform's own `.agentform/`).
+ */
+export function isSkippedEntry(name: string, isDirectory: boolean): boolean {
+  return name.startsWith('.') || (isDirectory && name === 'node_modules');
+}
+
 async function walk(dir: string, relative: string, out: string[]): Promise<void> {
   // Synchronous: a project is a few folders, and fs/promises costs ~1-3 ms to load.
   const entries = readdirSync(join(dir, relative), { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
+    if (isSkippedEntry(entry.name, entry.isDirectory())) continue;
     const path = relative ? `${relative}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
-      if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
       await walk(dir, path, out);
     } else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) {
       out.push(path);

@@ -153,7 +153,7 @@ export interface CachePacks {
 
 /**
  * The YAML of the project at `dir`: its root file and every *.yaml / *.yml below it, skipping
- * dot-directories and node_modules, as config/files.ts does; counted until either figure passes its
+ * dot-files, dot-directories and node_modules, as config/files.ts does; counted until either figure passes its
  * limit. Undefined when `dir` holds no agentform.yaml. Never throws: what cannot be read counts as
  * not a project.
  */
@@ -188,8 +188,10 @@ function addYaml(dir: string, walk: Walk, limits: WalkLimits): void {
       walk.bytes = Infinity;
       return;
     }
+    // As isSkippedEntry in config/files.ts: dot-files and dot-directories, and node_modules/.
+    if (entry.name.startsWith('.')) continue;
     if (entry.isDirectory()) {
-      if (!entry.name.startsWith('.') && entry.name !== 'node_modules') addYaml(join(dir, entry.name), walk, limits);
+      if (entry.name !== 'node_modules') addYaml(join(dir, entry.name), walk, limits);
     } else if (entry.isFile() && /\.ya?ml$/.test(entry.name)) {
       const stats = statSync(join(dir, entry.name));
       walk.bytes += stats.size;

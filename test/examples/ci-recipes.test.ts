@@ -7,8 +7,10 @@
 // - the pull-request comment script runs against a fake GitHub API: one comment per environment,
 //   updated in place, cut below GitHub's 65,536-character limit;
 // - apply uses the reviewed (saved) plan and refuses it once stale.
+// - every run / script entry is a string (a plain YAML scalar holding `: ` is a mapping), and the
+//   GitLab recipe is read by gitlab-ci-local, which lists its jobs and expands its templates.
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -84,6 +86,24 @@ describe('the GitHub Actions recipes', () => {
       (error: { code: number; stdout: string }) => `${error.code}: ${error.stdout}`,
     );
     expect(result).toBe(0);
+  });
+
+  it.each(FILES)('%s: every step is a mapping, and every run and github-script a string', async (file) => {
+    const parsed = parse(await readFile(join(WORKFLOWS, file), 'utf8')) as { jobs: Record<string, { steps: unknown[] }> };
+    const problems: string[] = [];
+    for (const [name, job] of Object.entries(parsed.jobs)) {
+      for (const [index, step] of job.steps.entries()) {
+        if (step === null || typeof step !== 'object' || Array.isArray(step)) {
+          problems.push(`${name}.steps[${index}]: ${JSON.stringify(step)}`);
+          continue;
+        }
+        const { run: script, with: inputs } = step as { run?: unknown; with?: Record<string, unknown> };
+        if (script !== undefined && typeof script !== 'string') problems.push(`${name}.steps[${index}].run: ${JSON.stringify(script)}`);
+        if (inputs?.script !== undefined && typeof inputs.script !== 'string') problems.push(`${name}.steps[${index}].with.script: ${JSON.stringify(inputs.script)}`);
+      }
+    }
+    expect(Object.keys(parsed.jobs).length, file).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
   });
 
   it('installs one pinned package, explicitly, and never runs npx', async () => {
@@ -219,6 +239,76 @@ describe('the GitHub Actions recipes', () => {
   });
 });
 
+/** A `!reference [job, key]` entry: GitLab splices that list in, so it stands for strings. */
+class Reference {
+  constructor(readonly path: unknown) {}
+}
+
+/** Parses a .gitlab-ci.yml keeping `!reference` entries apart from plain nested lists. */
+function parseGitlab(source: string): Record<string, unknown> {
+  return parse(source, { customTags: [{ tag: '!reference', collection: 'seq', resolve: (seq: { toJSON(): unknown }) => new Reference(seq.toJSON()) }] }) as Record<string, unknown>;
+}
+
+/** Top-level keys of a .gitlab-ci.yml that configure the pipeline rather than name a job or template. */
+const GITLAB_GLOBAL_KEYS = new Set(['stages', 'variables', 'image', 'include', 'workflow', 'services', 'cache', 'before_script', 'after_script']);
+const SCRIPT_KEYS = ['before_script', 'script', 'after_script'] as const;
+
+/**
+ * Every entry of before_script/script/after_script, in every job, hidden template (`.name`) and
+ * `default:`, that is neither a string nor a `!reference`, as `job.key[index]: value`. A plain
+ * scalar holding `: ` parses as a mapping, which GitLab rejects ("script contains non string value").
+ */
+function nonStringScripts(config: Record<string, unknown>): { checked: string[]; problems: string[] } {
+  const checked: string[] = [];
+  const problems: string[] = [];
+  for (const [name, job] of Object.entries(config)) {
+    if (GITLAB_GLOBAL_KEYS.has(name) || job === null || typeof job !== 'object' || Array.isArray(job)) continue;
+    checked.push(name);
+    for (const key of SCRIPT_KEYS) {
+      const entries = (job as Record<string, unknown>)[key];
+      if (entries === undefined) continue;
+      // GitLab also takes a single string for a script.
+      if (typeof entries === 'string') continue;
+      if (!Array.isArray(entries)) {
+        problems.push(`${name}.${key}: ${JSON.stringify(entries)}`);
+        continue;
+      }
+      entries.forEach((entry: unknown, index) => {
+        if (typeof entry !== 'string' && !(entry instanceof Reference)) problems.push(`${name}.${key}[${index}]: ${JSON.stringify(entry)}`);
+      });
+    }
+  }
+  return { checked, problems };
+}
+
+/** What `gitlab-ci-local` says about the recipe, run in a scratch Git repository holding only it. */
+async function gitlabCiLocal(recipe: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'agentform-gitlab-ci-local-'));
+  const home = join(dir, 'home');
+  const repo = join(dir, 'repo');
+  await mkdir(home);
+  await mkdir(repo);
+  await writeFile(join(repo, '.gitlab-ci.yml'), recipe);
+  // gitlab-ci-local reads the commit, branch and author from Git: a repository with one commit.
+  const git = (...gitArgs: string[]) => run('git', ['-c', 'user.name=agentform', '-c', 'user.email=agentform@example.com', ...gitArgs], { cwd: repo, env: { PATH: process.env.PATH ?? '', HOME: home } });
+  await git('init', '--quiet');
+  await git('add', '.gitlab-ci.yml');
+  await git('commit', '--quiet', '-m', 'recipe');
+  try {
+    const { stdout, stderr } = await run(join(REPO, 'node_modules', '.bin', 'gitlab-ci-local'), args, {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1' },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const GITLAB_JOBS = ['validate', 'plan: [staging]', 'plan: [production]', 'apply-staging', 'apply-production', 'drift: [staging]', 'drift: [production]'];
+
 describe('the GitLab CI recipe', () => {
   let text: string;
   let config: Record<string, { script?: string[]; rules?: Array<{ if: string; when?: string }>; needs?: string[]; environment?: string; resource_group?: string; before_script?: unknown[] }>;
@@ -238,6 +328,30 @@ describe('the GitLab CI recipe', () => {
     // The schema does reject a broken job: the check can fail.
     expect(validate({ plan: { scriptz: ['agentform plan'] } })).toBe(false);
   });
+
+  it('gives every job and hidden template only strings (or !reference) in before_script, script and after_script', () => {
+    const { checked, problems } = nonStringScripts(parseGitlab(text));
+    expect(checked).toEqual(expect.arrayContaining(['.agentform', '.apply', 'validate', 'plan', 'apply-staging', 'apply-production', 'drift']));
+    expect(problems).toEqual([]);
+    // The check does see the mistake it is there for: `PRIVATE-TOKEN: …` in a plain scalar.
+    const broken = nonStringScripts(parseGitlab('.apply:\n  script:\n    - curl --header "PRIVATE-TOKEN: $TOKEN" "$URL"\n'));
+    expect(broken.problems).toEqual(['.apply.script[0]: {"curl --header \\"PRIVATE-TOKEN":"$TOKEN\\" \\"$URL\\""}']);
+  });
+
+  it('is read by gitlab-ci-local: it lists every job, and each expanded script is strings only', async () => {
+    // --list-json lists jobs whatever their rules say (`when: never` included).
+    const listed = await gitlabCiLocal(text, ['--list-json']);
+    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((job) => job.name)).toEqual(GITLAB_JOBS);
+    // --preview: extends and !reference expanded, as the runner gets the jobs.
+    const preview = await gitlabCiLocal(text, ['--preview']);
+    expect(preview.code, preview.stderr).toBe(0);
+    const expanded = parse(preview.stdout) as Record<string, unknown>;
+    const { checked, problems } = nonStringScripts(expanded);
+    expect(checked).toEqual(expect.arrayContaining(['apply-staging', 'apply-production']));
+    expect(problems).toEqual([]);
+    expect((expanded['apply-staging'] as { script: string[] }).script.join('\n')).toContain('--header "PRIVATE-TOKEN: $GITLAB_API_TOKEN"');
+  }, 120_000);
 
   it('installs one pinned package and never runs npx', () => {
     expect(text).not.toMatch(/\bnpx\b/);

@@ -40,6 +40,9 @@ beforeAll(() => {
   file(at('small', 'agents', 'notes.md'), LEAN_MAX_YAML_BYTES * 2);
   file(at('small', '.agentform', 'cache', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
   file(at('small', 'node_modules', 'pkg', 'big.yaml'), LEAN_MAX_YAML_BYTES * 2);
+  // Dot-files are not resource files (config/files.ts): a CI recipe at the root is not counted.
+  file(at('small', '.gitlab-ci.yml'), LEAN_MAX_YAML_BYTES * 2, HOUR_AGO, 'library');
+  file(at('small', 'agents', '.draft.yaml'), LEAN_MAX_YAML_BYTES * 2, HOUR_AGO, 'library');
   // small-warm: at the small limit, in the cache; small-over: one byte more.
   for (const [name, bytes] of [['small-warm', SMALL_MAX_YAML_BYTES], ['small-over', SMALL_MAX_YAML_BYTES + 1]] as const) {
     file(at(name, 'agentform.yaml'), 0);
