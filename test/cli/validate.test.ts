@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import { CLI, REPO } from '../helpers/cli.js';
+import { CLI, REPO, cliEnv } from '../helpers/cli.js';
 
 // ajv ships CommonJS: under NodeNext the class is the module's default export.
 type AjvClass = typeof Ajv2020Module.default;
@@ -17,7 +17,8 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(process.execPath, [CLI, ...args], {
     cwd: REPO,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, ...env },
+    // cliEnv: the run's own parse cache, never one in the work tree's examples or fixtures.
+    env: cliEnv(env),
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
