@@ -119,15 +119,17 @@ describe('the GitHub Actions recipes', () => {
     }
   });
 
-  it('plans on every configuration change, with no secret but one read-only key per job', async () => {
+  it('plans on every configuration change, with no secret but read-only keys', async () => {
     const plan = await workflow('agentform-plan.yml');
     const paths = (plan.on.pull_request as { paths: string[] }).paths;
     expect(paths).toEqual(expect.arrayContaining(['**/*.yaml', '**/prompts/**']));
     const text = await readFile(join(WORKFLOWS, 'agentform-plan.yml'), 'utf8');
     const secrets = [...text.matchAll(/secrets\.([A-Z_]+)/g)].map((match) => match[1]);
     expect(new Set(secrets)).toEqual(new Set(['AGENTFORM_READ_TOKEN_STAGING', 'AGENTFORM_READ_TOKEN_PRODUCTION']));
-    // Each key is gated on the job's own environment.
-    expect(text).toContain("matrix.environment == 'staging' && secrets.AGENTFORM_READ_TOKEN_STAGING || ''");
+    // Production's key only in production's job; staging's read-only key in both (the source of
+    // production's declarative promotions).
+    expect(text).toContain("matrix.environment == 'production' && secrets.AGENTFORM_READ_TOKEN_PRODUCTION || ''");
+    expect(text).toContain('AGENTFORM_TOKEN_STAGING: ${{ secrets.AGENTFORM_READ_TOKEN_STAGING }}');
   });
 
   /** The pull-request plan step for staging, as the plan job runs it; returns its result. */
@@ -358,14 +360,18 @@ describe('the GitLab CI recipe', () => {
     expect(text).toMatch(/AGENTFORM_PACKAGE: \.\/vendor\/agentform-\d+\.\d+\.\d+\.tgz/);
   });
 
-  it('plans merge requests with read-only keys, applies staging then production behind a manual gate, one apply at a time', () => {
+  it('plans merge requests with read-only keys, applies staging then production behind a manual gate, one apply at a time per environment', () => {
     expect(config.plan!.rules![0]!.if).toContain('merge_request_event');
     expect(config.plan!.script!.join('\n')).toContain('AGENTFORM_READ_TOKEN_STAGING');
     expect(config.plan!.script!.join('\n')).not.toMatch(/export AGENTFORM_TOKEN_\w+="\$AGENTFORM_CONTROL/);
     expect(config['apply-production']!.needs).toEqual(['apply-staging']);
     expect(config['apply-production']!.rules![0]!.when).toBe('manual');
     expect(config['apply-production']!.environment).toBe('production');
-    expect(config['.apply']!.resource_group).toBe('agentform');
+    expect(config['apply-staging']!.resource_group).toBe('agentform-staging');
+    expect(config['apply-production']!.resource_group).toBe('agentform-production');
+    // Production's apply gets staging's read-only key (its promotions' source), never its control key.
+    expect(JSON.stringify(config['apply-production']!.before_script)).toContain('AGENTFORM_TOKEN_STAGING=\\"$AGENTFORM_READ_TOKEN_STAGING\\"');
+    expect(JSON.stringify(config['apply-production']!.before_script)).not.toContain('AGENTFORM_TOKEN_STAGING=\\"$AGENTFORM_CONTROL');
     expect(config['.apply']!.script!.join('\n')).toMatch(/agentform apply "plan-\$ENVIRONMENT\.json"/);
     expect(JSON.stringify(config['apply-staging']!.before_script)).not.toContain('export AGENTFORM_TOKEN_PRODUCTION');
     expect(config.drift!.rules![0]!.if).toContain('schedule');
