@@ -17,6 +17,7 @@ import { enableGroupCommit, flushGroup } from './store/group-commit.js';
 import { warmValidators } from './validate.js';
 import { RPC_NAMES } from '../api/operations.js';
 import { serverKeySource } from './store/sealed.js';
+import { loadSqlite } from './store/sqlite.js';
 
 // Loaded here, through require, though nothing here uses them: the server's listen() loads them
 // itself (dns to look the host up, then cluster, with child_process and dgram), where the CLI's
@@ -96,6 +97,8 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
   const host = opts.host ?? '127.0.0.1';
   // Checked first: an unknown AGENTFORM_SERVER_PROFILE is a user error, before anything is created.
   const profile = createServerProfile(opts.profile ?? serverProfileFromEnv());
+  // Checked before the data dir is created: better-sqlite3 is optional (store/sqlite.ts).
+  loadSqlite();
   ensurePrivateDataDir(opts.dataDir);
   const db = openDatabase(join(opts.dataDir, DATABASE_FILE), { keys: serverKeySource(opts.dataDir, opts.env), ...(opts.durability ? { durability: opts.durability } : {}) });
   const worker = new HookWorker(db, {

@@ -4,11 +4,12 @@
 // default: a commit is on disk before it is acknowledged, also across a power loss (see Durability). The file and its WAL/SHM are 0600; sealed columns need the server
 // key (sealed.ts), resolved while the migrations hold the write lock.
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { credentialsChanged, writesCredentials } from './credentials-version.js';
 import { inGroup } from './group-commit.js';
 import { MIGRATIONS, type MigrationContext } from './migrations.js';
 import { attachCipher, FieldCipher, ServerSetupError, type ServerKeySource } from './sealed.js';
+import { loadSqlite } from './sqlite.js';
 
 export type Db = Database.Database;
 
@@ -42,7 +43,7 @@ function preparePrivateFiles(file: string): void {
 
 export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   preparePrivateFiles(file);
-  const db = new Database(file);
+  const db = new (loadSqlite())(file);
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     retryWhileBusy(() => db.pragma('journal_mode = WAL'));
