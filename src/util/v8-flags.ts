@@ -14,9 +14,21 @@ import { setFlagsFromString } from 'node:v8';
 import type { NodeModuleInternals } from './node-module-internals.js';
 
 /**
- * V8's defaults (11.3, Node 20) for the flags a run may change. On a V8 whose default differs,
- * setting it back makes no match: built-ins loaded later compile from source again, slower, no worse.
+ * The V8 line every flag here was measured on, and DEFAULTS read from: Node 20's. Another V8 may not
+ * know a flag at all (Node 22's and 24's print "unrecognized flag --interrupt-budget" on stderr for
+ * each setting) or have other defaults and another optimum, so there no flag is set: the CLI runs
+ * under that V8's own defaults until the tuning is measured again on it (issue 43).
  */
+export const TUNED_V8 = '11.3';
+
+/** Whether `version` (process.versions.v8 by default) is of the V8 line the flags were tuned on. */
+export function isTunedV8(version: string = process.versions.v8): boolean {
+  return version === TUNED_V8 || version.startsWith(`${TUNED_V8}.`);
+}
+
+const tuned = isTunedV8();
+
+/** V8's defaults (TUNED_V8) for the flags a run may change. */
 const DEFAULTS = {
   turbofan: true,
   sparkplug: true,
@@ -33,8 +45,9 @@ const changed = new Map<V8Flag, Value>();
 
 const spelled = (flag: V8Flag, value: Value): string => (typeof value === 'boolean' ? `--${value ? '' : 'no-'}${flag}` : `--${flag}=${value}`);
 
-/** Sets one of V8's flags for the rest of the process (or until set again). */
+/** Sets one of V8's flags for the rest of the process (or until set again); nothing on another V8 than TUNED_V8. */
 export function setV8Flag(flag: V8Flag, value: Value): void {
+  if (!tuned) return;
   setFlagsFromString(spelled(flag, value));
   if (value === DEFAULTS[flag]) changed.delete(flag);
   else changed.set(flag, value);

@@ -33,9 +33,10 @@ export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', [SERVER_PROFILE_ENV]: TEST_SERVER_PROFILE, ...parseCache, ...extra };
 }
 
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+/** `node`: the Node binary that runs the CLI (default: the one running the tests). */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; node?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(options.node ?? process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? REPO,
       env: cliEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { isTunedV8, TUNED_V8 } from '../../src/util/v8-flags.js';
 
 const BUILT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'util', 'v8-flags.js');
 
@@ -74,5 +75,11 @@ describe('v8-flags', () => {
       try { flags.underV8Defaults(() => { throw new Error('boom'); }); } catch (error) { thrown = error.message; }
       console.log(JSON.stringify({ value, thrown, http2: fromCache('http2'), changed: flags.changedV8Flags() }));`);
     expect(result).toEqual({ value: 42, thrown: 'boom', http2: true, changed: ['--no-turbofan'] });
+  });
+
+  it('sets flags only on the V8 line they were tuned on, Node 20’s (Node 22’s and 24’s refuse --interrupt-budget)', () => {
+    expect(TUNED_V8).toBe('11.3');
+    expect(['11.3.244.8-node.38', '11.3'].map((version) => isTunedV8(version))).toEqual([true, true]);
+    expect(['12.4.254.21-node.33', '13.6.233.17-node.53', '11.30.1', '1.3'].map((version) => isTunedV8(version))).toEqual([false, false, false, false]);
   });
 });

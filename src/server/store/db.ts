@@ -41,27 +41,43 @@ function preparePrivateFiles(file: string): void {
   }
 }
 
+/**
+ * Every database this process opened, closed or not: never garbage, and nor is what it holds (its
+ * statements, in cachePreparedStatements' cache and better-sqlite3's transaction statements).
+ *
+ * Why: better-sqlite3 12's objects are node::ObjectWraps, whose destructor, run when V8 collects one,
+ * unregisters a cleanup hook from the current Node environment and aborts the process when it finds
+ * none. On Node 24, a young-generation collection that found a dead statement aborted there (exit
+ * 134, "RemoveEnvironmentCleanupHook ... Assertion failed: (env) != nullptr"): 22 of 30 plans of
+ * `url: local` (issue 43). Kept reachable, they are deleted by Node's own cleanup when the process
+ * ends, while the environment is still there.
+ */
+const opened: Db[] = [];
+
 export function openDatabase(file: string, options: OpenDatabaseOptions): Db {
   preparePrivateFiles(file);
   const db = new (loadSqlite())(file);
+  opened.push(db);
+  // Before any statement is made, so that each one is kept (`opened`).
+  cachePreparedStatements(db);
   try {
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    retryWhileBusy(() => db.pragma('journal_mode = WAL'));
-    db.pragma(`synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
-    db.pragma('foreign_keys = ON');
+    // exec, not db.pragma: that makes a statement of its own for each call, dropped at once.
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL'));
+    db.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.exec('PRAGMA foreign_keys = ON');
     const { cipher, sealedNow } = migrate(db, options.keys);
     attachCipher(db, cipher);
     // A migration that sealed plain-text values leaves them in free pages and in the WAL: rebuild
     // the file and empty the WAL so no copy survives.
     if (sealedNow) {
       db.exec('VACUUM');
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     }
   } catch (error) {
     db.close();
     throw error;
   }
-  cachePreparedStatements(db);
   return db;
 }
 
@@ -94,7 +110,7 @@ function pauseSync(ms: number): void {
 
 /**
  * Compiling SQL was the largest cost of a request (every handler prepares its statements). A
- * statement is reusable once prepared, so keep one per SQL text. No handler uses the stateful
+ * statement is reusable once prepared, so keep one per SQL text, for as long as the process runs. No handler uses the stateful
  * modes (pluck, raw, expand) that would make a shared statement behave differently per caller.
  * A statement (or exec'd SQL) that writes the tables behind an API key reports each run
  * (credentials-version.ts).
@@ -105,8 +121,8 @@ function cachePreparedStatements(db: Db): void {
   db.prepare = ((sql: string) => {
     let statement = cache.get(sql);
     if (!statement) {
-      // The SQL texts are a fixed set; the bound only guards against a future dynamic one.
-      if (cache.size >= 1_000) cache.clear();
+      // Never dropped, not even past a bound: a dropped statement is collected, which aborts Node 24
+      // (`opened`). The SQL texts are a fixed set (the migrations' few one-off texts included).
       statement = prepare(sql);
       if (writesCredentials(sql)) reportingCredentialWrites(db, statement);
       cache.set(sql, statement);

@@ -12,6 +12,9 @@ const PACKAGE = 'better-sqlite3';
 
 let loaded: SqliteConstructor | undefined;
 
+/** The probe databases, kept reachable: V8 collecting a better-sqlite3 object aborts Node 24 (db.ts, `opened`). */
+const probes: unknown[] = [];
+
 /** The local control plane cannot start: better-sqlite3 is missing or cannot load its native module. */
 export class SqliteUnavailableError extends UserError {
   override readonly name: string = 'SqliteUnavailableError';
@@ -42,7 +45,9 @@ function load(requireModule: (id: string) => unknown): SqliteConstructor {
   // The package loads its native module on the first open: opened here, so that a package whose
   // build failed or was skipped is reported as such, before the plane creates anything.
   try {
-    new constructor(':memory:').close();
+    const probe = new constructor(':memory:');
+    probes.push(probe);
+    probe.close();
   } catch (error) {
     throw unloadable(error);
   }

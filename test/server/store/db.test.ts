@@ -1,5 +1,8 @@
 // Opening the store: the retry around switching a new file to WAL, which SQLite refuses at once
-// (SQLITE_BUSY, no busy_timeout wait) when two servers start together on an empty data dir.
+// (SQLITE_BUSY, no busy_timeout wait) when two servers start together on an empty data dir; and
+// better-sqlite3's objects kept from the garbage collector, whose collecting them aborted Node 24.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { retryWhileBusy } from '../../../src/server/store/db.js';
 
@@ -80,5 +83,37 @@ describe('retryWhileBusy', () => {
     );
     // 5 ms, then 10 ms.
     expect(Date.now() - started).toBeGreaterThanOrEqual(14);
+  });
+});
+
+describe('openDatabase', () => {
+  // Node 24 aborted (exit 134) when V8 collected a statement or a database of better-sqlite3 12
+  // (issue 43); kept reachable, they never are. Observed here through WeakRefs, on any Node.
+  it('keeps every database and statement it made from the garbage collector, closed or not', () => {
+    const built = (path: string) => JSON.stringify(join(import.meta.dirname, '..', '..', '..', 'dist', 'src', 'server', 'store', path));
+    const script = `
+      import { mkdtempSync, rmSync } from 'node:fs';
+      import { tmpdir } from 'node:os';
+      import { join } from 'node:path';
+      const { openDatabase } = await import(${built('db.js')});
+      const { serverKeySource } = await import(${built('sealed.js')});
+      const dir = mkdtempSync(join(tmpdir(), 'agentform-db-'));
+      const refs = (() => {
+        const db = openDatabase(join(dir, 'control-plane.db'), { keys: serverKeySource(dir, {}) });
+        const first = db.prepare('SELECT 0');
+        // More SQL texts than the statement cache once held before it started again.
+        for (let i = 1; i <= 1100; i++) db.prepare('SELECT ' + i);
+        db.close();
+        return { db: new WeakRef(db), statement: new WeakRef(first) };
+      })();
+      // WeakRefs hold their targets to the end of the job that made them.
+      setTimeout(() => {
+        globalThis.gc();
+        globalThis.gc();
+        console.log(JSON.stringify({ db: refs.db.deref() !== undefined, statement: refs.statement.deref() !== undefined }));
+        rmSync(dir, { recursive: true, force: true });
+      }, 0);`;
+    const output = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(output)).toEqual({ db: true, statement: true });
   });
 });
