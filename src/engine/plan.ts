@@ -111,17 +111,10 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     }
     const keptKey = options.prune && remote.kind === 'apiKey' && options.pruneApiKeys !== true;
     const prune = options.prune && !keptKey;
-    const change: ResourceChange = {
-      address,
-      kind: remote.kind,
-      name: remote.name,
-      action: prune ? 'delete' : 'unmanaged',
-      fields: [],
-      dependsOn: [],
-      id: remote.id,
-      remoteFingerprint: remote.fingerprint,
-      ...(keptKey ? { reason: 'API keys are revoked only with pruneApiKeys: true' } : {}),
-    };
+    // The fingerprint read through, as for no-op changes: a plan that lists an unmanaged resource
+    // (the CI's own keys, in every plan) need not hash it.
+    const change = readsRemoteFingerprint({ address, kind: remote.kind, name: remote.name, action: prune ? 'delete' : 'unmanaged', fields: [], dependsOn: [], id: remote.id }, remote);
+    if (keptKey) change.reason = 'API keys are revoked only with pruneApiKeys: true';
     (prune ? deletes : unmanaged).push(change);
   }
   // Deletes run in reverse dependency order: later kinds first.
