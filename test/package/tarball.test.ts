@@ -49,13 +49,15 @@ describe('the packed tarball', () => {
     tarball = join(work, packed!.filename);
     files = packed!.files.map((file) => file.path);
     const prefix = join(work, 'prefix');
-    // An empty prefix, dependencies from the registry (or npm's cache), no TypeScript compiler involved.
-    await run(NPM, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], {
+    // An empty prefix, dependencies from the registry (or npm's cache), no TypeScript compiler
+    // involved; better-sqlite3 beside it, as the README says for the local control plane (an
+    // optional peer dependency: npm would not install it with agentform alone).
+    await run(NPM, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'better-sqlite3@^12.11.1'], {
       cwd: work,
       timeout: INSTALL_TIMEOUT_MS,
       maxBuffer: 16 * 1024 * 1024,
     });
-    await provideSqliteBinding(join(prefix, 'lib', 'node_modules', 'agentform'));
+    await provideSqliteBinding(join(prefix, 'lib'));
     bin = join(prefix, 'bin', 'agentform');
   }, INSTALL_TIMEOUT_MS + 60_000);
 
@@ -76,7 +78,7 @@ describe('the packed tarball', () => {
 
   it('installs without a TypeScript compiler and runs --version, validate and the quickstart', async () => {
     const installed = await readdir(join(work, 'prefix', 'lib', 'node_modules'));
-    expect(installed).toEqual(['agentform']);
+    expect(installed).toEqual(['agentform', 'better-sqlite3']);
     const modules = await readdir(join(work, 'prefix', 'lib', 'node_modules', 'agentform', 'node_modules'));
     expect(modules).not.toContain('typescript');
 

@@ -1,7 +1,9 @@
-// better-sqlite3, loaded on first use rather than imported. It is an optional dependency (a native
-// module, compiled from source where no prebuilt binary fits): a CI job that only talks to a remote
-// Control API installs agentform with --omit=optional, without a C++ toolchain, in seconds. Only the
-// local control plane (`agentform server`, `url: local`) needs it, and says so when it is missing.
+// better-sqlite3, loaded on first use rather than imported. It is an optional peer dependency (a
+// native module, compiled from source where no prebuilt binary fits), which npm never installs on
+// its own: a CI job that only talks to a remote Control API installs agentform without a C++
+// toolchain, in seconds. (An optional dependency is not enough: npm 11 still builds it on
+// `install --global --omit=optional`.) Only the local control plane (`agentform server`,
+// `url: local`) needs it, and says so when it is missing.
 import { createRequire } from 'node:module';
 import type Database from 'better-sqlite3';
 import { UserError } from '../../errors.js';
@@ -36,8 +38,8 @@ function load(requireModule: (id: string) => unknown): SqliteConstructor {
   } catch (error) {
     if (isMissing(error)) {
       throw new SqliteUnavailableError(
-        `the local control plane (agentform server, url: local) needs ${PACKAGE}, an optional dependency that was not installed`,
-        `install agentform without --omit=optional, or run \`npm install ${PACKAGE}\` where agentform is installed (with --global for a global agentform); where no prebuilt binary fits Node ${process.versions.node} on ${process.platform}-${process.arch}, that compiles it and needs a C++ toolchain`,
+        `the local control plane (agentform server, url: local) needs ${PACKAGE}, which is not installed`,
+        `install it beside agentform: \`npm install ${PACKAGE}\` in the project that has agentform, or \`npm install --global ${PACKAGE}\` for a global agentform; where no prebuilt binary fits Node ${process.versions.node} on ${process.platform}-${process.arch}, that compiles it and needs a C++ toolchain`,
       );
     }
     throw unloadable(error);

@@ -15,13 +15,13 @@ describe('loadSqlite', () => {
     expect(loadSqlite((id) => (id === 'better-sqlite3' ? Database : undefined))).toBe(Database);
   });
 
-  it('names the optional dependency and how to install it when it is not installed', () => {
+  it('names the package and how to install it when it is not installed', () => {
     const load = () =>
       loadSqlite((id) => {
         throw notFound(id);
       });
     expect(load).toThrow(SqliteUnavailableError);
-    expect(load).toThrow('the local control plane (agentform server, url: local) needs better-sqlite3, an optional dependency that was not installed');
+    expect(load).toThrow('the local control plane (agentform server, url: local) needs better-sqlite3, which is not installed');
     try {
       load();
     } catch (error) {
@@ -29,7 +29,7 @@ describe('loadSqlite', () => {
       expect(error).toBeInstanceOf(UserError);
       expect((error as UserError).exitCode).toBe(1);
       expect((error as UserError).hint).toContain('npm install better-sqlite3');
-      expect((error as UserError).hint).toContain('--omit=optional');
+      expect((error as UserError).hint).toContain('npm install --global better-sqlite3');
     }
   });
 
