@@ -15,7 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ControlApiClient } from '../../src/api/client.js';
+import { startLocalControlPlane } from '../../src/server/embedded.js';
 import { CLI, REPO, cliEnv, copyExample } from '../helpers/cli.js';
 
 const run = promisify(execFile);
@@ -133,13 +135,13 @@ describe('the GitHub Actions recipes', () => {
   });
 
   /** The pull-request plan step for staging, as the plan job runs it; returns its result. */
-  async function planStaging(): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function planStaging(target: Record<string, string> = { AGENTFORM_URL_STAGING: 'local' }): Promise<{ code: number; stdout: string; stderr: string }> {
     const plan = await workflow('agentform-plan.yml');
     const planStep = plan.jobs.plan!.steps.find((step) => step.name?.startsWith('plan '))!;
     const output = join(dir, 'github-output');
     await writeFile(output, '');
-    // The environment's URL points at the local control plane, which brings its own read+control key.
-    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), AGENTFORM_URL_STAGING: 'local', GITHUB_OUTPUT: output });
+    // By default the environment's URL points at the local control plane, which brings its own key.
+    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), ...target, GITHUB_OUTPUT: output });
   }
 
   const WRITE_ONLY = { OPENAI_API_KEY: 'local-openai', ANTHROPIC_API_KEY: 'local-anthropic', CRM_SUPPORT_TOKEN: 'local-crm', NPM_TOKEN: 'local-npm' };
@@ -195,9 +197,16 @@ describe('the GitHub Actions recipes', () => {
     expect(checked.stdout).toMatch(/^::warning file=agents\/researcher\.yaml,line=4,col=1::\[agent-has-description\]/m);
   });
 
-  it('merge: applies the reviewed plan with its own control key, staging before production; a stale plan is refused', async () => {
+  it('merge: applies the plan reviewed with the read-only key with the control key, staging before production; a stale plan is refused', async () => {
     await freshProject();
-    const reviewed = await planStaging();
+    // A control plane over HTTP with the two keys a repository's secrets hold for staging.
+    const plane = await startLocalControlPlane({ dataDir: await mkdtemp(join(tmpdir(), 'agentform-recipes-plane-')), environments: ['staging'], bakeMs: 10 });
+    onTestFinished(() => plane.close());
+    const admin = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.staging as string } });
+    onTestFinished(() => admin.close());
+    const readKey = (await admin.apiKeysCreate({ key: { name: 'ci-read', scopes: ['read'] } })).token;
+    const controlKey = (await admin.apiKeysCreate({ key: { name: 'ci-control', scopes: ['read', 'control'] } })).token;
+    const reviewed = await planStaging({ AGENTFORM_URL_STAGING: plane.url, AGENTFORM_TOKEN_STAGING: readKey });
     expect(reviewed.code, reviewed.stderr).toBe(0);
     const apply = await workflow('agentform-apply.yml');
     expect(apply.jobs.staging!.environment).toBe('staging');
@@ -212,12 +221,15 @@ describe('the GitHub Actions recipes', () => {
     const writeOnly = WRITE_ONLY;
     // Every write-only value the example reads is one the step passes.
     for (const name of Object.keys(writeOnly)) expect(Object.keys(step.env ?? {})).toContain(name);
-    const applied = await runStep(step.run!.replace(/ --wait$/, ''), { AGENTFORM_URL_STAGING: 'local', ...writeOnly });
+    const withControlKey = { AGENTFORM_URL_STAGING: plane.url, AGENTFORM_TOKEN_STAGING: controlKey, ...writeOnly };
+    const applied = await runStep(step.run!.replace(/ --wait$/, ''), withControlKey);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     expect(applied.stdout).toContain('Apply complete!');
+    const liveKeys = (await admin.apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
+    expect(liveKeys).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
 
     // The same saved plan again: the remote state changed since it was made.
-    const stale = await runStep(step.run!.replace(/ --wait$/, ''), { AGENTFORM_URL_STAGING: 'local', ...writeOnly });
+    const stale = await runStep(step.run!.replace(/ --wait$/, ''), withControlKey);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('the saved plan is stale');
   });
