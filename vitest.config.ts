@@ -18,11 +18,11 @@ export default defineConfig({
     projects: [
       // The variable is set in both, so a developer's shell never decides which profile a test meets.
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: EXCLUDE, env: { AGENTFORM_SERVER_PROFILE: 'default' } } },
-      // The GitLab pipeline test runs whole pipelines (minutes) of a recipe whose behaviour is the
-      // CLI's, which the other suites check under both profiles: once is enough.
+      // The GitLab and GitHub pipeline tests run whole pipelines (minutes) of recipes whose behaviour
+      // is the CLI's, which the other suites check under both profiles: once is enough.
       {
         extends: true,
-        test: { name: 'pessimistic', include: PESSIMISTIC_SUITES, exclude: [...EXCLUDE, 'test/examples/gitlab-pipeline.test.ts'], env: { AGENTFORM_SERVER_PROFILE: 'pessimistic' } },
+        test: { name: 'pessimistic', include: PESSIMISTIC_SUITES, exclude: [...EXCLUDE, 'test/examples/gitlab-pipeline.test.ts', 'test/examples/github-pipeline.test.ts'], env: { AGENTFORM_SERVER_PROFILE: 'pessimistic' } },
       },
     ],
   },

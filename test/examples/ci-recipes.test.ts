@@ -19,6 +19,7 @@ import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import { startLocalControlPlane } from '../../src/server/embedded.js';
 import { CLI, REPO, cliEnv, copyExample } from '../helpers/cli.js';
+import { fakeGitHub, runGithubScript } from '../helpers/fake-github.js';
 
 const run = promisify(execFile);
 const WORKFLOWS = join(REPO, 'examples', 'github-actions', '.github', 'workflows');
@@ -397,41 +398,3 @@ describe('the GitLab CI recipe', () => {
     expect(script).toContain('head -c 60000');
   });
 });
-
-interface FakeComment {
-  id: number;
-  body: string;
-}
-
-function fakeGitHub(): { comments: FakeComment[]; updates: number; rest: unknown } {
-  const state = { comments: [] as FakeComment[], updates: 0 };
-  const rest = {
-    issues: {
-      listComments: async () => ({ data: state.comments.map((comment) => ({ ...comment })) }),
-      createComment: async ({ body }: { body: string }) => {
-        state.comments.push({ id: state.comments.length + 1, body });
-        return { data: {} };
-      },
-      updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
-        const comment = state.comments.find((candidate) => candidate.id === comment_id);
-        if (!comment) throw new Error('no such comment');
-        comment.body = body;
-        state.updates += 1;
-        return { data: {} };
-      },
-    },
-  };
-  return Object.assign(state, { rest });
-}
-
-/** Runs an actions/github-script body as the action does: an async function of github, context, require. */
-async function runGithubScript(script: string, github: { rest: unknown }, env: Record<string, string>, cwd: string): Promise<void> {
-  const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => (...values: unknown[]) => Promise<void>;
-  const fn = new AsyncFunction('github', 'context', 'require', 'process', script);
-  const fs = await import('node:fs');
-  const scopedRequire = (name: string) => {
-    if (name !== 'fs') throw new Error(`the script requires ${name}`);
-    return { ...fs, readFileSync: (path: string, encoding: BufferEncoding) => fs.readFileSync(join(cwd, path), encoding) };
-  };
-  await fn(github, { repo: { owner: 'acme', repo: 'config' }, issue: { number: 7 } }, scopedRequire, { env });
-}

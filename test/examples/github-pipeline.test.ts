@@ -1,0 +1,294 @@
+// The shipped GitHub Actions recipe, run the way a hosted runner runs it: every job's steps in
+// order by test/helpers/workflow-runner.ts (its `run:` steps in bash, the downloaded actions and the
+// `gh` CLI stood in for), in a scratch config repository that does not vendor agentform's source,
+// only its packed tarball, against a local control plane on 127.0.0.1 with a read-only and a control
+// key per environment, and a fake GitHub (test/helpers/fake-github.ts) that records the comments.
+// The loop: a pull request gets validate and one plan per environment, one comment per environment
+// updated in place on the next push; the merge applies the reviewed plans; a merge with nothing new
+// applies nothing; a stale reviewed plan is refused; a promotion is a pull request; the nightly
+// drift job reports exit 2. (The workflow schema is checked by ci-recipes.test.ts.)
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { tmpdir, homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlApiClient } from '../../src/api/client.js';
+import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
+import { fakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
+import { runWorkflow, type JobResult, type WorkflowResult } from '../helpers/workflow-runner.js';
+import { REPO } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+const WORKFLOWS = join(REPO, 'examples', 'github-actions', '.github', 'workflows');
+const PIPELINE_TIMEOUT_MS = 5 * 60_000;
+const ENVIRONMENTS = ['staging', 'production'] as const;
+type Environment = (typeof ENVIRONMENTS)[number];
+
+const ROOT = `version: 1
+environments:
+  staging:
+    url: https://control.staging.example.com
+    token: \${env:AGENTFORM_STAGING_TOKEN}
+    prune: true
+  production:
+    url: https://control.example.com
+    token: \${env:AGENTFORM_PRODUCTION_TOKEN}
+    prune: true
+`;
+
+const PROVIDER = `kind: Provider
+name: openai
+spec:
+  type: openai
+  secret: \${env:OPENAI_API_KEY}
+`;
+
+/** The support agent; production pinned to a staging version once `promoted` is given. */
+const agent = (system: string, promoted?: number) => `kind: Agent
+name: support
+spec:
+  model: {provider: openai, model: gpt-4o-mini}
+  system: ${system}
+  tools: []
+  policies: {toolCalls: {default: deny}}
+  limits: {maxTurns: 10}
+${promoted === undefined ? '' : `overlays:\n  production:\n    promote: {from: staging, version: ${promoted}}\n`}`;
+
+let work: string;
+let repo: string;
+let plane: LocalControlPlane;
+let admin: Record<Environment, ControlApiClient>;
+let github: FakeGitHub;
+const keys = { read: {} as Record<Environment, string>, control: {} as Record<Environment, string> };
+let pullRequest = 0;
+let runId = 1000;
+
+async function git(...args: string[]): Promise<string> {
+  const { stdout } = await run('git', ['-c', 'user.name=Reviewer', '-c', 'user.email=reviewer@example.com', ...args], { cwd: repo });
+  return stdout.trim();
+}
+
+/** The runner machine: the tarball installs into a prefix of the test's, npm's cache is reused. */
+function machineEnv(): Record<string, string> {
+  const prefix = join(work, 'prefix');
+  return {
+    PATH: [join(prefix, 'bin'), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+    HOME: join(work, 'home'),
+    npm_config_prefix: prefix,
+    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
+    npm_config_prefer_offline: 'true',
+    npm_config_update_notifier: 'false',
+    NO_COLOR: '1',
+    // Where each environment's control plane is: an administrator's job env (here, the machine's).
+    AGENTFORM_URL_STAGING: plane.url,
+    AGENTFORM_URL_PRODUCTION: plane.url,
+  };
+}
+
+/** The repository's secrets, as an administrator sets them (environment secrets alike here). */
+function secrets(): Record<string, string> {
+  return {
+    AGENTFORM_READ_TOKEN_STAGING: keys.read.staging,
+    AGENTFORM_READ_TOKEN_PRODUCTION: keys.read.production,
+    AGENTFORM_CONTROL_TOKEN_STAGING: keys.control.staging,
+    AGENTFORM_CONTROL_TOKEN_PRODUCTION: keys.control.production,
+    OPENAI_API_KEY: 'sk-pipeline-provider-secret',
+  };
+}
+
+/** One workflow run; every job on a fresh checkout (what the previous job left is cleaned first). */
+async function workflow(file: string, eventName: 'pull_request' | 'push' | 'schedule'): Promise<WorkflowResult> {
+  runId += 1;
+  const result = await runWorkflow(join(WORKFLOWS, file), {
+    workspace: repo,
+    runnerTemp: join(work, 'runner'),
+    artifactsDir: join(work, 'artifacts'),
+    github,
+    eventName,
+    sha: await git('rev-parse', 'HEAD'),
+    runId,
+    ...(eventName === 'pull_request' ? { pullRequest } : {}),
+    secrets: secrets(),
+    machineEnv: machineEnv(),
+    beforeJob: async () => void (await git('clean', '-ffdxq')),
+  });
+  if (file === 'agentform-plan.yml') github.runs.push({ databaseId: runId, workflow: file, headSha: await git('rev-parse', 'HEAD'), status: result.result });
+  return result;
+}
+
+const planPullRequest = () => workflow('agentform-plan.yml', 'pull_request');
+const merge = () => workflow('agentform-apply.yml', 'push');
+const nightly = () => workflow('agentform-drift.yml', 'schedule');
+
+function job(result: WorkflowResult, name: string): JobResult {
+  const found = result.jobs.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no job ${name} in ${result.jobs.map((candidate) => candidate.name).join(', ')}`);
+  return found;
+}
+
+const everything = (result: WorkflowResult) => result.jobs.map((item) => `=== ${item.name}: ${item.result}\n${item.output}`).join('\n');
+
+/** A pull request with these files, pushed: the commit is the one the merge puts on main. */
+async function openPullRequest(files: Record<string, string>, title: string): Promise<void> {
+  pullRequest += 1;
+  await commit(files, title);
+}
+
+async function commit(files: Record<string, string>, message: string): Promise<void> {
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(dirname(join(repo, name)), { recursive: true });
+    await writeFile(join(repo, name), text);
+  }
+  await git('add', '-A');
+  await git('commit', '-q', '-m', message);
+  const sha = await git('rev-parse', 'HEAD');
+  github.pullsOfCommit.set(sha, [pullRequest]);
+  github.pullHeads.set(pullRequest, sha);
+}
+
+const commentsOf = (number: number) => github.comments.filter((comment) => comment.issue === number);
+
+async function liveAgent(environment: Environment) {
+  return admin[environment].agentsGet({ slug: 'support' });
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'agentform-github-pipeline-'));
+  repo = join(work, 'config');
+  await mkdir(join(work, 'home'), { recursive: true });
+  await mkdir(join(work, 'runner'), { recursive: true });
+  await mkdir(join(repo, 'vendor'), { recursive: true });
+  // The package as a config repository pins it: the tarball the workflows name, in vendor/
+  // (--ignore-scripts: dist/ is already built by the test setup; packing must not rebuild it).
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
+  const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
+  await copyFile(join(work, packed!.filename), join(repo, 'vendor', 'agentform-0.1.0.tgz'));
+
+  plane = await startLocalControlPlane({ dataDir: join(work, 'plane'), environments: [...ENVIRONMENTS], bakeMs: 10 });
+  admin = {} as Record<Environment, ControlApiClient>;
+  for (const environment of ENVIRONMENTS) {
+    admin[environment] = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[environment] as string } });
+    keys.read[environment] = (await admin[environment].apiKeysCreate({ key: { name: 'ci-read', scopes: ['read'] } })).token;
+    keys.control[environment] = (await admin[environment].apiKeysCreate({ key: { name: 'ci-control', scopes: ['read', 'control'] } })).token;
+  }
+  github = fakeGitHub('acme/config');
+
+  await run('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+  await mkdir(join(repo, '.github', 'workflows'), { recursive: true });
+  for (const file of ['agentform-plan.yml', 'agentform-apply.yml', 'agentform-drift.yml']) await copyFile(join(WORKFLOWS, file), join(repo, '.github', 'workflows', file));
+  await commit({ 'agentform.yaml': ROOT, '.gitignore': '.agentform/\n' }, 'the recipe and an empty project');
+}, 120_000);
+
+afterAll(async () => {
+  for (const client of Object.values(admin ?? {})) await client.close();
+  await plane?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the GitHub Actions recipe, its jobs run step by step', () => {
+  it('a pull request: validate, a plan per environment with its read key, one comment each, updated in place on the next push', async () => {
+    await openPullRequest({ 'providers.yaml': PROVIDER, 'agents.yaml': agent('You help customers.') }, 'add the support agent');
+    const first = await planPullRequest();
+    expect(first.result, everything(first)).toBe('success');
+    expect(first.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['validate: success', 'plan (staging): success', 'plan (production): success']);
+    const comments = commentsOf(pullRequest);
+    expect(comments.map((comment) => comment.body.split('\n').slice(0, 2).join('\n'))).toEqual([
+      '<!-- agentform-plan:staging -->\n### agentform plan: staging (changes)',
+      '<!-- agentform-plan:production -->\n### agentform plan: production (changes)',
+    ]);
+    for (const comment of comments) expect(comment.body).toContain('agent/support');
+    // The plan is kept for the apply workflow, per environment.
+    expect(job(first, 'plan (staging)').steps.map((step) => step.outcome)).not.toContain('failure');
+
+    // A second push: the same two comments, their text replaced.
+    const updates = github.updates;
+    await commit({ 'agents.yaml': agent('You help customers, briefly.') }, 'shorter answers');
+    const second = await planPullRequest();
+    expect(second.result, everything(second)).toBe('success');
+    expect(commentsOf(pullRequest)).toHaveLength(2);
+    expect(github.updates).toBe(updates + 2);
+    for (const comment of commentsOf(pullRequest)) expect(comment.body).toContain('briefly');
+    // No secret reached a comment.
+    for (const comment of commentsOf(pullRequest)) expect(comment.body).not.toContain('sk-pipeline-provider-secret');
+  }, PIPELINE_TIMEOUT_MS * 2);
+
+  it('the merge: applies exactly the reviewed plans with the control keys; a merge with nothing new applies nothing', async () => {
+    const merged = await merge();
+    expect(merged.result, everything(merged)).toBe('success');
+    expect(merged.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['staging: success', 'production: success']);
+    expect(job(merged, 'staging').output).toContain('Apply complete! Resources: 2 added');
+    for (const environment of ENVIRONMENTS) expect((await liveAgent(environment)).definition.system).toBe('You help customers, briefly.');
+    // Both CI keys survive the prune of every environment.
+    for (const environment of ENVIRONMENTS) {
+      const live = (await admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
+      expect(live).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
+    }
+
+    // A pull request that changes nothing agentform manages (a README), then its merge.
+    await openPullRequest({ 'README.md': 'Our agents.\n' }, 'docs only');
+    const review = await planPullRequest();
+    expect(review.result, everything(review)).toBe('success');
+    expect(commentsOf(pullRequest).map((comment) => comment.body.split('\n')[1])).toEqual(['### agentform plan: staging (no changes)', '### agentform plan: production (no changes)']);
+    const again = await merge();
+    expect(again.result, everything(again)).toBe('success');
+    expect(everything(again)).toContain('No changes.');
+    expect(everything(again)).not.toMatch(/Apply complete/);
+  }, PIPELINE_TIMEOUT_MS * 4);
+
+  it('a stale reviewed plan is refused with the reason, and nothing is written', async () => {
+    await openPullRequest({ 'agents.yaml': agent('You help customers, briefly and kindly.') }, 'kinder');
+    const review = await planPullRequest();
+    expect(review.result, everything(review)).toBe('success');
+    // After the review, before the merge: a change out of band.
+    await admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
+    const merged = await merge();
+    expect(merged.result).toBe('failure');
+    expect(merged.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['staging: failure', 'production: skipped']);
+    expect(job(merged, 'staging').output).toContain('the saved plan is stale');
+    expect(job(merged, 'staging').output).toContain('provider/out-of-band: the remote object appeared since the plan was saved');
+    expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly.');
+    // The fix is a new plan run on the pull request: it also prunes the provider, and applies.
+    const rerun = await planPullRequest();
+    expect(rerun.result, everything(rerun)).toBe('success');
+    const mergedAgain = await merge();
+    expect(mergedAgain.result, everything(mergedAgain)).toBe('success');
+    expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly and kindly.');
+  }, PIPELINE_TIMEOUT_MS * 4);
+
+  it('promotion is a pull request: production takes a staging version, planned and applied with staging read-only', async () => {
+    // Production pinned to what staging runs now; staging moves on.
+    const pinned = (await liveAgent('staging')).version;
+    await openPullRequest({ 'agents.yaml': agent('You help customers in their language.', pinned) }, 'pin production, new staging prompt');
+    const pinning = await planPullRequest();
+    expect(pinning.result, everything(pinning)).toBe('success');
+    const first = await merge();
+    expect(first.result, everything(first)).toBe('success');
+    expect((await liveAgent('staging')).definition.system).toBe('You help customers in their language.');
+    expect((await liveAgent('production')).definition.system).toBe('You help customers, briefly and kindly.');
+
+    // The promotion: one line.
+    const next = (await liveAgent('staging')).version;
+    await openPullRequest({ 'agents.yaml': agent('You help customers in their language.', next) }, `promote support v${next} to production`);
+    const review = await planPullRequest();
+    expect(review.result, everything(review)).toBe('success');
+    const comment = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
+    expect(comment?.body).toContain('agent/support');
+    const merged = await merge();
+    expect(merged.result, everything(merged)).toBe('success');
+    const production = await liveAgent('production');
+    expect(production.definition.system).toBe('You help customers in their language.');
+    expect(production.promotedFrom?.version).toBe(next);
+  }, PIPELINE_TIMEOUT_MS * 4);
+
+  it('the nightly drift job reports exit code 2 when the live state moved away from Git', async () => {
+    const clean = await nightly();
+    expect(clean.result, everything(clean)).toBe('success');
+    await admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
+    const drifted = await nightly();
+    expect(drifted.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['drift (staging): failure', 'drift (production): success']);
+    expect(job(drifted, 'drift (staging)').steps.at(-1)).toEqual({ name: 'drift in staging', outcome: 'failure', code: 2 });
+    expect(job(drifted, 'drift (staging)').output).toContain('Edited by hand.');
+  }, PIPELINE_TIMEOUT_MS * 2);
+});
