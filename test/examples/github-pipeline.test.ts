@@ -8,8 +8,8 @@
 // applies nothing; a stale reviewed plan is refused; a promotion is a pull request; the nightly
 // drift job reports exit 2. (The workflow schema is checked by ci-recipes.test.ts.)
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -193,6 +193,8 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
     const first = await planPullRequest();
     expect(first.result, everything(first)).toBe('success');
     expect(first.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['validate: success', 'plan (staging): success', 'plan (production): success']);
+    // The install step went to the test's prefix, never the machine's.
+    expect(existsSync(join(work, 'prefix', 'bin', 'agentform'))).toBe(true);
     const comments = commentsOf(pullRequest);
     expect(comments.map((comment) => comment.body.split('\n').slice(0, 2).join('\n'))).toEqual([
       '<!-- agentform-plan:staging -->\n### agentform plan: staging (changes)',
@@ -200,7 +202,10 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
     ]);
     for (const comment of comments) expect(comment.body).toContain('agent/support');
     // The plan is kept for the apply workflow, per environment.
-    expect(job(first, 'plan (staging)').steps.map((step) => step.outcome)).not.toContain('failure');
+    for (const environment of ENVIRONMENTS) {
+      const saved = JSON.parse(await readFile(join(work, 'artifacts', String(runId), `plan-${environment}`, `plan-${environment}.json`), 'utf8')) as { environment: string };
+      expect(saved.environment).toBe(environment);
+    }
 
     // A second push: the same two comments, their text replaced.
     const updates = github.updates;
@@ -291,4 +296,58 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
     expect(job(drifted, 'drift (staging)').steps.at(-1)).toEqual({ name: 'drift in staging', outcome: 'failure', code: 2 });
     expect(job(drifted, 'drift (staging)').output).toContain('Edited by hand.');
   }, PIPELINE_TIMEOUT_MS * 2);
+});
+
+describe('the workflow runner', () => {
+  /** A workflow of these jobs, run in a scratch workspace with no control plane. */
+  async function runScratch(jobs: string): Promise<{ result: WorkflowResult; workspace: string }> {
+    const scratch = await mkdtemp(join(tmpdir(), 'agentform-workflow-runner-'));
+    const workspace = join(scratch, 'workspace');
+    await mkdir(workspace);
+    await mkdir(join(scratch, 'runner'));
+    await writeFile(join(scratch, 'workflow.yml'), `name: scratch\non: push\nenv: {A: workflow, B: workflow}\njobs:\n${jobs}`);
+    const result = await runWorkflow(join(scratch, 'workflow.yml'), {
+      workspace,
+      runnerTemp: join(scratch, 'runner'),
+      artifactsDir: join(scratch, 'artifacts'),
+      github: fakeGitHub(),
+      eventName: 'push',
+      sha: '0'.repeat(40),
+      runId: 1,
+      secrets: {},
+      machineEnv: { PATH: '/usr/bin:/bin' },
+    });
+    return { result, workspace };
+  }
+
+  it('runs steps in order with layered env, outputs, GITHUB_ENV, pipefail and if: conditions', async () => {
+    const { result, workspace } = await runScratch(`  one:
+    env: {B: job}
+    steps:
+      - id: first
+        env: {C: step}
+        run: |
+          echo "word=$A-$B-$C" >> "$GITHUB_OUTPUT"
+          echo "LATER=from-env-file" >> "$GITHUB_ENV"
+      - run: false | true
+      - if: failure()
+        run: echo "\${{ steps.first.outputs.word }} $LATER \${{ env.B == 'JOB' && 'equal' || 'different' }}" > result.txt
+      - run: echo never > never.txt
+  two:
+    needs: one
+    steps:
+      - run: echo skipped
+`);
+    expect(result.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['one: failure', 'two: skipped']);
+    expect(result.jobs[0]!.steps.map((step) => step.outcome)).toEqual(['success', 'failure', 'success', 'skipped']);
+    expect(await readFile(join(workspace, 'result.txt'), 'utf8')).toBe('workflow-job-step from-env-file equal\n');
+    expect(existsSync(join(workspace, 'never.txt'))).toBe(false);
+  });
+
+  it('fails loudly on an expression or an action it does not stand in for', async () => {
+    await expect(runScratch(`  one:\n    steps:\n      - run: echo \${{ inputs.name }}\n`)).rejects.toThrow('cannot evaluate ${{ inputs.name }}: the context inputs is not supported');
+    await expect(runScratch(`  one:\n    steps:\n      - run: echo \${{ toJSON(github) }}\n`)).rejects.toThrow('the function toJSON');
+    await expect(runScratch(`  one:\n    steps:\n      - uses: actions/setup-python@v5\n`)).rejects.toThrow('no stand-in for actions/setup-python@v5');
+    await expect(runScratch(`  one:\n    steps:\n      - run: pwd\n        working-directory: sub\n`)).rejects.toThrow('does not support working-directory in a step');
+  });
 });

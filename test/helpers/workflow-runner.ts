@@ -24,7 +24,7 @@ interface Step {
 interface Job {
   needs?: string | string[];
   env?: Record<string, string>;
-  strategy?: { matrix?: Record<string, unknown[]> };
+  strategy?: { matrix?: Record<string, unknown[]>; 'fail-fast'?: boolean };
   steps: Step[];
 }
 
@@ -110,6 +110,8 @@ function needsOf(job: Job): string[] {
 function expandMatrix(job: Job): Array<Record<string, string>> {
   const matrix = job.strategy?.matrix;
   if (!matrix) return [{}];
+  // Every matrix value runs to its end, which is what `fail-fast: false` (the recipes') asks for.
+  if (job.strategy?.['fail-fast'] !== false) throw new UnsupportedError(`a matrix without fail-fast: false is not supported`);
   const keys = Object.keys(matrix);
   if (keys.length !== 1 || keys[0] !== 'environment') throw new Error(`unsupported matrix: ${JSON.stringify(matrix)}`);
   return matrix.environment!.map((value) => ({ environment: String(value) }));
@@ -130,6 +132,14 @@ interface Contexts {
 export async function runJob(workflow: Workflow, id: string, matrix: Record<string, string>, options: RunOptions): Promise<JobResult> {
   const job = workflow.jobs[id];
   if (!job) throw new Error(`no job ${id}`);
+  // A key the runner would ignore (shell:, working-directory:, continue-on-error:, ...) changes what
+  // the job does: refuse it rather than run something other than what GitHub would.
+  const unknownJobKeys = Object.keys(job).filter((key) => !JOB_KEYS.has(key));
+  if (unknownJobKeys.length > 0) throw new UnsupportedError(`${id}: the workflow runner does not support ${unknownJobKeys.join(', ')}`);
+  for (const step of job.steps) {
+    const unknown = Object.keys(step).filter((key) => !STEP_KEYS.has(key));
+    if (unknown.length > 0) throw new UnsupportedError(`${id}: the workflow runner does not support ${unknown.join(', ')} in a step`);
+  }
   const temp = await mkdtemp(join(options.runnerTemp, `${id}-`));
   const [owner, repo] = options.github.repository.split('/') as [string, string];
   const github = {
@@ -232,6 +242,9 @@ export async function runJob(workflow: Workflow, id: string, matrix: Record<stri
   await rm(temp, { recursive: true, force: true });
   return result;
 }
+
+const JOB_KEYS = new Set(['runs-on', 'environment', 'needs', 'env', 'strategy', 'steps', 'permissions', 'name']);
+const STEP_KEYS = new Set(['id', 'name', 'if', 'run', 'uses', 'env', 'with']);
 
 /** An action the runner does not stand in for, or an expression it does not know: the test must fail. */
 class UnsupportedError extends Error {}
