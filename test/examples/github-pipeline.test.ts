@@ -7,94 +7,41 @@
 // updated in place on the next push; the merge applies the reviewed plans; a merge with nothing new
 // applies nothing; a stale reviewed plan is refused; a promotion is a pull request; the nightly
 // drift job reports exit 2. (The workflow schema is checked by ci-recipes.test.ts.)
-import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { existsSync, rmSync } from 'node:fs';
-import { tmpdir, homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
+import { ENVIRONMENTS, PROVIDER, PROVIDER_SECRET, ROOT, agent, commitFiles, gitIn, packInto, runnerMachineEnv, startCiPlane, type CiPlane, type Environment } from '../helpers/ci-scenario.js';
 import { fakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { runWorkflow, type JobResult, type WorkflowResult } from '../helpers/workflow-runner.js';
 import { REPO } from '../helpers/cli.js';
 
-const run = promisify(execFile);
 const WORKFLOWS = join(REPO, 'examples', 'github-actions', '.github', 'workflows');
 const PIPELINE_TIMEOUT_MS = 5 * 60_000;
-const ENVIRONMENTS = ['staging', 'production'] as const;
-type Environment = (typeof ENVIRONMENTS)[number];
-
-const ROOT = `version: 1
-environments:
-  staging:
-    url: https://control.staging.example.com
-    token: \${env:AGENTFORM_STAGING_TOKEN}
-    prune: true
-  production:
-    url: https://control.example.com
-    token: \${env:AGENTFORM_PRODUCTION_TOKEN}
-    prune: true
-`;
-
-const PROVIDER = `kind: Provider
-name: openai
-spec:
-  type: openai
-  secret: \${env:OPENAI_API_KEY}
-`;
-
-/** The support agent; production pinned to a staging version once `promoted` is given. */
-const agent = (system: string, promoted?: number) => `kind: Agent
-name: support
-spec:
-  model: {provider: openai, model: gpt-4o-mini}
-  system: ${system}
-  tools: []
-  policies: {toolCalls: {default: deny}}
-  limits: {maxTurns: 10}
-${promoted === undefined ? '' : `overlays:\n  production:\n    promote: {from: staging, version: ${promoted}}\n`}`;
 
 let work: string;
 let repo: string;
-let plane: LocalControlPlane;
-let admin: Record<Environment, ControlApiClient>;
+let ci: CiPlane;
 let github: FakeGitHub;
-const keys = { read: {} as Record<Environment, string>, control: {} as Record<Environment, string> };
 let pullRequest = 0;
 let runId = 1000;
 
-async function git(...args: string[]): Promise<string> {
-  const { stdout } = await run('git', ['-c', 'user.name=Reviewer', '-c', 'user.email=reviewer@example.com', ...args], { cwd: repo });
-  return stdout.trim();
-}
+const git = (...args: string[]) => gitIn(repo, ...args);
 
-/** The runner machine: the tarball installs into a prefix of the test's, npm's cache is reused. */
+/** The runner machine, with where each environment's control plane is (an administrator's job env; here, the machine's). */
 function machineEnv(): Record<string, string> {
-  const prefix = join(work, 'prefix');
-  return {
-    PATH: [join(prefix, 'bin'), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
-    HOME: join(work, 'home'),
-    npm_config_prefix: prefix,
-    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
-    npm_config_prefer_offline: 'true',
-    npm_config_update_notifier: 'false',
-    NO_COLOR: '1',
-    // Where each environment's control plane is: an administrator's job env (here, the machine's).
-    AGENTFORM_URL_STAGING: plane.url,
-    AGENTFORM_URL_PRODUCTION: plane.url,
-  };
+  return { ...runnerMachineEnv(work, []), AGENTFORM_URL_STAGING: ci.plane.url, AGENTFORM_URL_PRODUCTION: ci.plane.url };
 }
 
 /** The repository's secrets, as an administrator sets them (environment secrets alike here). */
 function secrets(): Record<string, string> {
   return {
-    AGENTFORM_READ_TOKEN_STAGING: keys.read.staging,
-    AGENTFORM_READ_TOKEN_PRODUCTION: keys.read.production,
-    AGENTFORM_CONTROL_TOKEN_STAGING: keys.control.staging,
-    AGENTFORM_CONTROL_TOKEN_PRODUCTION: keys.control.production,
-    OPENAI_API_KEY: 'sk-pipeline-provider-secret',
+    AGENTFORM_READ_TOKEN_STAGING: ci.keys.read.staging,
+    AGENTFORM_READ_TOKEN_PRODUCTION: ci.keys.read.production,
+    AGENTFORM_CONTROL_TOKEN_STAGING: ci.keys.control.staging,
+    AGENTFORM_CONTROL_TOKEN_PRODUCTION: ci.keys.control.production,
+    OPENAI_API_KEY: PROVIDER_SECRET,
   };
 }
 
@@ -137,13 +84,7 @@ async function openPullRequest(files: Record<string, string>, title: string): Pr
 }
 
 async function commit(files: Record<string, string>, message: string): Promise<void> {
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(dirname(join(repo, name)), { recursive: true });
-    await writeFile(join(repo, name), text);
-  }
-  await git('add', '-A');
-  await git('commit', '-q', '-m', message);
-  const sha = await git('rev-parse', 'HEAD');
+  const sha = await commitFiles(repo, files, message);
   github.pullsOfCommit.set(sha, [pullRequest]);
   github.pullHeads.set(pullRequest, sha);
 }
@@ -151,7 +92,7 @@ async function commit(files: Record<string, string>, message: string): Promise<v
 const commentsOf = (number: number) => github.comments.filter((comment) => comment.issue === number);
 
 async function liveAgent(environment: Environment) {
-  return admin[environment].agentsGet({ slug: 'support' });
+  return ci.admin[environment].agentsGet({ slug: 'support' });
 }
 
 beforeAll(async () => {
@@ -159,31 +100,20 @@ beforeAll(async () => {
   repo = join(work, 'config');
   await mkdir(join(work, 'home'), { recursive: true });
   await mkdir(join(work, 'runner'), { recursive: true });
-  await mkdir(join(repo, 'vendor'), { recursive: true });
-  // The package as a config repository pins it: the tarball the workflows name, in vendor/
-  // (--ignore-scripts: dist/ is already built by the test setup; packing must not rebuild it).
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
-  await copyFile(join(work, packed!.filename), join(repo, 'vendor', 'agentform-0.1.0.tgz'));
-
-  plane = await startLocalControlPlane({ dataDir: join(work, 'plane'), environments: [...ENVIRONMENTS], bakeMs: 10 });
-  admin = {} as Record<Environment, ControlApiClient>;
-  for (const environment of ENVIRONMENTS) {
-    admin[environment] = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[environment] as string } });
-    keys.read[environment] = (await admin[environment].apiKeysCreate({ key: { name: 'ci-read', scopes: ['read'] } })).token;
-    keys.control[environment] = (await admin[environment].apiKeysCreate({ key: { name: 'ci-control', scopes: ['read', 'control'] } })).token;
-  }
+  await mkdir(repo, { recursive: true });
+  // The tarball the workflows name (AGENTFORM_PACKAGE), in vendor/.
+  await packInto(work, join(repo, 'vendor', 'agentform-0.1.0.tgz'));
+  ci = await startCiPlane(join(work, 'plane'));
   github = fakeGitHub('acme/config');
 
-  await run('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+  await git('init', '-q', '-b', 'main');
   await mkdir(join(repo, '.github', 'workflows'), { recursive: true });
   for (const file of ['agentform-plan.yml', 'agentform-apply.yml', 'agentform-drift.yml']) await copyFile(join(WORKFLOWS, file), join(repo, '.github', 'workflows', file));
   await commit({ 'agentform.yaml': ROOT, '.gitignore': '.agentform/\n' }, 'the recipe and an empty project');
 }, 120_000);
 
 afterAll(async () => {
-  for (const client of Object.values(admin ?? {})) await client.close();
-  await plane?.close();
+  await ci?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -216,7 +146,7 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
     expect(github.updates).toBe(updates + 2);
     for (const comment of commentsOf(pullRequest)) expect(comment.body).toContain('briefly');
     // No secret reached a comment.
-    for (const comment of commentsOf(pullRequest)) expect(comment.body).not.toContain('sk-pipeline-provider-secret');
+    for (const comment of commentsOf(pullRequest)) expect(comment.body).not.toContain(PROVIDER_SECRET);
   }, PIPELINE_TIMEOUT_MS * 2);
 
   it('the merge: applies exactly the reviewed plans with the control keys; a merge with nothing new applies nothing', async () => {
@@ -227,7 +157,7 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
     for (const environment of ENVIRONMENTS) expect((await liveAgent(environment)).definition.system).toBe('You help customers, briefly.');
     // Both CI keys survive the prune of every environment.
     for (const environment of ENVIRONMENTS) {
-      const live = (await admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
+      const live = (await ci.admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
       expect(live).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
     }
 
@@ -247,7 +177,7 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
     const review = await planPullRequest();
     expect(review.result, everything(review)).toBe('success');
     // After the review, before the merge: a change out of band.
-    await admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
+    await ci.admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
     const merged = await merge();
     expect(merged.result).toBe('failure');
     expect(merged.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['staging: failure', 'production: skipped']);
@@ -290,7 +220,7 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
   it('the nightly drift job reports exit code 2 when the live state moved away from Git', async () => {
     const clean = await nightly();
     expect(clean.result, everything(clean)).toBe('success');
-    await admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
+    await ci.admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
     const drifted = await nightly();
     expect(drifted.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['drift (staging): failure', 'drift (production): success']);
     expect(job(drifted, 'drift (staging)').steps.at(-1)).toEqual({ name: 'drift in staging', outcome: 'failure', code: 2 });

@@ -6,77 +6,32 @@
 // updated in place on the next push; the merge applies the reviewed plans; a merge with nothing
 // new applies nothing; a promotion is a merge request; the nightly drift job reports exit 2.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
-import { tmpdir, homedir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane, type LocalControlPlane } from '../../src/server/embedded.js';
+import { ENVIRONMENTS, PROVIDER, PROVIDER_SECRET, ROOT, agent, commitFiles, gitIn, packInto, runnerMachineEnv, startCiPlane, type CiPlane, type Environment } from '../helpers/ci-scenario.js';
 import { artifactKey, startFakeGitLab, type FakeGitLab } from '../helpers/fake-gitlab.js';
 import { REPO } from '../helpers/cli.js';
 
 const run = promisify(execFile);
 const GITLAB_CI_LOCAL = join(REPO, 'node_modules', '.bin', 'gitlab-ci-local');
 const PIPELINE_TIMEOUT_MS = 5 * 60_000;
-const ENVIRONMENTS = ['staging', 'production'] as const;
-type Environment = (typeof ENVIRONMENTS)[number];
-
-const ROOT = `version: 1
-environments:
-  staging:
-    url: https://control.staging.example.com
-    token: \${env:AGENTFORM_STAGING_TOKEN}
-    prune: true
-  production:
-    url: https://control.example.com
-    token: \${env:AGENTFORM_PRODUCTION_TOKEN}
-    prune: true
-`;
-
-const PROVIDER = `kind: Provider
-name: openai
-spec:
-  type: openai
-  secret: \${env:OPENAI_API_KEY}
-`;
-
-/** The support agent; production pinned to a staging version once `promoted` is given. */
-const agent = (system: string, promoted?: number) => `kind: Agent
-name: support
-spec:
-  model: {provider: openai, model: gpt-4o-mini}
-  system: ${system}
-  tools: []
-  policies: {toolCalls: {default: deny}}
-  limits: {maxTurns: 10}
-${promoted === undefined ? '' : `overlays:\n  production:\n    promote: {from: staging, version: ${promoted}}\n`}`;
 
 let work: string;
 let repo: string;
-let plane: LocalControlPlane;
-let admin: Record<Environment, ControlApiClient>;
+let ci: CiPlane;
 let gitlab: FakeGitLab;
-const keys = { read: {} as Record<Environment, string>, control: {} as Record<Environment, string> };
 let mergeRequest = 0;
 
-async function git(...args: string[]): Promise<string> {
-  const { stdout } = await run('git', ['-c', 'user.name=Reviewer', '-c', 'user.email=reviewer@example.com', ...args], { cwd: repo });
-  return stdout.trim();
-}
+const git = (...args: string[]) => gitIn(repo, ...args);
 
-/** The environment of the runner: the tarball installs into a prefix of the test's, npm's cache is reused. */
+/** The runner machine, and gitlab-ci-local's own switches: the predefined variables set here are meant. */
 function runnerEnv(): NodeJS.ProcessEnv {
-  const prefix = join(work, 'prefix');
   return {
-    PATH: [join(prefix, 'bin'), dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
-    HOME: join(work, 'home'),
-    npm_config_prefix: prefix,
-    npm_config_cache: process.env.npm_config_cache ?? join(homedir(), '.npm'),
-    npm_config_prefer_offline: 'true',
-    npm_config_update_notifier: 'false',
-    NO_COLOR: '1',
+    ...runnerMachineEnv(work, [dirname(process.execPath)]),
     GCL_IGNORE_PREDEFINED_VARS: 'CI_PIPELINE_SOURCE,CI_API_V4_URL,CI_PROJECT_ID,CI_MERGE_REQUEST_IID,CI_DEFAULT_BRANCH',
   };
 }
@@ -89,13 +44,13 @@ function projectVariables(): Record<string, string> {
     CI_DEFAULT_BRANCH: 'main',
     GITLAB_API_TOKEN: gitlab.token,
     AGENTFORM_PACKAGE: './vendor/agentform.tgz',
-    AGENTFORM_URL_STAGING: plane.url,
-    AGENTFORM_URL_PRODUCTION: plane.url,
-    AGENTFORM_READ_TOKEN_STAGING: keys.read.staging,
-    AGENTFORM_READ_TOKEN_PRODUCTION: keys.read.production,
-    AGENTFORM_CONTROL_TOKEN_STAGING: keys.control.staging,
-    AGENTFORM_CONTROL_TOKEN_PRODUCTION: keys.control.production,
-    OPENAI_API_KEY: 'sk-pipeline-provider-secret',
+    AGENTFORM_URL_STAGING: ci.plane.url,
+    AGENTFORM_URL_PRODUCTION: ci.plane.url,
+    AGENTFORM_READ_TOKEN_STAGING: ci.keys.read.staging,
+    AGENTFORM_READ_TOKEN_PRODUCTION: ci.keys.read.production,
+    AGENTFORM_CONTROL_TOKEN_STAGING: ci.keys.control.staging,
+    AGENTFORM_CONTROL_TOKEN_PRODUCTION: ci.keys.control.production,
+    OPENAI_API_KEY: PROVIDER_SECRET,
   };
 }
 
@@ -140,20 +95,14 @@ async function openMergeRequest(files: Record<string, string>, title: string): P
 }
 
 async function commit(files: Record<string, string>, message: string): Promise<void> {
-  for (const [name, text] of Object.entries(files)) {
-    await mkdir(dirname(join(repo, name)), { recursive: true });
-    await writeFile(join(repo, name), text);
-  }
-  await git('add', '-A');
-  await git('commit', '-q', '-m', message);
-  gitlab.mergeRequestOfCommit.set(await git('rev-parse', 'HEAD'), mergeRequest);
+  gitlab.mergeRequestOfCommit.set(await commitFiles(repo, files, message), mergeRequest);
 }
 
 const notesOf = (iid: number) => gitlab.notes.get(iid) ?? [];
 const jobLines = (output: string, job: string) => output.split('\n').filter((line) => line.startsWith(`${job} `)).join('\n');
 
 async function liveAgent(environment: Environment) {
-  return admin[environment].agentsGet({ slug: 'support' });
+  return ci.admin[environment].agentsGet({ slug: 'support' });
 }
 
 beforeAll(async () => {
@@ -164,30 +113,18 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'agentform-gitlab-pipeline-'));
   repo = join(work, 'config');
   await mkdir(join(work, 'home'), { recursive: true });
-  await mkdir(join(repo, 'vendor'), { recursive: true });
-  // The package as a config repository pins it: a tarball in vendor/ (--ignore-scripts: dist/ is
-  // already built by the test setup; packing must not rebuild it under other tests).
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 });
-  const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
-  await copyFile(join(work, packed!.filename), join(repo, 'vendor', 'agentform.tgz'));
-
-  plane = await startLocalControlPlane({ dataDir: join(work, 'plane'), environments: [...ENVIRONMENTS], bakeMs: 10 });
-  admin = {} as Record<Environment, ControlApiClient>;
-  for (const environment of ENVIRONMENTS) {
-    admin[environment] = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[environment] as string } });
-    keys.read[environment] = (await admin[environment].apiKeysCreate({ key: { name: 'ci-read', scopes: ['read'] } })).token;
-    keys.control[environment] = (await admin[environment].apiKeysCreate({ key: { name: 'ci-control', scopes: ['read', 'control'] } })).token;
-  }
+  await mkdir(repo, { recursive: true });
+  await packInto(work, join(repo, 'vendor', 'agentform.tgz'));
+  ci = await startCiPlane(join(work, 'plane'));
   gitlab = await startFakeGitLab();
 
-  await run('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+  await git('init', '-q', '-b', 'main');
   await copyFile(join(REPO, 'examples', 'gitlab-ci', '.gitlab-ci.yml'), join(repo, '.gitlab-ci.yml'));
   await commit({ 'agentform.yaml': ROOT, '.gitignore': '.agentform/\n.gitlab-ci-local/\n' }, 'the recipe and an empty project');
 }, 120_000);
 
 afterAll(async () => {
-  for (const client of Object.values(admin ?? {})) await client.close();
-  await plane?.close();
+  await ci?.close();
   await gitlab?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -214,7 +151,7 @@ describe('the GitLab recipe, run by gitlab-ci-local', () => {
     expect(notesOf(mergeRequest)).toHaveLength(2);
     for (const note of notesOf(mergeRequest)) expect(note.body).toContain('briefly');
     // No secret reached a note.
-    for (const note of notesOf(mergeRequest)) expect(note.body).not.toContain('sk-pipeline-provider-secret');
+    for (const note of notesOf(mergeRequest)) expect(note.body).not.toContain(PROVIDER_SECRET);
   }, PIPELINE_TIMEOUT_MS * 2);
 
   it('the merge: applies exactly the reviewed plans with the control keys; a merge with nothing new applies nothing', async () => {
@@ -226,7 +163,7 @@ describe('the GitLab recipe, run by gitlab-ci-local', () => {
     for (const environment of ENVIRONMENTS) expect((await liveAgent(environment)).definition.system).toBe('You help customers, briefly.');
     // Both CI keys survive the prune of every environment.
     for (const environment of ENVIRONMENTS) {
-      const live = (await admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
+      const live = (await ci.admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
       expect(live).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
     }
 
@@ -245,7 +182,7 @@ describe('the GitLab recipe, run by gitlab-ci-local', () => {
     const review = await mergeRequestPipeline();
     expect(review.code, review.output).toBe(0);
     // After the review, before the merge: a change out of band.
-    await admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
+    await ci.admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
     const merged = await pipeline('push');
     expect(merged.code).not.toBe(0);
     expect(jobLines(merged.output, 'apply-staging')).toContain('the saved plan is stale');
@@ -286,7 +223,7 @@ describe('the GitLab recipe, run by gitlab-ci-local', () => {
   it('the nightly drift job reports exit code 2 when the live state moved away from Git', async () => {
     const clean = await pipeline('schedule');
     expect(clean.code, clean.output).toBe(0);
-    await admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
+    await ci.admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
     const drifted = await pipeline('schedule');
     expect(drifted.code).not.toBe(0);
     expect(drifted.output).toMatch(/FAIL\s+drift: \[staging\]/);
