@@ -1,7 +1,7 @@
-// What reads show of a connection's auth is kept in plain text beside the sealed auth (migration 3,
-// which fills it in for the rows already there), so listing connections does not open (decrypt)
-// every row. Only an auth that shows nothing but its type gets such a copy: every other field
-// stays sealed at rest, in the file and the WAL. What a read shows must not change for it: the copy
+// What reads show of a connection's auth, its type alone (every other field is write-only, to every
+// key: issue 45), is kept in plain text beside the sealed auth (migration 3, which fills it in for
+// the rows already there), so listing connections does not open (decrypt) any row. Every other
+// field stays sealed at rest, in the file and the WAL. What a read shows must not change for it: the copy
 // is used only while it was taken from the sealed value the row holds now; a row without a copy,
 // or one whose auth an older build rewrote (a stale copy), is opened as before. Rows are rewritten
 // "as another build would" with the server stopped: a second connection writing while the
@@ -66,43 +66,51 @@ const listAuth = async (server: Plane) => ((await call(server.url, 'connections.
 async function create(server: Plane, name: string, auth: object): Promise<string> {
   const created = await call(server.url, 'connections.create', { name, auth }, server.tokens.dev!);
   expect(created.status, created.text).toBe(200);
+  // The create answer shows the type alone too.
+  expect(created.body.auth).toEqual({ type: (auth as { type: string }).type });
   return created.body.id as string;
 }
 
 const sentinel = `sentinel-${Date.now()}`;
 
 describe('connections: what reads show of the auth, kept beside the sealed auth', () => {
-  it('keeps a plain copy only of an auth that shows nothing but its type; every other field stays sealed at rest', async () => {
+  it('shows and keeps in plain text the type alone, whatever the field names; every other field stays sealed at rest', async () => {
     const server = await plane();
     await create(server, 'a-bearer', { type: 'bearer', token: `${sentinel}-token` });
     await create(server, 'b-signed', { type: 'svc-signed' });
-    // Reads show `header` and `apiToken` (not known to be secret), but field names beyond `type`
-    // are not in the API's description: they are not written in plain text.
+    // Field names beyond `type` are not in the API's description: none is shown or kept in plain text.
     await create(server, 'c-header', { type: 'bearer', token: `${sentinel}-token2`, header: `${sentinel}-header` });
-    const oauth = await create(server, 'd-oauth', { type: 'oauth', clientSecret: `${sentinel}-secret`, apiToken: `${sentinel}-apitoken` });
+    const oauth = await create(server, 'd-oauth', { type: 'oauth', clientSecret: `${sentinel}-secret`, apiToken: `${sentinel}-apitoken`, basic: { password: `${sentinel}-nested` } });
     expect(copies(server.dataDir)).toEqual([
       ['a-bearer', { type: 'bearer' }, true],
       ['b-signed', { type: 'svc-signed' }, true],
-      ['c-header', null, false],
-      ['d-oauth', null, false],
+      ['c-header', { type: 'bearer' }, true],
+      ['d-oauth', { type: 'oauth' }, true],
     ]);
     expect(await listAuth(server)).toEqual([
       ['a-bearer', { type: 'bearer' }],
       ['b-signed', { type: 'svc-signed' }],
-      ['c-header', { type: 'bearer', header: `${sentinel}-header` }],
-      ['d-oauth', { type: 'oauth', apiToken: `${sentinel}-apitoken` }],
+      ['c-header', { type: 'bearer' }],
+      ['d-oauth', { type: 'oauth' }],
     ]);
 
-    // An update writes the copy again: kept for an auth that now shows only its type, under a new stamp.
+    // To a read-only key alike (issue 45: a read key got client secrets and nested passwords back).
+    const reader = await call(server.url, 'apiKeys.create', { key: { name: 'reader', scopes: ['read'] } }, server.tokens.dev!);
+    const asReader = await call(server.url, 'connections.list', {}, reader.body.token as string);
+    expect(asReader.status, asReader.text).toBe(200);
+    expect((asReader.body as Array<{ auth: unknown }>).map((connection) => connection.auth)).toEqual([{ type: 'bearer' }, { type: 'svc-signed' }, { type: 'bearer' }, { type: 'oauth' }]);
+    expect(asReader.text).not.toContain(sentinel);
+
+    // An update writes the copy again, under the new sealed auth's stamp.
     const before = authColumns(server.dataDir).find((row) => row.name === 'a-bearer')!;
     const updated = await call(server.url, 'connections.update', { id: oauth, auth: { type: 'oauth', clientSecret: `${sentinel}-secret3` } }, server.tokens.dev!);
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.auth).toEqual({ type: 'oauth' });
     expect(copies(server.dataDir).find(([name]) => name === 'd-oauth')).toEqual(['d-oauth', { type: 'oauth' }, true]);
     const bearerUpdated = await call(server.url, 'connections.update', { id: before.id, auth: { type: 'bearer', token: `${sentinel}-token4`, header: 'X' } }, server.tokens.dev!);
-    expect(bearerUpdated.body.auth).toEqual({ type: 'bearer', header: 'X' });
+    expect(bearerUpdated.body.auth).toEqual({ type: 'bearer' });
     const after = authColumns(server.dataDir).find((row) => row.name === 'a-bearer')!;
-    expect([after.public_auth, after.public_auth_of, after.auth === before.auth]).toEqual([null, null, false]);
+    expect([after.public_auth, after.public_auth_of === FieldCipher.stampOf(after.auth), after.auth === before.auth]).toEqual(['{"type":"bearer"}', true, false]);
 
     // Nothing but `type` is in plain text: not in the database file, not in its WAL.
     for (const file of [DATABASE_FILE, `${DATABASE_FILE}-wal`]) {
@@ -135,7 +143,7 @@ describe('connections: what reads show of the auth, kept beside the sealed auth'
     });
     expect(copies(upgraded.dataDir)).toEqual([
       ['bearer', { type: 'bearer' }, true],
-      ['header', null, false],
+      ['header', { type: 'bearer' }, true],
       ['signed', { type: 'svc-signed' }, true],
       ['unreadable', null, false],
     ]);
@@ -144,7 +152,7 @@ describe('connections: what reads show of the auth, kept beside the sealed auth'
     expect((await call(upgraded.url, 'connections.delete', { id: unreadable.id }, upgraded.tokens.dev!)).status).toBeLessThan(300);
     expect(await listAuth(upgraded)).toEqual([
       ['bearer', { type: 'bearer' }],
-      ['header', { type: 'bearer', header: 'X-Key' }],
+      ['header', { type: 'bearer' }],
       ['signed', { type: 'svc-signed' }],
     ]);
   });

@@ -48,9 +48,9 @@ export function authOf(db: Db, row: ConnectionRow): ConnectionAuth {
 
 /**
  * The auth a connection shows: the plain copy kept beside the sealed auth when it was taken from
- * that very sealed value, else the public fields of the opened auth (an auth that shows more than
- * its type, a row written before migration 3 that it could not read, or one rewritten by an older
- * build since).
+ * that very sealed value, else the public part of the opened auth (a row written before
+ * migration 3 that it could not read, one rewritten by an older build since, or one kept by a
+ * build that showed more than the type).
  */
 function shownAuth(db: Db, row: ConnectionRow): ConnectionAuth {
   if (row.public_auth !== null && row.public_auth_of === FieldCipher.stampOf(row.auth)) {

@@ -136,7 +136,7 @@ CREATE TABLE session_cookies (
     description: "connections keep what reads show of their auth beside the sealed auth",
     // Listing connections opened (decrypted) every row's auth only to drop its write-only fields:
     // ~50 µs a row, the longest of a plan's reads. `public_auth` is what reads show of an auth
-    // that shows nothing but its type (connection-auth.ts plainCopyOf), else NULL;
+    // (connection-auth.ts plainCopyOf), NULL for one without a string type;
     // `public_auth_of` is the start of the sealed value it was taken from (its IV and tag): a row
     // whose auth was rewritten without it (by an older build, which leaves the new columns alone)
     // no longer matches, and is read by opening the auth as before. The rows already there get
