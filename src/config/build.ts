@@ -14,6 +14,7 @@ import type { Project, ProjectRoot, Promotion, ResourceDocument } from './projec
 import { reportSchemaErrors } from './schema-errors.js';
 import { validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
+import { agentDefinitionReferences } from '../engine/references.js';
 
 export interface BuildOptions {
   processEnv: NodeJS.ProcessEnv;
@@ -353,32 +354,7 @@ function plainReference(reference: LocatedReference): Reference {
 }
 
 function agentReferences(spec: JsonObject, located: (kind: ResourceKind, name: string, segments: PathSegment[]) => LocatedReference): LocatedReference[] {
-  const out: LocatedReference[] = [];
-  const at = (value: JsonValue | undefined, segments: PathSegment[]): JsonValue | undefined => {
-    let current: JsonValue | undefined = value;
-    for (let step = 0; step < segments.length; step++) {
-      const segment = segments[step] as PathSegment;
-      if (typeof segment === 'number') current = Array.isArray(current) ? current[segment] : undefined;
-      else current = isObject(current) ? current[segment] : undefined;
-    }
-    return current;
-  };
-  const add = (kind: ResourceKind, segments: PathSegment[]) => {
-    const name = at(spec, segments);
-    if (typeof name === 'string') out.push(located(kind, name, segments));
-  };
-  const each = (listPath: PathSegment[], field: PathSegment[], kind: ResourceKind) => {
-    const list = at(spec, listPath);
-    if (Array.isArray(list)) list.forEach((_, index) => add(kind, [...listPath, index, ...field]));
-  };
-  add('provider', ['model', 'provider']);
-  each(['model', 'fallback', 'models'], ['provider'], 'provider');
-  add('provider', ['compaction', 'model', 'provider']);
-  add('connection', ['policies', 'toolCalls', 'hook', 'connection']);
-  add('connection', ['sandbox', 'connectionName']);
-  each(['subagents'], ['agent'], 'agent');
-  each(['sandbox', 'image', 'secrets'], [], 'secret');
-  return out;
+  return agentDefinitionReferences(spec).map((reference) => located(reference.kind, reference.name, reference.segments));
 }
 
 function checkGrantNames(resources: DesiredResource[], problems: ProblemList): void {
