@@ -1,9 +1,9 @@
-// What the environment will hold after apply, for the safety review: each configured resource as
+// What the environment will hold after apply, for the capability diff: each configured resource as
 // apply writes it (the remote value with the configured fields merged in: a field the
 // configuration leaves out keeps its remote value, see merge.ts), and every remote resource the
-// plan leaves alone (unmanaged, not pruned). Reviewing the configuration alone would miss a
-// permissive tool policy kept from the server, or count a hook removed from the YAML as gone
-// while apply keeps it. Pure.
+// plan leaves alone (unmanaged, not pruned). The configuration alone would count a hook removed
+// from the YAML as gone while apply keeps it. (The policy rules judge the configuration, with a
+// field left to the server as unknown.) Pure.
 import type { ActualState, DesiredResource, Plan } from '../model/resources.js';
 import { mergeForWrite } from './merge.js';
 import { rulesFor } from './rules.js';

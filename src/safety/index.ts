@@ -1,5 +1,5 @@
 // The safety review as the commands use it: check (offline), plan (with the capability diff),
-// apply (refuses while an error-severity finding stands) and promote (one agent's diff).
+// apply (refuses while an error-severity finding stands), promote and rollback (one agent's diff).
 import type { Project } from '../config/index.js';
 import { blockingFindings } from '../engine/policy/index.js';
 import { UserError } from '../errors.js';
@@ -22,7 +22,7 @@ export async function reviewPlan(run: { project: Project; desired: DesiredState;
 }
 
 /** Throws (exit 1, nothing written) while an error-severity finding is not suppressed. */
-export function refuseOnBlockingFindings(review: SafetyReview, command: 'apply' | 'promote' = 'apply'): void {
+export function refuseOnBlockingFindings(review: SafetyReview, command: 'apply' | 'promote' | 'roll back' = 'apply'): void {
   const blocking = blockingFindings(review.findings);
   if (blocking.length === 0) return;
   throw new UserError(

@@ -20,7 +20,7 @@ export type { SafetyReview } from '../model/safety.js';
 export interface ReviewInputs {
   project: Project;
   desired: DesiredState;
-  /** The live state and the plan: the review is of what apply leaves, and adds the capability diff. */
+  /** The live state and the plan: they add the capability diff (the rules judge the configuration alone). */
   actual?: ActualState;
   plan?: Pick<Plan, 'changes'>;
   lock?: ToolSurfaceLock;
@@ -96,41 +96,35 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !inputs.actual);
   if (promoted.length > 0) notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
   const configured = desired.resources.filter((resource) => !promoted.includes(resource));
-  // With the live state, what apply leaves: configured fields merged over the remote values.
-  const after = inputs.actual ? effectiveState(configured, inputs.actual, inputs.plan ?? { changes: [] }) : configured;
-  // Policy findings are about the configuration (they are located and suppressed there); resources
-  // only the server has are left to the capability review.
-  const declared = new Set(configured.map((resource) => `${resource.kind}/${resource.name}`));
-  const resources = after.filter((resource) => declared.has(`${resource.kind}/${resource.name}`));
+  // The rules judge the configuration, not what the server holds: a field the YAML leaves to the
+  // server is unknown to them (judged as its worst value), so check before the first apply, plan,
+  // apply and every later apply give one verdict whatever the server filled in (docs/policy.md).
   const locate = findingLocator(project, environment, cwd);
-  const capabilitiesAfter = computeCapabilities(agentsOf(after), surfaces);
-  // With no agent left to the capability review alone, the policy sees the same agents: it takes
-  // their capabilities instead of computing them a second time. Resources only the server has
-  // are usually not agents (the key a plan authenticates with is one): 5,000 agents' capabilities
-  // were computed twice in every plan against a live environment.
-  const serverOnlyAgent = after.some((resource) => resource.kind === 'agent' && !declared.has(`agent/${resource.name}`));
-  const shared = serverOnlyAgent ? {} : { capabilities: capabilitiesAfter };
+  const capabilitiesConfigured = computeCapabilities(agentsOf(configured), surfaces);
   // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
   // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
   // a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of
   // the review. JSON, annotations and apply's refusal read every location they print.
   const location = lazyProperty(locate);
-  const findings = evaluatePolicy({ ...policyInput, resources, ...shared }, settings).map((finding) => Object.defineProperty(finding, 'location', location));
-  const unknown = [...new Set([...capabilitiesAfter.values()].flatMap((agent) => agent.unknownConnections))].sort();
+  const findings = evaluatePolicy({ ...policyInput, resources: configured, capabilities: capabilitiesConfigured }, settings).map((finding) => Object.defineProperty(finding, 'location', location));
+  const unknown = [...new Set([...capabilitiesConfigured.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {
     const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';
     notes.push(`tools of connection${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} unknown (${why}): treated as destructive; run agentform lock -e ${environment}`);
   }
   const review: SafetyReview = { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes, counts: countsOf(findings) };
   if (inputs.actual && inputs.capabilityChanges !== false) {
+    // The capability diff is what the server runs, before and after: each configured resource as
+    // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server has.
+    const after = effectiveState(configured, inputs.actual, inputs.plan ?? { changes: [] });
     const before = computeCapabilities(agentsOf(inputs.actual.resources), surfaces);
-    review.capabilityChanges = diffCapabilities(before, capabilitiesAfter);
+    review.capabilityChanges = diffCapabilities(before, computeCapabilities(agentsOf(after), surfaces));
   }
   return review;
 }
 
 /**
- * promote: the policy findings of the agents a promotion writes, judged as they will run in the
+ * promote and rollback: the policy findings of the agents they write, judged as they will run in the
  * target (the promoted definitions in place of the target's configuration of them), with the
  * target's severities and suppressions, located in the target's configuration. The other resources
  * of the target are context only (a rule may need its grants or keys); their own findings are

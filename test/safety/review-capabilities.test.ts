@@ -1,6 +1,6 @@
-// reviewEnvironment computes the agents' capabilities once for the policy and the capability review
-// whenever both see the same agents, and separately when the review also sees an agent only the
-// server has (the policy judges what the configuration declares).
+// reviewEnvironment computes the agents' capabilities once for the policy (the configuration) and,
+// only when the capability diff is asked for, once for each side of the diff (what the server runs
+// before and after apply). The policy's findings never depend on what only the server has.
 import { describe, expect, it, vi } from 'vitest';
 import { desiredStateFor, loadProject } from '../../src/config/index.js';
 import { computeCapabilities } from '../../src/engine/capabilities.js';
@@ -34,10 +34,9 @@ const key = live('apiKey', 'local-dev', { name: 'local-dev', scopes: ['read', 'c
 
 describe('reviewEnvironment: the capabilities it computes', () => {
   it.each([
-    // The policy and the review see the same agent: once for both, once more for the live state (the diff).
-    ['a key only the server has', [key], { full: 2, apply: 1 }],
-    // The review sees `helper` too; the policy sees only what the configuration declares.
-    ['an agent only the server has', [key, helper], { full: 3, apply: 2 }],
+    ['a key only the server has', [key], { full: 3, apply: 1 }],
+    // The diff sees `helper` too; the policy sees only what the configuration declares.
+    ['an agent only the server has', [key, helper], { full: 3, apply: 1 }],
   ])('with %s', async (_, serverOnly, calls) => {
     const dir = writeProject(FILES);
     const project = await loadProject(dir);

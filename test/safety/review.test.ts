@@ -45,7 +45,8 @@ spec:
   model: {provider: openai, model: gpt-4o}
   system: Be brief.
   policies:
-    toolCalls: {default: allow, hook: {connection: tools}}
+    toolCalls: {default: allow, hook: {connection: tools}, onError: deny, onTimeout: deny}
+    decisions: {onExpire: deny}
 `;
 const FILES = {
   'platform.yaml': `kind: Provider\nname: openai\nspec:\n  type: openai\n---\nkind: Connection\nname: tools\nspec:\n  url: http://127.0.0.1:9/mcp\n  auth: {type: svc-signed}\n`,
@@ -63,7 +64,7 @@ describe('reviewEnvironment findings', () => {
     const findings = (await review()).findings;
     expect(findings.map((finding) => [finding.rule, finding.address, finding.location?.file, finding.location?.line])).toEqual([
       ['limits-missing', 'agent/a', 'agents.yaml', 4],
-      ['limits-missing', 'agent/b', 'agents.yaml', 12],
+      ['limits-missing', 'agent/b', 'agents.yaml', 13],
       ['environment-spend-caps-missing', 'environment/dev', 'agentform.yaml', 3],
     ]);
     const json = JSON.parse(JSON.stringify(findings[0])) as Record<string, unknown>;

@@ -58,8 +58,11 @@ export const subagentDepthRule = resourceRule('agent', {
     const findings: ResourceFinding[] = [];
     if (depth > maxDepth) findings.push({ path: ['subagents'], message: `its subagent chain is ${depth} deep (at most ${maxDepth})` });
     if (typeof declaredDepth === 'number' && declaredDepth > maxDepth) findings.push({ path: ['subagentPolicy', 'maxDepth'], message: `subagentPolicy.maxDepth is ${declaredDepth} (at most ${maxDepth})` });
-    if ((cycle || selfDelegation) && typeof declaredDepth !== 'number') {
-      findings.push({ path: ['subagentPolicy'], message: `${cycle ? 'its subagents delegate back in a cycle' : 'subagentPolicy.selfDelegation is true'} and subagentPolicy.maxDepth is not set: the tree is unbounded` });
+    // Left to the server, selfDelegation may be true: then only maxDepth bounds the tree.
+    const selfDelegationUnset = valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === undefined || valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === null;
+    if ((cycle || selfDelegation || selfDelegationUnset) && typeof declaredDepth !== 'number') {
+      const why = cycle ? 'its subagents delegate back in a cycle' : selfDelegation ? 'subagentPolicy.selfDelegation is true' : "subagentPolicy.selfDelegation is not set (the server's default may allow it)";
+      findings.push({ path: ['subagentPolicy'], message: `${why} and subagentPolicy.maxDepth is not set: the tree ${selfDelegationUnset && !cycle ? 'may be' : 'is'} unbounded` });
     }
     if (fanOut > maxFanOut) findings.push({ path: ['subagents'], message: `it has ${fanOut} subagents (at most ${maxFanOut})` });
     if (typeof concurrent === 'number' && concurrent > maxFanOut) findings.push({ path: ['subagentPolicy', 'maxConcurrent'], message: `subagentPolicy.maxConcurrent is ${concurrent} (at most ${maxFanOut})` });

@@ -18,8 +18,9 @@ interface RuleCase {
 const agent = (spec = goodAgent()) => desired('agent', 'support', spec);
 const key = (spec: Record<string, unknown>) => desired('apiKey', 'ci', spec as DesiredResource['spec']);
 const grant = desired('grant', 'github:user:alice', { connection: 'github', identity: { scope: 'user', id: 'alice' } });
+const bounded = { subagentPolicy: { selfDelegation: false, maxDepth: 3 } };
 const chain = (length: number) =>
-  Array.from({ length }, (_, index) => desired('agent', `a${index}`, goodAgent(index + 1 < length ? { subagents: [{ kind: 'agent', name: 'next', agent: `a${index + 1}` }] } : {})));
+  Array.from({ length }, (_, index) => desired('agent', `a${index}`, goodAgent(index + 1 < length ? { subagents: [{ kind: 'agent', name: 'next', agent: `a${index + 1}` }], ...bounded } : {})));
 
 const CASES: Record<string, RuleCase> = {
   'destructive-tool-without-decision': {
@@ -34,7 +35,7 @@ const CASES: Record<string, RuleCase> = {
   },
   'hook-fails-open': {
     pass: [agent()],
-    fail: [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onTimeout: 'allow' } } }))],
+    fail: [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onError: 'deny', onTimeout: 'allow' } } }))],
     path: ['policies', 'toolCalls', 'onTimeout'],
   },
   'decision-expiry-not-deny': {
@@ -43,7 +44,7 @@ const CASES: Record<string, RuleCase> = {
     path: ['policies', 'decisions', 'onExpire'],
   },
   'sandbox-unrestricted-egress': {
-    pass: [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' } } }))],
+    pass: [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' }, network: { egress: { mode: 'allowlist' } } } }))],
     fail: [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' }, network: { egress: { mode: 'unrestricted' } } } }))],
     path: ['sandbox', 'network', 'egress', 'mode'],
   },
@@ -113,6 +114,37 @@ describe('built-in policy rules', () => {
 
   it('a good environment has no finding at all', () => {
     expect(evaluatePolicy(environmentWith([agent(), key({ scopes: ['read'], spend: { dailyUsd: 1 } })], { kind: 'production' }))).toEqual([]);
+  });
+});
+
+/**
+ * The input of each rule left to the server (whose default the API does not show): the rule judges
+ * it as its worst value and says it is not set, so the verdict does not wait for the first apply.
+ */
+const LEFT_TO_THE_SERVER: Array<[string, DesiredResource[], Array<string | number>, RegExp]> = [
+  ['destructive-tool-without-decision', [agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], policies: { decisions: { onExpire: 'deny' } } }))], ['policies', 'toolCalls'], /github\.delete_repo \(destructive\) runs without a decision/],
+  ['default-allow-without-hook', [agent(goodAgent({ policies: { toolCalls: { byTool: {} }, decisions: { onExpire: 'deny' } } }))], ['policies', 'toolCalls'], /default is not set and no hook decides: the server's default may/],
+  ['hook-fails-open', [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onTimeout: 'deny' }, decisions: { onExpire: 'deny' } } }))], ['policies', 'toolCalls'], /onError is not set: the server's default may fail open; set it to deny/],
+  ['decision-expiry-not-deny', [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onError: 'deny', onTimeout: 'deny' } } }))], ['policies'], /onExpire is not set/],
+  ['decision-expiry-not-deny', [agent(goodAgent({ policies: { toolCalls: { byTool: { search: 'allow' } }, decisions: {} } }))], ['policies'], /onExpire is not set/],
+  ['sandbox-unrestricted-egress', [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' } } }))], ['sandbox'], /egress\.mode is not set: the server's default may let the sandbox reach any host/],
+  ['sandbox-tools-too-wide', [agent(goodAgent({ sandbox: { network: { egress: { mode: 'allowlist' } } } }))], ['sandbox'], /preset is not set and sandbox\.tools\.deny is empty/],
+  ['limits-missing', [agent(goodAgent({ limits: {} }))], ['limits'], /no limits\.maxTurns or limits\.maxInputTokensPerSession/],
+  ['key-spend-caps-missing', [key({ scopes: ['read'] })], ['spend'], /has no spend caps/],
+  ['control-key-without-expiry', [key({ scopes: ['control'], spend: { dailyUsd: 1 } })], ['scopes'], /no expiresAt/],
+  ['identity-not-required-with-grants', [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }] }))], ['identity'], /identity\.required is not true/],
+  ['subagent-depth', [...chain(2).slice(1), agent(goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'a1' }] }))], ['subagentPolicy'], /selfDelegation is not set \(the server's default may allow it\) and subagentPolicy\.maxDepth is not set: the tree may be unbounded/],
+  ['fallback-provider-without-secret', [agent(goodAgent({ model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'mistral', model: 'large' }] } } }))], ['model', 'fallback', 'models', 0, 'provider'], /not declared/],
+];
+
+describe('a rule whose input is left to the server judges it unknown, as its worst value', () => {
+  it('the table covers every built-in rule but the environment\'s spend caps (a missing cap is its case)', () => {
+    expect(new Set(LEFT_TO_THE_SERVER.map(([rule]) => rule))).toEqual(new Set(BUILTIN_RULE_IDS.filter((id) => id !== 'environment-spend-caps-missing')));
+  });
+  it.each(LEFT_TO_THE_SERVER)('%s', (rule, resources, path, message) => {
+    const found = evaluatePolicy(environmentWith(resources, { kind: 'production' })).filter((finding) => finding.rule === rule);
+    expect(found[0], JSON.stringify(found)).toMatchObject({ severity: 'error', path });
+    expect(found[0]?.message).toMatch(message);
   });
 });
 

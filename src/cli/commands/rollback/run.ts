@@ -1,5 +1,6 @@
 // agentform rollback AGENT --to N -e ENV: version N's definition becomes a new version. Git is not
-// touched, so the configuration now disagrees with the live state: said on stderr.
+// touched, so the configuration now disagrees with the live state: said on stderr. A rollback is a
+// change like any other: the environment's rules, lock and capability diff judge what it writes.
 import { resolve } from 'node:path';
 import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
@@ -14,6 +15,9 @@ import { confirmOrRefuse } from '../../prompt.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
 import type { RollbackCommandOptions } from './options.js';
 import { jsonOf } from '../../../model/specs.js';
+import { paletteFor } from '../../../render/palette.js';
+import { renderCapabilityChangesText, renderFindingsText } from '../../../render/safety.js';
+import { promotionCapabilityChanges, readToolLock, refuseOnBlockingFindings, reviewPromotion } from '../../../safety/index.js';
 
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = Number(options.to);
@@ -29,11 +33,19 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
     const definition = jsonOf(wanted.definition);
     const target = { ...session.desired.target };
     const plan = agentPlan({ target, slug: agent, definition, latest, reason: `rollback to v${version}` });
-    process.stdout.write(`${renderPlanText(plan, { color: useColor(globals) })}\n`);
+    const color = useColor(globals);
+    process.stdout.write(`${renderPlanText(plan, { color })}\n`);
     if (!hasChanges(plan)) {
       process.stdout.write(`${agent}: v${latest.version} already has the definition of v${version}; nothing to do.\n`);
       return;
     }
+    const lock = await readToolLock(project.dir);
+    const capabilities = promotionCapabilityChanges({ lock, desired: session.desired, slug: agent, before: jsonOf(latest.definition), after: definition });
+    const capabilityLines = renderCapabilityChangesText(capabilities, paletteFor(color));
+    if (capabilityLines.length > 0) process.stdout.write(`${capabilityLines.join('\n')}\n`);
+    const policy = reviewPromotion({ project, desired: session.desired, promoted: new Map([[agent, definition]]), lock });
+    if (policy.findings.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(color)).join('\n')}\n`);
+    refuseOnBlockingFindings(policy, 'roll back');
     await confirmOrRefuse(`\nRoll ${agent} in ${environment} back to the definition of v${version}? Only 'yes' will be accepted: `, options.autoApprove, 'roll back');
     const result = await agentWriter(session.client).upsert(agent, definition);
     process.stdout.write(`Rolled back ${agent} in ${environment}: v${result.version} has the definition of v${version}.\n`);
