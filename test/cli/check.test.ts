@@ -117,13 +117,16 @@ describe('plan and apply with the safety review (local control plane)', () => {
     expect(result.stdout).toContain('Policy: 1 error, 0 warnings (environment prod, kind production).');
   });
 
-  it('reviews what apply leaves: a hook removed from the YAML is kept from the server, so no finding', async () => {
+  it('a hook removed from the YAML is kept by apply (capabilities unchanged), but the rules judge the configuration, as check does', async () => {
     const other = await copyFixture();
     expect((await runCli(['apply', other, '--auto-approve'])).code).toBe(0);
     await dropHook(other);
     const result = await runCli(['plan', other]);
     expect(result.stdout).toContain('Capabilities: unchanged.');
-    expect(result.stdout).toContain('Policy: 0 errors, 0 warnings');
+    expect(result.stdout).toContain('Policy: 1 error, 0 warnings');
+    const check = await runCli(['check', other]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('Policy: 1 error, 0 warnings');
   });
 
   it('plan --json carries the safety key, valid against schemas/plan.schema.json', async () => {

@@ -26,8 +26,9 @@ function sampleReview(): SafetyReview {
   const supportBefore: JsonObject = goodAgent({ tools: [{ type: 'connection', name: 'github' }], subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }] });
   const supportAfter: JsonObject = goodAgent({
     tools: [{ type: 'connection', name: 'github' }, { type: 'connection', name: 'jira' }],
-    policies: { toolCalls: { hook: { connection: 'gate' }, byTool: { delete_repo: 'allow' } } },
+    policies: { toolCalls: { hook: { connection: 'gate' }, byTool: { delete_repo: 'allow' }, onError: 'deny', onTimeout: 'deny' }, decisions: { onExpire: 'deny' } },
     subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }],
+    subagentPolicy: { selfDelegation: false, maxDepth: 1 },
   });
   const researcher = goodAgent({ tools: [{ type: 'builtin', name: 'current_time' }], limits: { maxTurns: 5 } });
   const before = computeCapabilities([{ name: 'support', spec: supportBefore }, { name: 'researcher', spec: researcher }, { name: 'old', spec: goodAgent() }], surfaces);
