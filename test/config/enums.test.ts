@@ -15,10 +15,12 @@ spec:
 `;
 const MODEL = '  model: {provider: openai, model: gpt-4o}\n';
 const PROVIDER = 'kind: Provider\nname: openai\nspec:\n  type: openai\n';
+/** The connection an agent's `tools: [{type: connection, name: github}]` names. */
+const GITHUB = 'kind: Connection\nname: github\nspec:\n  auth: {type: svc-signed}\n';
 
 /** A project whose agent (or connection, or key) has `yaml` appended to its spec. */
 function projectWith(file: 'agent' | 'connection' | 'apiKey', yaml: string): Record<string, string> {
-  if (file === 'agent') return { 'agents.yaml': AGENT + (yaml.includes('  model:') ? '' : MODEL) + yaml, 'providers.yaml': PROVIDER };
+  if (file === 'agent') return { 'agents.yaml': AGENT + (yaml.includes('  model:') ? '' : MODEL) + yaml, 'providers.yaml': PROVIDER, 'connections.yaml': GITHUB };
   if (file === 'connection') return { 'connections.yaml': `kind: Connection\nname: crm\nspec:\n${yaml}` };
   return { 'keys.yaml': `kind: ApiKey\nname: ci\nspec:\n${yaml}` };
 }
