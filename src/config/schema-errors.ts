@@ -3,7 +3,7 @@ import type { ErrorObject } from 'ajv';
 import type { SourceLocation } from '../errors.js';
 import type { PathSegment, ProblemList } from './problems.js';
 import type { Validator } from './schemas.js';
-import { didYouMean, likelyTypoOf } from './suggest.js';
+import { abbreviationOf, didYouMean, likelyTypoOf } from './suggest.js';
 
 export type Locator = (path: readonly PathSegment[], target: 'key' | 'value') => SourceLocation;
 
@@ -62,11 +62,25 @@ function patternMessage(pattern: string, parentSchema: unknown): string {
   return `does not have the expected form (${pattern})`;
 }
 
-/** Whether a schema error is only a warning: a value of an open enumeration that is not a likely typo. */
+interface SuggestSchema {
+  examples?: string[];
+  'x-changes-safety'?: string;
+}
+
+/**
+ * The known value that an x-suggest error's value is a near miss of: a likely typo, and where the
+ * value changes safety (`x-changes-safety`) an abbreviation too.
+ */
+function nearMissOf(error: ErrorObject): string | undefined {
+  const schema = (error.parentSchema ?? {}) as SuggestSchema;
+  const known = schema.examples ?? [];
+  const value = String(error.data);
+  return likelyTypoOf(value, known) ?? (schema['x-changes-safety'] !== undefined ? abbreviationOf(value, known) : undefined);
+}
+
+/** Whether a schema error is only a warning: a value of an open enumeration that is not a near miss. */
 export function isWarningOnly(error: ErrorObject): boolean {
-  if (error.keyword !== 'x-suggest') return false;
-  const known = ((error.parentSchema ?? {}) as { examples?: string[] }).examples ?? [];
-  return likelyTypoOf(String(error.data), known) === undefined;
+  return error.keyword === 'x-suggest' && nearMissOf(error) === undefined;
 }
 
 /** A whole document against its validator: whether it passed; what it did not is reported (reportSchemaErrors). */
@@ -139,10 +153,10 @@ export function reportSchemaErrors(
         break;
       }
       case 'x-suggest': {
-        const known = (parentSchema.examples ?? []) as string[];
+        const { examples: known = [], 'x-changes-safety': why } = parentSchema as SuggestSchema;
         const value = String(error.data);
-        const typoOf = likelyTypoOf(value, known);
-        if (typoOf !== undefined) report('error', `"${value}" is not a known value; did you mean "${typoOf}"?`, path, 'value');
+        const meant = nearMissOf(error);
+        if (meant !== undefined) report('error', `"${value}" is not a known value; did you mean "${meant}"?${why !== undefined ? ` (${why})` : ''}`, path, 'value');
         else report('warning', `"${value}" is not a known value (${known.join(', ')}): it is sent as written, check that the server accepts it`, path, 'value');
         break;
       }

@@ -164,6 +164,13 @@ const suggestKeyword: CodeKeywordDefinition = {
 const patternMessageKeyword = { keyword: 'patternErrorMessage', schemaType: 'string' } as const;
 
 /**
+ * `x-changes-safety` beside `x-suggest` says, in a sentence, why another value than the known ones
+ * changes safety (an environment's `kind`): there an abbreviation of a known value is a near miss
+ * too, an error rather than a warning (schema-errors.ts). ajv only carries it.
+ */
+const changesSafetyKeyword = { keyword: 'x-changes-safety', schemaType: 'string' } as const;
+
+/**
  * An ajv instance with every schema added (compiled on getSchema), and each schema's `$id` to look
  * its validator up by. `source` keeps the generated code, for standalone output.
  */
@@ -172,6 +179,7 @@ export function createAjv(options: { source?: boolean } = {}): { ajv: Ajv2020; i
   const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { ...AJV_OPTIONS.code, source: options.source ?? false } });
   ajv.addKeyword(suggestKeyword);
   ajv.addKeyword(patternMessageKeyword);
+  ajv.addKeyword(changesSafetyKeyword);
   const ids = {} as Record<SchemaName, string>;
   for (const name of SCHEMA_NAMES) {
     const schema = JSON.parse(schemaText(name)) as SchemaObject;

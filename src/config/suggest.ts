@@ -77,3 +77,24 @@ export function likelyTypoOf(value: string, named: readonly string[]): string | 
   }
   return best;
 }
+
+/**
+ * The named value that `value` abbreviates: the named value's first two letters, then more of its
+ * letters in order, three or more in all, in any case (`prod`, `prd`, `PROD` for production). Only
+ * for values that change safety (x-changes-safety in the schemas), where taking a shorthand for
+ * another value would silently relax the checks.
+ */
+export function abbreviationOf(value: string, named: readonly string[]): string | undefined {
+  const lower = value.toLowerCase();
+  if (lower.length < 3 || named.includes(value)) return undefined;
+  return named.find((candidate) => {
+    const word = candidate.toLowerCase();
+    if (lower.length >= word.length || !word.startsWith(lower.slice(0, 2))) return false;
+    let at = 2;
+    for (const char of lower.slice(2)) {
+      at = word.indexOf(char, at) + 1;
+      if (at === 0) return false;
+    }
+    return true;
+  });
+}

@@ -1,6 +1,6 @@
 // `validate --remote`: the checks that need the API. Each agent's models must be offered by their
 // providers (providers.models, read scope) and the tools its policies give decisions for must
-// exist on its connections (connections.test, control scope). Resources not created yet are checked after apply.
+// exist on one of the connections it can call (connections.test, control scope). Resources not created yet are checked after apply.
 import { relative } from 'node:path';
 import type { Problem } from '../config/index.js';
 import { formatJsonPath, type PathSegment } from '../config/problems.js';
@@ -11,6 +11,7 @@ import type { DesiredResource, DesiredState } from '../model/resources.js';
 import type { RpcCaller } from '../api/operations.js';
 import { readActualState } from '../state/read.js';
 import { agentDefinitionOf } from '../model/specs.js';
+import { agentDefinitionReferences } from '../engine/references.js';
 
 export interface RemoteCheckResult {
   problems: Problem[];
@@ -46,6 +47,14 @@ function toolUses(definition: Partial<AgentDefinition>): Array<{ name: string; p
   return Object.keys(definition.policies?.toolCalls?.byTool ?? {})
     .filter((name) => !sandboxTools.has(name))
     .map((name) => ({ name, path: ['policies', 'toolCalls', 'byTool', name] }));
+}
+
+/**
+ * Every connection whose tools the agent can reach, each once: the ones its tools[] give it, its
+ * hook and its sandbox's (the same list the reference check and the graph read).
+ */
+function connectionsOf(resource: DesiredResource): string[] {
+  return [...new Set(agentDefinitionReferences(resource.spec).filter((reference) => reference.kind === 'connection').map((reference) => reference.name))];
 }
 
 /** Memoises one remote answer per key, so each provider and connection is asked once. */
@@ -100,9 +109,10 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState, loc
       }
       const tools = toolUses(definition);
       if (tools.length === 0) return;
-      const connections = [definition.policies?.toolCalls?.hook?.connection, definition.sandbox?.connectionName].filter((name): name is string => typeof name === 'string');
+      const connections = connectionsOf(resource);
       if (connections.length === 0) return;
-      const offered = new Set((definition.tools ?? []).map((tool) => tool.name));
+      // A tools[] connection item names a connection, not a tool: only the other items are tools.
+      const offered = new Set((definition.tools ?? []).filter((tool) => tool.type !== 'connection').map((tool) => tool.name));
       for (const connection of connections) {
         if (!connectionIds.has(connection)) {
           notices.add(`connection ${connection} does not exist in ${environment} yet: its tools are checked after apply`);

@@ -67,6 +67,28 @@ describe('agentform validate --remote', () => {
     expect(result.stdout).not.toContain('tool "echo"');
   });
 
+  it('checks the byTool names of an agent without a hook against the connections its tools[] give it', async () => {
+    const agents = join(dir, 'agents.yaml');
+    const before = await readFile(agents, 'utf8');
+    const researcher = '  tools: []\n  policies:\n    toolCalls:\n      default: deny\n';
+    expect(before).toContain(researcher);
+    // `tools` names the connection, not one of its tools: it is not a tool name byTool may use.
+    const calling = '  tools: [{type: connection, name: tools}]\n  policies:\n    toolCalls:\n      default: deny\n      byTool: {echo: allow, ech0: allow, tools: allow}\n';
+    await writeFile(agents, before.replace(researcher, calling));
+    try {
+      const result = await runCli(['validate', dir, '--remote'], { env });
+      expect(result.code, result.stdout + result.stderr).toBe(1);
+      const lines = (await readFile(agents, 'utf8')).split('\n');
+      const line = lines.findIndex((row) => row.includes('byTool: {echo: allow, ech0: allow')) + 1;
+      const col = (lines[line - 1] as string).indexOf('ech0: allow') + 'ech0: '.length + 1;
+      expect(result.stdout).toContain(`agents.yaml:${line}:${col}: spec.policies.toolCalls.byTool.ech0: tool "ech0" is not offered by tools in dev; did you mean "echo"?`);
+      expect(result.stdout).toContain('spec.policies.toolCalls.byTool.tools: tool "tools" is not offered by tools in dev');
+      expect(result.stdout).not.toContain('tool "echo"');
+    } finally {
+      await writeFile(agents, before);
+    }
+  });
+
   it('never looks for sandbox tools (grep, rm) among the connection tools, and apply gives the same outcome on every run', async () => {
     const agents = join(dir, 'agents.yaml');
     const before = await readFile(agents, 'utf8');

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProblemsError } from '../../src/errors.js';
 import { desiredStateFor, loadProject } from '../../src/config/index.js';
+import { computePlan } from '../../src/engine/plan.js';
 import type { DesiredResource, DesiredState } from '../../src/model/resources.js';
 import { writeProject } from './helpers.js';
 
@@ -326,5 +327,23 @@ describe('interpolation copies only what it changes', () => {
     expect(dev.limits).toEqual({ maxTurns: 3 });
     const written = project.documents.find((document) => document.name === 'a')!.spec!;
     expect(written.tools).toEqual([{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: '${var:who}' }]);
+  });
+});
+
+describe('a connection an agent calls (tools[] {type: connection})', () => {
+  const files = {
+    'agents.yaml': 'kind: Agent\nname: helper\nspec:\n  model: {provider: p, model: m}\n  system: x\n  tools: [{type: connection, name: everything}]\n',
+    'p.yaml': 'kind: Provider\nname: p\nspec:\n  type: openai\n',
+    'c.yaml': 'kind: Connection\nname: everything\nspec:\n  auth: {type: svc-signed}\n',
+  };
+  const empty = { environmentSlug: 'dev', resources: [], missingOperations: [] };
+
+  it('is a dependency of the agent: created first, and planned with it under --target', async () => {
+    const desired = desiredStateFor(await loadProject(writeProject(files)), 'dev', {});
+    expect(find(desired, 'agent/helper').references).toContainEqual({ kind: 'connection', name: 'everything', path: 'tools[0].name' });
+    const plan = computePlan(desired, empty, { prune: false });
+    expect(plan.changes.find((change) => change.address === 'agent/helper')?.dependsOn).toEqual(['provider/p', 'connection/everything']);
+    const targeted = computePlan(desired, empty, { prune: false, targets: ['agent/helper'] });
+    expect(targeted.changes.map((change) => change.address)).toEqual(['provider/p', 'connection/everything', 'agent/helper']);
   });
 });

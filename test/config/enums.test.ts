@@ -3,7 +3,7 @@
 // enumeration may be one the API does not list (a warning); `scopes` is closed (read, control).
 import { describe, expect, it } from 'vitest';
 import { loadProject, validateProject } from '../../src/config/index.js';
-import { likelyTypoOf } from '../../src/config/suggest.js';
+import { abbreviationOf, likelyTypoOf } from '../../src/config/suggest.js';
 import { ProblemsError } from '../../src/errors.js';
 import { runCli } from '../helpers/cli.js';
 import { writeProject } from './helpers.js';
@@ -15,10 +15,12 @@ spec:
 `;
 const MODEL = '  model: {provider: openai, model: gpt-4o}\n';
 const PROVIDER = 'kind: Provider\nname: openai\nspec:\n  type: openai\n';
+/** The connection an agent's `tools: [{type: connection, name: github}]` names. */
+const GITHUB = 'kind: Connection\nname: github\nspec:\n  auth: {type: svc-signed}\n';
 
 /** A project whose agent (or connection, or key) has `yaml` appended to its spec. */
 function projectWith(file: 'agent' | 'connection' | 'apiKey', yaml: string): Record<string, string> {
-  if (file === 'agent') return { 'agents.yaml': AGENT + (yaml.includes('  model:') ? '' : MODEL) + yaml, 'providers.yaml': PROVIDER };
+  if (file === 'agent') return { 'agents.yaml': AGENT + (yaml.includes('  model:') ? '' : MODEL) + yaml, 'providers.yaml': PROVIDER, 'connections.yaml': GITHUB };
   if (file === 'connection') return { 'connections.yaml': `kind: Connection\nname: crm\nspec:\n${yaml}` };
   return { 'keys.yaml': `kind: ApiKey\nname: ci\nspec:\n${yaml}` };
 }
@@ -124,5 +126,55 @@ describe('likelyTypoOf', () => {
     ['high', ['none'], undefined],
   ])('%j among %j → %j', (value, named, expected) => {
     expect(likelyTypoOf(value, named)).toBe(expected);
+  });
+});
+
+describe('abbreviationOf', () => {
+  it.each<[string, string[], string | undefined]>([
+    ['prod', ['production'], 'production'],
+    ['PRD', ['production'], 'production'],
+    ['product', ['production'], 'production'],
+    ['production', ['production'], undefined], // the value itself
+    ['pr', ['production'], undefined], // too short to mean anything
+    ['pod', ['production'], undefined], // the first two letters differ
+    ['prnd', ['production'], undefined], // letters out of order
+    ['productions', ['production'], undefined], // longer: not a shortening
+    ['preprod', ['production'], undefined],
+  ])('%s of %j: %s', (value, named, expected) => {
+    expect(abbreviationOf(value, named)).toBe(expected);
+  });
+});
+
+// An environment's kind changes safety: only `production` makes the built-in rules errors. A near
+// miss of it (a typo, a case, an abbreviation) is an error; another kind is a warning, sent as written.
+describe('settings.kind of an environment', () => {
+  const SAFETY = ' (only kind production makes the built-in policy rules errors)';
+  const NEAR_MISS = ['prod', 'Prod', 'PROD', 'prd', 'Production', 'PRODUCTION', 'producton', 'prodution', 'product'];
+  const OTHER = ['staging', 'dev', 'development', 'preprod', 'pre-production', 'sandbox', 'pr', 'pod', 'production-eu'];
+  const rootWith = (kind: string) => `version: 1\nenvironments:\n  live:\n    url: local\n    settings:\n      kind: ${kind}\n`;
+
+  it.each(NEAR_MISS)('%s is an error: did you mean "production"?', async (kind) => {
+    const root = rootWith(kind);
+    expect(await validateProject(writeProject({ 'agentform.yaml': root }), { env: {} })).toEqual([
+      { severity: 'error', message: `"${kind}" is not a known value; did you mean "production"?${SAFETY}`, location: { file: 'agentform.yaml', line: 6, col: 13 }, jsonPath: 'environments.live.settings.kind' },
+    ]);
+  });
+
+  it.each(OTHER)('%s is a warning, sent as written', async (kind) => {
+    expect(await validateProject(writeProject({ 'agentform.yaml': rootWith(kind) }), { env: {} })).toEqual([
+      expect.objectContaining({ severity: 'warning', message: `"${kind}" is not a known value (production): it is sent as written, check that the server accepts it` }),
+    ]);
+  });
+
+  it('production is clean', async () => {
+    expect(await validateProject(writeProject({ 'agentform.yaml': rootWith('production') }), { env: {} })).toEqual([]);
+  });
+
+  it('a near miss stops plan before it reads the environment', async () => {
+    const loaded = await loadProject(writeProject({ 'agentform.yaml': rootWith('prod') })).catch((caught: unknown) => caught);
+    expect(loaded).toBeInstanceOf(ProblemsError);
+    expect((loaded as ProblemsError).problems).toEqual([
+      { message: `environments.live.settings.kind: "prod" is not a known value; did you mean "production"?${SAFETY}`, location: { file: expect.stringMatching(/agentform\.yaml$/), line: 6, col: 13 } },
+    ]);
   });
 });

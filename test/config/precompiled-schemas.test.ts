@@ -55,6 +55,7 @@ const HAND_WRITTEN: Case[] = [
   documentCase('x-suggest: connection', 'Connection', { kind: 'Connection', name: 'tools', spec: { transport: 'streamable-htp', auth: { type: 'svc-signd' } } }),
   documentCase('x-suggest: api key scopes', 'ApiKey', { kind: 'ApiKey', name: 'ci', spec: { scopes: ['raed', 'control'] } }),
   documentCase('x-suggest: root environment kind', 'root', root({ environments: { prod: { url: 'local', kind: 'prodution' } } })),
+  documentCase('x-suggest with x-changes-safety: settings.kind', 'root', root({ environments: { live: { url: 'local', settings: { kind: 'prod' } } } })),
   documentCase('required', 'Agent', { kind: 'Agent', spec: { model: { provider: 'openai' } } }),
   documentCase('additionalProperties', 'Agent', agent({ unknownKey: 1, limits: { maxTurns: 3, maxTurn: 3 } }, { extra: true })),
   documentCase('type', 'Agent', agent({ system: 5, tools: {}, limits: { maxTurns: 'ten' } }, { name: 7, protect: 'yes' })),
