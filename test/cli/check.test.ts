@@ -123,10 +123,10 @@ describe('plan and apply with the safety review (local control plane)', () => {
     await dropHook(other);
     const result = await runCli(['plan', other]);
     expect(result.stdout).toContain('Capabilities: unchanged.');
-    expect(result.stdout).toContain('Policy: 1 error, 0 warnings');
+    expect(result.stdout).toContain('Policy: 2 errors, 0 warnings');
     const check = await runCli(['check', other]);
     expect(check.code).toBe(1);
-    expect(check.stdout).toContain('Policy: 1 error, 0 warnings');
+    expect(check.stdout).toContain('Policy: 2 errors, 0 warnings');
   });
 
   it('plan --json carries the safety key, valid against schemas/plan.schema.json', async () => {
