@@ -11,7 +11,7 @@ export const ERROR_CODES = {
   no_url: 'no Control API URL for the environment (flags, variables, agentform.yaml)',
   no_credential: 'no API key or cookie for the environment',
   key_environment_mismatch: 'the API key is for another environment; it was not sent anywhere',
-  plan_refused: 'the engine refuses to plan what was asked (mass delete, a cycle, a missing promotion source)',
+  plan_refused: 'the engine refuses to plan what was asked (mass delete, a cycle, a missing promotion source, a promoted agent that names what the target lacks)',
   stale_plan: 'a saved plan no longer matches the configuration or the live state',
   preflight_refused: 'apply found problems before its first write; nothing was changed',
   apply_failed: 'apply finished with failed or skipped changes',

@@ -4,6 +4,8 @@
 import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { computePlan } from '../engine/plan.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
+import { refuseOnMissingReferences } from '../promotion/missing-references.js';
+import { missingReferencesOfPlan } from '../promotion/planned-references.js';
 import { resolvePromotions, type ResolvedPromotions } from '../promotion/resolve.js';
 import { readActualState } from '../state/read.js';
 import type { Session } from './session.js';
@@ -58,6 +60,12 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
   });
+  // A promoted definition may name what this environment neither declares nor runs.
+  refuseOnMissingReferences(
+    missingReferencesOfPlan(desired, actual, plan, promoted.promotions.map((promotion) => promotion.name)),
+    session.desired.target.name,
+    (undeclared) => `declare ${undeclared} for ${session.desired.target.name}, or promote a source version that does not use it`,
+  );
   plan.warnings.push(...promoted.warnings);
   // Reconciling token files may have renamed the live key (a duplicate given its declared name).
   const credentialKey = ownKey && actual.resources.find((resource) => resource.id === ownKey.id);

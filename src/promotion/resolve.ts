@@ -4,6 +4,8 @@
 // makes no calls of its own and is tested without a server.
 import { diffSpec } from '../engine/diff.js';
 import { PlanError } from '../engine/errors.js';
+import { agentDefinitionReferences } from '../engine/references.js';
+import { formatJsonPath } from '../config/problems.js';
 import { rulesFor } from '../engine/rules.js';
 import type { AgentVersionWithSlug, PromotedFrom } from '../model/api.js';
 import type { ActualState, DesiredResource, DesiredState, JsonObject } from '../model/resources.js';
@@ -88,7 +90,7 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
     if (outcome === 'matches-without-provenance') {
       warnings.push(`agent/${resource.name} already matches ${promotion.fromEnvironment} v${promotion.version}, but its latest version (v${latest?.version}) does not record that provenance; nothing to write`);
     }
-    const next: DesiredResource = { ...resource, spec, references: withSubagentReferences(resource, spec), options: { ...(resource.options ?? {}), promotedFrom: { ...from } } };
+    const next: DesiredResource = { ...resource, spec, references: withDefinitionReferences(resource, spec), options: { ...(resource.options ?? {}), promotedFrom: { ...from } } };
     const result = {
       resource: next,
       promotion: { name: resource.name, from, fromEnvironment: promotion.fromEnvironment, outcome, kept: merged.kept, targetVersion: outcome === 'promote' ? (latest?.version ?? 0) + 1 : (latest?.version ?? 0) },
@@ -103,12 +105,15 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
   return { desired: { ...desired, resources }, promotions: [...resolved.values()].map((entry) => entry.promotion), warnings };
 }
 
-/** The configured references plus the promoted definition's subagents, so they are applied first. */
-function withSubagentReferences(resource: DesiredResource, spec: JsonObject): DesiredResource['references'] {
+/**
+ * The configured references plus every resource the promoted definition names, so that what this
+ * environment declares of them is applied first (and is in scope of a targeted apply).
+ */
+function withDefinitionReferences(resource: DesiredResource, spec: JsonObject): DesiredResource['references'] {
   const references = [...resource.references];
-  for (const need of subagentNeeds(spec)) {
-    if (!references.some((reference) => reference.kind === 'agent' && reference.name === need.agent)) {
-      references.push({ kind: 'agent', name: need.agent, path: `subagents[${need.index}].agent` });
+  for (const reference of agentDefinitionReferences(spec)) {
+    if (!references.some((known) => known.kind === reference.kind && known.name === reference.name)) {
+      references.push({ kind: reference.kind, name: reference.name, path: formatJsonPath(reference.segments) });
     }
   }
   return references;

@@ -71,13 +71,15 @@ describe('resolvePromotions', () => {
     );
   });
 
-  it('names the target version of a pinned subagent promoted in the same plan, and depends on it', async () => {
+  it('names the target version of a pinned subagent promoted in the same plan, and depends on it and on what its definition names', async () => {
     const actual: ActualState = { environmentSlug: 'production', resources: [remoteAgent('researcher', 1, { system: 'r2' }, { environmentId: 'env_staging', agentId: 'agt_r', version: 2 })], missingOperations: [] };
     const state = desired([agent('support', {}, { fromEnvironment: 'staging', version: 2 }), agent('researcher', {}, { fromEnvironment: 'staging', version: 3 })]);
     const result = await resolvePromotions({ documents }, state, actual, reader());
     const support = result.desired.resources[0]!;
     expect((support.spec.subagents as JsonObject[])[0]).toMatchObject({ agent: 'researcher', version: 2 });
     expect(support.references).toContainEqual({ kind: 'agent', name: 'researcher', path: 'subagents[0].agent' });
+    // The provider comes from the source definition, not the configuration: still an edge, so it is applied first.
+    expect(support.references).toContainEqual({ kind: 'provider', name: 'openai', path: 'model.provider' });
   });
 
   it('accepts a pinned subagent whose latest target version came from that source version', async () => {

@@ -7,6 +7,7 @@ import { desiredStateFor, loadProject, pickEnvironment } from '../../../config/i
 import { UserError } from '../../../errors.js';
 import { connect, runContext } from '../../../pipeline/session.js';
 import { SourceSessions } from '../../../pipeline/sources.js';
+import { refuseWritesWithMissingReferences } from '../../../pipeline/target-references.js';
 import { planPromotion, writePromotion } from '../../../promotion/promote.js';
 import { renderPromotionStep } from '../../../render/promotion.js';
 import { jsonOf } from '../../../model/specs.js';
@@ -46,8 +47,13 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     }
     const writes = ordered.filter((step) => step.outcome === 'promote');
     if (writes.length === 0) return;
+    // An agent that names a provider, connection, subagent or secret the target does not run
+    // cannot run there: refused before the review, the question and any write.
+    const promoted = new Map(writes.map((step) => [step.slug, step.definition]));
+    const unchecked = await refuseWritesWithMissingReferences(target.client, desired, promoted);
+    for (const warning of unchecked) process.stderr.write(`Warning: ${warning}\n`);
     // The target's policy applies to what promote writes, as apply's does to what it writes.
-    const policy = reviewPromotion({ project, desired, promoted: new Map(writes.map((step) => [step.slug, step.definition])), lock });
+    const policy = reviewPromotion({ project, desired, promoted, lock });
     if (policy.findings.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(color)).join('\n')}\n`);
     refuseOnBlockingFindings(policy, 'promote');
     await confirmOrRefuse(`\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `, options.autoApprove, 'promote');
