@@ -48,7 +48,7 @@ const LEFT_TO_THE_SERVER: Record<string, Case> = {
 
 const PROVIDER = 'kind: Provider\nname: openai\nspec:\n  type: openai\n  secret: ${env:VERDICT_PROVIDER_SECRET:-sk-test}\n';
 const EVERY_RULE_A_WARNING = `policy:\n  rules:\n${BUILTIN_RULE_IDS.map((id) => `    ${id}: warning\n`).join('')}`;
-const root = (settings: string, lowered: boolean) => `version: 1\norganization:\n  name: Verdict\n${lowered ? EVERY_RULE_A_WARNING : ''}environments:\n  production:\n    url: local\n    settings: ${settings}\n`;
+const root = (settings: string, lowered: boolean) => `version: 1\norganization:\n  name: Verdict\n${lowered ? EVERY_RULE_A_WARNING : ''}environments:\n  production:\n    url: local\n    prune: true\n    settings: ${settings}\n`;
 
 async function project(item: Case): Promise<{ dir: string; lower(on: boolean): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentform-verdict-'));
@@ -140,5 +140,22 @@ describe('rollback is reviewed like any other change', () => {
     const allowed = await runCli(['rollback', 'bot', '--to', '1', '-C', dir, '-e', 'production', '--auto-approve']);
     expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
     expect(allowed.stdout).toContain('Rolled back bot in production: v3 has the definition of v1.');
+  }, 60_000);
+
+  it('refuses to roll back to a version that uses a connection the environment no longer has', async () => {
+    const bounded = '  subagentPolicy: {selfDelegation: false, maxDepth: 1}\n';
+    const policies = '  policies:\n    toolCalls: {hook: {connection: crm}, default: ask, onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n';
+    const { dir } = await project({ files: `${CRM()}---\n${agent('bot', `  tools: []\n${policies}${LIMITS}${bounded}`)}` });
+    expect((await runCli(['apply', dir, '-e', 'production', '--auto-approve'])).code).toBe(0);
+    // v2 stops using crm, and prune deletes it.
+    await writeFile(join(dir, 'resources.yaml'), agent('bot', `  tools: []\n${GOOD_POLICIES}${LIMITS}${bounded}`));
+    const pruned = await runCli(['apply', dir, '-e', 'production', '--auto-approve']);
+    expect(pruned.code, pruned.stdout + pruned.stderr).toBe(0);
+    expect(pruned.stdout).toContain('connection/crm');
+
+    const rollback = await runCli(['rollback', 'bot', '--to', '1', '-C', dir, '-e', 'production', '--auto-approve']);
+    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(1);
+    expect(rollback.stderr).toMatch(/agent bot uses connection crm \(policies\.toolCalls\.hook\.connection\), which production does not have/);
+    expect((await runCli(['plan', dir, '-e', 'production', '--detailed-exitcode'])).code).toBe(0);
   }, 60_000);
 });

@@ -9,8 +9,9 @@ import { agentPlan, hasChanges } from '../../../promotion/agent-plan.js';
 import { renderPlanText } from '../../../render/text.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
-import { pickEnvironment } from '../../../config/index.js';
-import { openEnvironmentSession, runContext } from '../../../pipeline/session.js';
+import { desiredStateFor, pickEnvironment } from '../../../config/index.js';
+import { connect, runContext } from '../../../pipeline/session.js';
+import { refuseWritesWithMissingReferences } from '../../../pipeline/target-references.js';
 import { confirmOrRefuse } from '../../prompt.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
 import type { RollbackCommandOptions } from './options.js';
@@ -24,14 +25,16 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
   if (!Number.isInteger(version) || version < 1) throw new UserError(`--to must be a whole number ≥ 1, not ${options.to}`);
   const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
-  const session = await openEnvironmentSession(project, environment, runContext(globals, env), true);
+  // The environment's configuration is the review's context (its grants, providers, settings).
+  const desired = desiredStateFor(project, environment, env);
+  const session = await connect(project, desired, runContext(globals, env));
   try {
     const latest = await latestOrNone(session.client, agent);
     if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);
     if (version > latest.version) throw new UserError(`${agent} in ${environment} has versions 1 to ${latest.version}, not ${version}`);
     const wanted = await session.client.call('agents.get', { slug: agent, version });
     const definition = jsonOf(wanted.definition);
-    const target = { ...session.desired.target };
+    const target = { ...desired.target };
     const plan = agentPlan({ target, slug: agent, definition, latest, reason: `rollback to v${version}` });
     const color = useColor(globals);
     process.stdout.write(`${renderPlanText(plan, { color })}\n`);
@@ -39,11 +42,12 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
       process.stdout.write(`${agent}: v${latest.version} already has the definition of v${version}; nothing to do.\n`);
       return;
     }
+    for (const warning of await refuseWritesWithMissingReferences(session.client, desired, new Map([[agent, definition]]))) process.stderr.write(`Warning: ${warning}\n`);
     const lock = await readToolLock(project.dir);
-    const capabilities = promotionCapabilityChanges({ lock, desired: session.desired, slug: agent, before: jsonOf(latest.definition), after: definition });
+    const capabilities = promotionCapabilityChanges({ lock, desired: desired, slug: agent, before: jsonOf(latest.definition), after: definition });
     const capabilityLines = renderCapabilityChangesText(capabilities, paletteFor(color));
     if (capabilityLines.length > 0) process.stdout.write(`${capabilityLines.join('\n')}\n`);
-    const policy = reviewPromotion({ project, desired: session.desired, promoted: new Map([[agent, definition]]), lock });
+    const policy = reviewPromotion({ project, desired: desired, promoted: new Map([[agent, definition]]), lock });
     if (policy.findings.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(color)).join('\n')}\n`);
     refuseOnBlockingFindings(policy, 'roll back');
     await confirmOrRefuse(`\nRoll ${agent} in ${environment} back to the definition of v${version}? Only 'yes' will be accepted: `, options.autoApprove, 'roll back');
