@@ -36,8 +36,6 @@ describe('promotion across three local environments', () => {
     await edit(root, 'url: https://control.example.com', 'url: local');
     // The local control plane creates every environment as kind development.
     await edit(root, '      kind: production\n', '');
-    // The local control plane wants tools and policies on every agent.
-    await edit(join(dir, 'agents', 'researcher.yaml'), '  limits:\n    maxTurns: 15', '  tools: []\n  policies: {}\n  limits:\n    maxTurns: 15');
     await edit(join(dir, 'agents', 'support.yaml'), 'promote: {from: staging, version: 7}', 'promote: {from: staging, version: 1}');
     const staging = await runCli(['apply', dir, '-e', 'staging', '--auto-approve'], { env });
     expect(staging.code, staging.stderr).toBe(0);
