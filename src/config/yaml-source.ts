@@ -9,6 +9,8 @@ import type { SourceLocation } from '../errors.js';
 import type { PathSegment, Problem } from './problems.js';
 import { type DocumentIndex, NODE_FIELDS, type ParsedDocument, type ParsedFile } from './parsed-yaml.js';
 import { parsePlainYaml } from './yaml-plain.js';
+import { type UnclosedOpener, documentMistakes, plainWords, unclosedOpeners } from './yaml-errors.js';
+import { SourceText } from './yaml-error-text.js';
 import { hasNullField } from '../model/json.js';
 import type { JsonValue } from '../model/resources.js';
 
@@ -98,27 +100,6 @@ function childOf(index: DocumentIndex, parent: number, segment: string): number 
   return -1;
 }
 
-/** Strips the source excerpt yaml appends to its messages ("at line 3, column 5:\n\n  code\n  ^"). */
-function cleanYamlMessage(message: string): string {
-  const firstLine = message.split('\n')[0] ?? message;
-  // Quoted source text is dropped: it could be a secret someone pasted into the wrong place.
-  return firstLine
-    .replace(/ at line \d+, column \d+:?\s*$/, '')
-    .replace(/"(?:[^"\\]|\\.)*"?/g, '(text)')
-    .replace(/:\s*$/, '');
-}
-
-function yamlErrorMessage(code: string, message: string): string {
-  switch (code) {
-    case 'DUPLICATE_KEY':
-      return 'duplicate key: a key may appear only once in a mapping';
-    case 'TAB_AS_INDENT':
-      return 'tab used for indentation: YAML indents with spaces';
-    default:
-      return `YAML syntax error: ${cleanYamlMessage(message)}`;
-  }
-}
-
 /** 1-based line and column of an offset, from the offsets where lines start. */
 function positionOf(lineStarts: readonly number[], offset: number): { line: number; col: number } {
   let low = 0;
@@ -141,8 +122,8 @@ export function yamlParser(env: NodeJS.ProcessEnv = process.env): 'plain' | 'lib
 }
 
 /**
- * Parses every document of a file into plain data. Syntax errors become problems (at the position
- * yaml gives); documents with syntax errors are dropped, the others are kept. Never throws. Plain
+ * Parses every document of a file into plain data. Syntax errors become problems, placed at the
+ * mistake and worded plainly (yaml-errors.ts); documents with syntax errors are dropped, the others are kept. Never throws. Plain
  * text (yaml-plain.ts) is read without the library, to the same result.
  */
 export function parseYamlText(file: string, text: string, env: NodeJS.ProcessEnv = process.env): ParsedFile {
@@ -169,16 +150,17 @@ export function parseWithLibrary(file: string, text: string): ParsedFile {
     // parseAllDocuments returns an array (possibly empty) or, for some inputs, a single document.
     documents = (Array.isArray(parsed) ? parsed : [parsed]) as Document.Parsed[];
   } catch (error) {
-    problems.push({ severity: 'error', message: `cannot parse YAML: ${error instanceof Error ? cleanYamlMessage(error.message) : String(error)}`, location: at(1, 1) });
+    problems.push({ severity: 'error', message: `cannot parse YAML: ${error instanceof Error ? plainWords(error.message) : String(error)}`, location: at(1, 1) });
     return { file, documents: [], problems };
   }
   const lineStarts = counter.lineStarts;
+  const textEnd = text.trimEnd().length;
   const locationOf = (offset: number): SourceLocation => {
     let clamped = Math.min(Math.max(offset, 0), text.length);
-    // An error the parser only notices at the end of the text (an unclosed bracket or quote) is
-    // placed on the last line that has text, not on the empty line after it.
-    if (text.slice(clamped).trim() === '' && text.trim() !== '') {
-      const lastText = text.trimEnd();
+    // An error the parser only notices at the end of the text is placed on the last line that has
+    // text, not on the empty line after it.
+    if (clamped >= textEnd && textEnd > 0) {
+      const lastText = text.slice(0, textEnd);
       const lineStart = lastText.lastIndexOf('\n') + 1;
       clamped = Math.min(clamped, lineStart + (lastText.length - lineStart - lastText.slice(lineStart).trimStart().length));
     }
@@ -186,21 +168,19 @@ export function parseWithLibrary(file: string, text: string): ParsedFile {
     return at(line, col);
   };
   const out: ParsedDocument[] = [];
+  // Made once per file, and only for a file with a syntax error.
+  let source: SourceText | undefined;
+  let unclosed: UnclosedOpener[] | undefined;
+  const openers = (): UnclosedOpener[] => (unclosed ??= unclosedOpeners(yaml(), text));
   for (const document of documents) {
-    // The first syntax error of a document is the mistake; those after it mostly follow from the
-    // parser's confusion, and would send the reader to the wrong lines.
-    // A duplicate key confuses nothing: each is reported.
-    const independent = document.errors.filter((error) => error.code === 'DUPLICATE_KEY');
-    const [first, ...following] = document.errors.filter((error) => error.code !== 'DUPLICATE_KEY');
-    for (const error of independent) {
-      problems.push({ severity: 'error', message: yamlErrorMessage(error.code, error.message), location: locationOf(error.pos?.[0] ?? 0) });
-    }
-    if (first) {
-      const more = following.length > 0 ? ` (${following.length} more error${following.length === 1 ? '' : 's'} after it may follow from this one)` : '';
-      problems.push({ severity: 'error', message: `${yamlErrorMessage(first.code, first.message)}${more}`, location: locationOf(first.pos?.[0] ?? 0) });
+    if (document.errors.length > 0) {
+      source ??= new SourceText(text);
+      for (const mistake of documentMistakes(yaml(), source, document, openers)) {
+        problems.push({ severity: 'error', message: mistake.message, location: locationOf(mistake.offset) });
+      }
     }
     for (const warning of document.warnings) {
-      problems.push({ severity: 'warning', message: cleanYamlMessage(warning.message), location: locationOf(warning.pos?.[0] ?? 0) });
+      problems.push({ severity: 'warning', message: plainWords(warning.message), location: locationOf(warning.pos?.[0] ?? 0) });
     }
     if (document.errors.length > 0) continue;
     try {
@@ -210,7 +190,7 @@ export function parseWithLibrary(file: string, text: string): ParsedFile {
       out.push({ value, start: document.contents?.range?.[0] ?? document.range[0], index: { segments: index.segments.join(''), nodes: index.nodes }, nullFree: !hasNullField(value as JsonValue), lineStarts });
     } catch (error) {
       // toJS can still fail on pathological input (alias bombs): report, never crash.
-      problems.push({ severity: 'error', message: `cannot read YAML: ${error instanceof Error ? cleanYamlMessage(error.message) : String(error)}`, location: at(1, 1) });
+      problems.push({ severity: 'error', message: `cannot read YAML: ${error instanceof Error ? plainWords(error.message) : String(error)}`, location: at(1, 1) });
     }
   }
   return { file, documents: out, problems };
