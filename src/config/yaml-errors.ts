@@ -50,6 +50,14 @@ const PLAIN_WORDS: ReadonlyArray<[RegExp, string]> = [
   [/\bimplicit (map )?keys?\b/gi, 'key'],
   [/\bmap keys\b/gi, 'keys'],
   [/\bblock scalar\b/gi, 'block of text (| or >)'],
+  // The last resort for messages no rule above rewrites: the library's own nouns.
+  [/\bflow collections?\b/gi, '[ ] or { }'],
+  [/\b(plain |quoted )?scalars?\b/gi, 'value'],
+  [/\bnodes?\b/gi, 'value'],
+  [/\btokens?\b/gi, 'text'],
+  [/\b(YAML )?stream\b/gi, 'file'],
+  [/\bindicators?\b/gi, 'mark'],
+  [/\bcompact\b/gi, 'inline'],
 ];
 
 const CLOSER_NAMES: Record<string, string> = { 'flow-seq-end': ']', 'flow-map-end': '}', 'map-value-ind': ':', comma: ',', 'seq-item-ind': '-' };

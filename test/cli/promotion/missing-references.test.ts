@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { READ_RPC, REPO, calledRpcs, runCli } from '../../helpers/cli.js';
+import { editFile } from '../../helpers/gitops-example.js';
 
 const FIXTURE = join(REPO, 'test', 'fixtures', 'promotion', 'missing-references');
 
@@ -16,11 +17,7 @@ async function copyFixture(): Promise<string> {
   return dir;
 }
 
-async function edit(file: string, from: string, to: string): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  if (!text.includes(from)) throw new Error(`${file} does not contain ${from}`);
-  await writeFile(file, text.replace(from, to));
-}
+const edit = editFile;
 
 function writes(stderr: string): string[] {
   return calledRpcs(stderr).filter((rpc) => !READ_RPC.test(rpc));

@@ -4,14 +4,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { READ_RPC, calledRpcs, copyExample, runCli } from '../../helpers/cli.js';
+import { editFile, GITOPS_SECRETS, gitopsOnLocalPlanes } from '../../helpers/gitops-example.js';
 
-const env = { OPENAI_API_KEY: 'sk-SENTINEL-openai', ANTHROPIC_API_KEY: 'sk-SENTINEL-anthropic', CRM_SUPPORT_TOKEN: 'SENTINEL-crm', NPM_TOKEN: 'SENTINEL-npm' };
-
-async function edit(file: string, from: string, to: string): Promise<void> {
-  const text = await readFile(file, 'utf8');
-  if (!text.includes(from)) throw new Error(`${file} does not contain ${from}`);
-  await writeFile(file, text.replace(from, to));
-}
+const env = GITOPS_SECRETS;
+const edit = editFile;
 
 interface HistoryJson {
   versions: Array<{ version: number; createdAt: string | null; promotedFrom: { environment: string | null; version: number; agentId: string } | null }>;
@@ -30,13 +26,8 @@ function writes(stderr: string): string[] {
 describe('promotion across three local environments', () => {
   let dir: string;
   beforeAll(async () => {
-    dir = await copyExample('gitops');
-    const root = join(dir, 'agentform.yaml');
-    await edit(root, 'url: https://control.staging.example.com', 'url: local');
-    await edit(root, 'url: https://control.example.com', 'url: local');
-    // The local control plane creates every environment as kind development.
-    await edit(root, '      kind: production\n', '');
-    await edit(join(dir, 'agents', 'support.yaml'), 'promote: {from: staging, version: 7}', 'promote: {from: staging, version: 1}');
+    // Production of kind development: the rollbacks and promotions below are judged by warnings.
+    dir = await gitopsOnLocalPlanes({ production: false });
     const staging = await runCli(['apply', dir, '-e', 'staging', '--auto-approve'], { env });
     expect(staging.code, staging.stderr).toBe(0);
   }, 60_000);
