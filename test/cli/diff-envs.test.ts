@@ -21,10 +21,9 @@ describe('diff-envs staging production', () => {
   beforeAll(async () => {
     server = await startLocalControlPlane({ dataDir: await mkdtemp(join(tmpdir(), 'agentform-diff-envs-')), environments: ['staging', 'production'] });
     project = await copyExample('gitops');
-    // Tests only talk to 127.0.0.1; the researcher gets the API's minimal tools/policies.
+    // Tests only talk to 127.0.0.1.
     await edit(join(project, 'platform', 'connections.yaml'), 'https://crm-tools.example.com/mcp', 'http://127.0.0.1:9/mcp');
     await edit(join(project, 'platform', 'connections.yaml'), 'https://hooks.example.com/agentform', 'http://127.0.0.1:9/hooks');
-    await edit(join(project, 'agents', 'researcher.yaml'), '  limits:\n    maxTurns: 15', '  tools: []\n  policies: {}\n  limits:\n    maxTurns: 15');
     // The local control plane creates its environments as kind development; kind cannot change.
     await edit(join(project, 'agentform.yaml'), '      kind: production\n', '');
     // A fresh staging has version 1, not the example's 7.

@@ -23,16 +23,10 @@ function expectNoSecrets(...texts: string[]): void {
   }
 }
 
-/**
- * The example's connection points at example.com, which the server would try to reach; tests only
- * talk to 127.0.0.1. The researcher also gets the API's minimal `tools`/`policies` (the local
- * control plane refuses an upsert without `tools`).
- */
+/** The example's connection points at example.com, which the server would try to reach; tests only talk to 127.0.0.1. */
 async function stayOnLoopback(project: string): Promise<void> {
   const connections = join(project, 'platform', 'connections.yaml');
   await writeFile(connections, (await readFile(connections, 'utf8')).replace('https://crm-tools.example.com/mcp', 'http://127.0.0.1:9/mcp').replace('https://hooks.example.com/agentform', 'http://127.0.0.1:9/hooks'));
-  const researcher = join(project, 'agents', 'researcher.yaml');
-  await writeFile(researcher, (await readFile(researcher, 'utf8')).replace('  limits:\n    maxTurns: 15', '  tools: []\n  policies: {}\n  limits:\n    maxTurns: 15'));
 }
 
 /** The variables an export asks for, each set to a placeholder value. */
