@@ -1,5 +1,5 @@
 // `npm run test:stress`: the many-seed durability loops and the load test (CI runs it after npm test);
-// the fault and interrupt loops run against the pessimistic server profile too.
+// the fault, throttling and interrupt loops run against the pessimistic server profile too.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -14,7 +14,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'pessimistic',
-          include: ['test/durability/faults.stress.test.ts', 'test/durability/interrupt.stress.test.ts'],
+          include: ['test/durability/faults.stress.test.ts', 'test/durability/interrupt.stress.test.ts', 'test/durability/throttle.stress.test.ts'],
           env: { AGENTFORM_SERVER_PROFILE: 'pessimistic' },
         },
       },

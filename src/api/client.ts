@@ -8,7 +8,8 @@ import { redact, redactText, secretValuesIn } from './redact.js';
 import { proxyFor } from './proxy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
 import { newRequestId } from './request-id.js';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY_POLICY, isRetryableStatus, isThrottlingStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
+import type { ThrottleTally } from './throttling.js';
 import { NOT_SENT_TRANSPORT_CODES, RETRYABLE_TRANSPORT_CODES, Transport, type Exchange } from './transport.js';
 import { monotonicMs } from '../util/clock.js';
 import type { Variables } from '../util/variables.js';
@@ -40,6 +41,8 @@ export interface ClientOptions {
   onRequest?: (event: RequestEvent) => void;
   /** For tests: the sleep between attempts. */
   sleep?: (ms: number) => Promise<void>;
+  /** Where attempts, throttled answers and the waits after them are counted (the run's closing line). */
+  throttling?: ThrottleTally;
 }
 
 type CamelTail<S extends string> = S extends `${infer Head}.${infer Rest}` ? `${Capitalize<Head>}${CamelTail<Rest>}` : Capitalize<S>;
@@ -109,6 +112,7 @@ export class ControlApiClient implements RpcCaller {
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly throttling: ThrottleTally | undefined;
   /** Set by cancel(): no new attempt starts and a pending retry wait ends at once. */
   private readonly cancelled = new AbortController();
 
@@ -121,6 +125,7 @@ export class ControlApiClient implements RpcCaller {
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.throttling = options.throttling;
     const methods: Record<string, (request: unknown) => Promise<unknown>> = {};
     for (const rpc of RPC_NAMES) {
       methods[methodNameOf(rpc)] = (request) => this.call(rpc, (request ?? (BODYLESS.has(rpc) ? undefined : {})) as never);
@@ -131,14 +136,27 @@ export class ControlApiClient implements RpcCaller {
 
   async call<R extends Rpc>(rpc: R, request: RequestOf<R>, options: CallOptions<R> = {}): Promise<ResponseOf<R>> {
     const started = Date.now();
+    let waitedMs = 0;
+    let counted = 0;
     for (let attempt = 1; ; attempt += 1) {
       if (this.cancelled.signal.aborted) throw new ApiError(rpc, 0, 'cancelled', 'the request was cancelled: its answer is no longer needed');
       try {
+        this.throttling?.request();
         return await this.attempt(rpc, request, attempt);
       } catch (error) {
         if (!(error instanceof ApiError) || !isRetryable(error)) throw error;
-        const elapsed = Date.now() - started;
-        if (attempt >= this.policy.maxAttempts || elapsed >= this.policy.maxTotalMs) throw error;
+        const throttled = isThrottlingStatus(error.status);
+        if (throttled) this.throttling?.throttled();
+        if (!throttled || this.policy.countThrottled) counted += 1;
+        // The waits count in full, also when a test's sleep returns at once.
+        const left = this.policy.maxTotalMs - Math.max(Date.now() - started, waitedMs);
+        const retryAfter = throttled ? (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds : undefined;
+        const delay = retryDelayMs(attempt, this.policy, retryAfter);
+        // A retry-after that ends past the budget is not cut short: asked to wait, the client does not come back early.
+        if (counted >= this.policy.maxAttempts || left <= 0 || (retryAfter !== undefined && retryAfter * 1000 > left)) {
+          if (throttled) this.throttling?.gaveUp();
+          throw error;
+        }
         // Known not to have been sent (a proxy that could not open its tunnel): nothing to look for.
         const unsent = error.status === 0 && NOT_SENT_TRANSPORT_CODES.has(error.code);
         if (OPERATIONS[rpc].retry === 'create' && !unsent) {
@@ -153,10 +171,12 @@ export class ControlApiClient implements RpcCaller {
             return applied;
           }
         }
-        const retryAfter = error.status === 429 ? (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds : undefined;
-        const delay = Math.min(retryDelayMs(attempt, this.policy, retryAfter), Math.max(0, this.policy.maxTotalMs - elapsed));
-        this.trace(`  retrying ${rpc} in ${delay} ms (attempt ${attempt + 1} of ${this.policy.maxAttempts}) after ${error.code}`);
-        await this.waitUnlessCancelled(delay);
+        const wait = Math.min(delay, left);
+        const bound = throttled && !this.policy.countThrottled ? `${Math.ceil(left / 1000)} s of the retry budget left` : `attempt ${attempt + 1} of ${this.policy.maxAttempts}`;
+        this.trace(`  retrying ${rpc} in ${wait} ms (${bound}) after ${error.code}`);
+        if (throttled) this.throttling?.waited(wait);
+        waitedMs += wait;
+        await this.waitUnlessCancelled(wait);
       }
     }
   }

@@ -1,8 +1,12 @@
 // Runs a Plan: creates and updates in dependency order, deletes after everything that could still
 // reference them, concurrently up to `parallelism`, re-reading each resource just before it is
-// updated or deleted so that a concurrent edit is never overwritten.
+// updated or deleted so that a concurrent edit is never overwritten: the write goes ahead only when
+// what the plan depends on is unchanged (engine/remote-fingerprint.ts), and merges the
+// configuration onto that fresh read, so fields the configuration does not set keep the value the
+// server has now (a server-owned field that changes on every read included).
 import { ApiError, UserError } from '../errors.js';
 import type {
+  ActualResource,
   ActualState,
   DesiredState,
   Plan,
@@ -11,6 +15,7 @@ import type {
   ResourceKind,
 } from '../model/resources.js';
 import { RESOURCE_KINDS, addressOf } from '../model/resources.js';
+import { remoteFingerprint } from '../engine/remote-fingerprint.js';
 import type { ApplyEvent, ApplyResult } from './events.js';
 import { WRITERS, type WriteContext } from './resource-writers.js';
 import { runWorkGraph, type WorkNode } from './work-graph.js';
@@ -19,8 +24,8 @@ export interface ApplyOptions {
   parallelism: number;
   waitForImages?: boolean;
   imagePollMs?: number;
-  /** Fresh fingerprints by resource name for one kind, read just before the first write of that kind. */
-  reread: (kind: ResourceKind) => Promise<Map<string, string>>;
+  /** The resources of one kind by name (the plan's names), read again just before the first write of that kind. */
+  reread: (kind: ResourceKind) => Promise<ReadonlyMap<string, ActualResource>>;
   saveToken: WriteContext['saveToken'];
   /** Each connection's tools as answered right after this apply wrote it (for the tool-surface lock). */
   onConnectionTested?: WriteContext['onConnectionTested'];
@@ -57,7 +62,7 @@ export async function applyPlan(
     ...(options.onConnectionTested ? { onConnectionTested: options.onConnectionTested } : {}),
   };
 
-  const fresh = new Map<ResourceKind, Promise<Map<string, string>>>();
+  const fresh = new Map<ResourceKind, Promise<ReadonlyMap<string, ActualResource>>>();
   const ensureUnchanged = async (change: ResourceChange): Promise<'unchanged' | 'gone'> => {
     if (change.action === 'create' || change.remoteFingerprint === undefined) return 'unchanged';
     let snapshot = fresh.get(change.kind);
@@ -67,7 +72,9 @@ export async function applyPlan(
     }
     const now = (await snapshot).get(change.name);
     if (now === undefined && change.action === 'delete') return 'gone';
-    if (now !== change.remoteFingerprint) throw new ChangedSincePlanError(change.address);
+    const configured = writeContext.desired.get(change.address)?.spec;
+    if (now === undefined || remoteFingerprint(now, configured) !== change.remoteFingerprint) throw new ChangedSincePlanError(change.address);
+    writeContext.actual.set(change.address, now);
     return 'unchanged';
   };
 

@@ -24,6 +24,7 @@ export interface WriteContext {
   /** Remote ids by address: those read before the apply, plus those created during it. */
   ids: Map<ResourceAddress, string>;
   desired: Map<ResourceAddress, DesiredResource>;
+  /** The remote objects as the plan read them; each one the executor re-reads before writing it, as re-read. */
   actual: Map<ResourceAddress, ActualResource>;
   waitForImages: boolean;
   imagePollMs: number;
@@ -67,9 +68,10 @@ function spec(resource: DesiredResource): JsonObject {
 }
 
 /**
- * What a write of an existing resource sends: the remote object read at plan time with the
- * configured fields merged in (engine/merge.ts), so fields the configuration does not mention keep
- * their remote value. "Changed since plan" (executor.ts) guarantees that object is still current.
+ * What a write of an existing resource sends: the remote object as re-read just before the write
+ * (executor.ts), with the configured fields merged in (engine/merge.ts), so fields the configuration
+ * does not mention keep their current remote value; the fields it manages are as the plan saw them
+ * ("changed since plan" refuses otherwise).
  */
 function merged(change: ResourceChange, context: WriteContext, nulls: NullHandling): JsonObject {
   const resource = desiredOf(change, context);
@@ -241,7 +243,7 @@ const agent: Writer = async (change, context) => {
   const version = await context.caller.call(
     'agents.upsert',
     { slug: change.name, definition, ...(promotedFrom ? { promotedFrom } : {}) },
-    { beforeRetry: () => appliedUpsert(context.caller, change.name, definition, typeof planned === 'number' ? planned : undefined) },
+    { beforeRetry: () => appliedUpsert(context.caller, change.name, resource.spec, typeof planned === 'number' ? planned : undefined) },
   );
   context.ids.set(change.address, version.agentId);
   if (context.waitForImages) {

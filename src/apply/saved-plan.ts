@@ -1,10 +1,12 @@
 // A saved plan (`plan --out plan.json`) and the check that it still holds at `apply plan.json`.
-// It records a fingerprint of every remote object read and of every desired resource, but never a
-// write-only value: those are read from the environment again at apply time.
+// It records a fingerprint of every remote object read (of what the plan depends on: a server field
+// the configuration does not set may change without making the plan stale) and of every desired
+// resource, but never a write-only value: those are read from the environment again at apply time.
 import type { DesiredResource, DesiredState, Plan, ResourceAddress } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
 import type { ActualState } from '../model/resources.js';
 import { fingerprint } from '../engine/canonical.js';
+import { remoteFingerprint } from '../engine/remote-fingerprint.js';
 
 export const SAVED_PLAN_FORMAT = 'agentform-saved-plan/1';
 
@@ -17,7 +19,7 @@ export interface SavedPlan {
   plan: Plan;
   /** Per desired resource: a fingerprint of what the configuration said (write-only values by source only). */
   config: Record<ResourceAddress, string>;
-  /** Per remote resource read: the fingerprint of the raw object. */
+  /** Per remote resource read: what the plan depends on of it (engine/remote-fingerprint.ts), as apply's own check. */
   remote: Record<ResourceAddress, string>;
 }
 
@@ -38,8 +40,12 @@ function desiredFingerprint(resource: DesiredResource): string {
 export function savePlan(plan: Plan, desired: DesiredState, actual: ActualState, projectDir = desired.projectDir, now = new Date()): SavedPlan {
   const config: Record<string, string> = {};
   for (const resource of desired.resources) config[addressOf(resource.kind, resource.name)] = desiredFingerprint(resource);
+  const configured = new Map(desired.resources.map((resource) => [addressOf(resource.kind, resource.name), resource.spec]));
   const remote: Record<string, string> = {};
-  for (const resource of actual.resources) remote[addressOf(resource.kind, resource.name)] = resource.fingerprint;
+  for (const resource of actual.resources) {
+    const address = addressOf(resource.kind, resource.name);
+    remote[address] = remoteFingerprint(resource, configured.get(address));
+  }
   return { format: SAVED_PLAN_FORMAT, createdAt: now.toISOString(), environment: desired.target.name, projectDir, plan, config, remote };
 }
 

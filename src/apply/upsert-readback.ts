@@ -5,17 +5,20 @@ import type { RpcCaller } from '../api/operations.js';
 import { diffSpec } from '../engine/diff.js';
 import { rulesFor } from '../engine/rules.js';
 import { ApiError } from '../errors.js';
-import type { AgentDefinition, AgentVersion } from '../model/api.js';
+import type { AgentVersion } from '../model/api.js';
+import type { JsonObject } from '../model/resources.js';
 import { jsonOf } from '../model/specs.js';
 
 /**
  * The agent's latest version when it is the lost upsert's result, else undefined ("send it again").
- * It is when it is newer than the version the plan saw (`plannedVersion`; undefined: the agent did
- * not exist) and holds every field that was sent. Only the sent fields are compared, as the plan
- * compares them, because the server fills defaults. The version test matters: a field reset with
- * `null` is not sent, so the old version alone could look like a match.
+ * It is when it is newer than the version the write was based on (`basedOn`; undefined: the agent
+ * did not exist) and holds every field the configuration sets (`configured`). Only those are
+ * compared, as the plan compares them: the server fills defaults, and fields the configuration does
+ * not set were sent back as read, some of which the server may change by itself on every read. The
+ * version test matters: a field reset with `null` is not sent, so the old version alone could look
+ * like a match.
  */
-export async function appliedUpsert(caller: RpcCaller, slug: string, sent: AgentDefinition, plannedVersion: number | undefined): Promise<AgentVersion | undefined> {
+export async function appliedUpsert(caller: RpcCaller, slug: string, configured: JsonObject, basedOn: number | undefined): Promise<AgentVersion | undefined> {
   let latest: AgentVersion;
   try {
     latest = await caller.call('agents.get', { slug });
@@ -23,7 +26,7 @@ export async function appliedUpsert(caller: RpcCaller, slug: string, sent: Agent
     if (error instanceof ApiError && error.code === 'not_found') return undefined;
     throw error;
   }
-  if (plannedVersion !== undefined && !(latest.version > plannedVersion)) return undefined;
-  const differences = diffSpec(jsonOf(sent), jsonOf(latest.definition ?? {}), rulesFor('agent'));
+  if (basedOn !== undefined && !(latest.version > basedOn)) return undefined;
+  const differences = diffSpec(configured, jsonOf(latest.definition ?? {}), rulesFor('agent'));
   return differences.length === 0 ? latest : undefined;
 }

@@ -5,6 +5,7 @@
 import '../util/v8-tuning.js';
 import { Command, CommanderError } from 'commander';
 import { commandsFor } from './commands/index.js';
+import { RUN_THROTTLING } from '../api/throttling.js';
 import { addGlobalOptions } from './global-options.js';
 import { reportError } from './report-error.js';
 import { VERSION } from './version.js';
@@ -20,6 +21,8 @@ export async function main(argv: string[]): Promise<number> {
   const outcome = { exitCode: 0 };
   for (const register of commandsFor(argv)) register(program, outcome);
 
+  // --json anywhere on the line (plan, apply, validate, the operations commands): errors, and the throttling line, as JSON too.
+  const json = argv.slice(2).includes('--json');
   try {
     await program.parseAsync(argv);
     return outcome.exitCode;
@@ -28,9 +31,11 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end through here with exit code 0; usage errors with 1.
       return error.exitCode === 0 ? 0 : 1;
     }
-    // --json anywhere on the line (plan, apply, validate, the operations commands): the error as JSON too.
-    const json = argv.slice(2).includes('--json');
     return reportError(error, program.opts<{ debug?: boolean }>().debug === true, json);
+  } finally {
+    // The run's last line, when the server throttled it: how much, and what it cost.
+    const throttling = RUN_THROTTLING.summary(json);
+    if (throttling) process.stderr.write(`${throttling}\n`);
   }
 }
 

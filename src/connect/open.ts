@@ -2,11 +2,12 @@
 // It resolves the URL and credential (resolve.ts, pure), starts a local control plane through the
 // registry when the URL is `local`, runs the key/environment guard before any request, and builds
 // the client (retries from AGENTFORM_MAX_RETRIES, the request timeout from AGENTFORM_TIMEOUT,
-// --debug traces, --insecure-http, HTTPS_PROXY and NO_PROXY).
+// --debug traces, --insecure-http, HTTPS_PROXY and NO_PROXY, throttling counted for the run).
 import { join } from 'node:path';
 import { ControlApiClient, type Credential, type RequestEvent } from '../api/client.js';
 import { requestTimeoutMsFrom } from '../api/request-timeout.js';
 import { retryPolicyFrom, type RetryPolicy } from '../api/retry.js';
+import { RUN_THROTTLING } from '../api/throttling.js';
 import type { ProjectEnvironment } from '../config/index.js';
 import { UserError } from '../errors.js';
 import type { EnvironmentTarget } from '../model/resources.js';
@@ -84,6 +85,7 @@ function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, 
     timeoutMs: settings.timeoutMs,
     insecureHttp: flags.insecureHttp === true,
     proxyVariables: env,
+    throttling: RUN_THROTTLING,
     ...(debug ? { debug } : {}),
     ...(extra.onRequest ? { onRequest: extra.onRequest } : {}),
     ...(extra.urlSource ? { urlSource: extra.urlSource } : {}),

@@ -13,6 +13,7 @@
 //   operation that may patch (`nulls: 'send'`), so the server applies its default either way.
 // Pure.
 import type { JsonObject, JsonValue } from '../model/resources.js';
+import { canonicalJson } from './canonical.js';
 import { elementPattern, joinPath, type DiffRules } from './diff.js';
 import { withoutNulls } from '../model/json.js';
 
@@ -60,6 +61,42 @@ export function mergeForWrite(desired: JsonObject, remote: JsonObject | undefine
     return out;
   };
   return mergeObject(desired, remote, '');
+}
+
+/**
+ * The part of `remote` that a write of `desired` replaces: mergeForWrite's complement, by the same
+ * rules, so everything left out of it is what the write keeps. Each configured field at the depth
+ * the write replaces it (a whole array of scalars, a set in a canonical order, a map keyed by user
+ * data, a field reset with `null`); inside objects, only the keys the configuration names; inside
+ * arrays of objects, each element as far as the configured element names it (and the elements the
+ * write drops, whole). Apply compares it between the plan's read and a fresh one.
+ */
+export function managedPart(desired: JsonObject, remote: JsonObject, rules: DiffRules): JsonObject {
+  const partOf = (want: JsonValue, have: JsonValue | undefined, pattern: string): JsonValue | undefined => {
+    // A set in a canonical order: a server may answer it in any order, read after read.
+    if (rules.sets?.has(pattern) && Array.isArray(have)) return have.map(canonicalJson).sort();
+    if (want === null || have === undefined || rules.wholeValues?.has(pattern)) return have;
+    if (isObject(want)) return isObject(have) ? objectPart(want, have, pattern) : have;
+    if (Array.isArray(want) && Array.isArray(have)) {
+      const element = elementPattern(pattern);
+      return have.map((item, index) => {
+        const wanted = want[index];
+        return isObject(wanted) && isObject(item) ? objectPart(wanted, item, element) : item;
+      });
+    }
+    return have;
+  };
+  const objectPart = (want: JsonObject, have: JsonObject, pattern: string): JsonObject => {
+    const out: JsonObject = {};
+    for (const key in want) {
+      const wanted = want[key];
+      if (wanted === undefined) continue;
+      const part = partOf(wanted, have[key], joinPath(pattern, key));
+      if (part !== undefined) out[key] = part;
+    }
+    return out;
+  };
+  return objectPart(desired, remote, '');
 }
 
 /**

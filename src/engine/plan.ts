@@ -6,6 +6,7 @@ import type {
   DesiredResource,
   DesiredState,
   FieldChange,
+  JsonObject,
   Plan,
   ResourceAddress,
   ResourceChange,
@@ -17,6 +18,7 @@ import { diffSpec, resetFields, specAsFields } from './diff.js';
 import { keptFields } from './kept.js';
 import { PlanError } from './errors.js';
 import { buildGraph } from './graph.js';
+import { remoteFingerprint } from './remote-fingerprint.js';
 import { immutableFieldsOf, rulesFor } from './rules.js';
 
 export interface PlanOptions {
@@ -193,6 +195,7 @@ function changeFor(
       id: remote.id,
     },
     remote,
+    resource.spec,
   );
 
   const fields = diffSpec(resource.spec, remote.spec, rulesFor(resource.kind));
@@ -285,28 +288,32 @@ function isRotated(resource: DesiredResource, path: string, remote: ActualResour
   return marker > lastWrite;
 }
 
-// A change's remote resource, hidden (symbol key, not enumerable): JSON and spreads see only
-// `remoteFingerprint`, read through it.
+// A change's remote resource and the configuration's spec for it (undefined for a resource it does
+// not declare), hidden (symbol keys, not enumerable): JSON and spreads see only `remoteFingerprint`,
+// read through them.
 const REMOTE = Symbol('remote');
+const CONFIGURED = Symbol('configured');
 
 /**
- * One getter for every change, reading the remote resource kept on the change: a no-op change never
- * needs the fingerprint (apply compares it only before a write), and remote.fingerprint is computed
- * on first read (state/normalize.ts). Not a getter closing over each change's own `remote` (in the
- * literal or by defineProperty): V8 keeps an object's accessors in its shape, so that gave every
- * change a hidden class of its own, ~600 bytes more per resource of a plan.
+ * One getter for every change, reading what is kept on the change: a no-op change never needs the
+ * fingerprint (apply compares it only before a write). Not a getter closing over each change's own
+ * `remote` (in the literal or by defineProperty): V8 keeps an object's accessors in its shape, so
+ * that gave every change a hidden class of its own, ~600 bytes more per resource of a plan.
  */
 const REMOTE_FINGERPRINT: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
-  get(this: { [REMOTE]: ActualResource }): string {
-    return this[REMOTE].fingerprint;
+  get(this: { [REMOTE]: ActualResource; [CONFIGURED]: JsonObject | undefined }): string {
+    const configured = this[CONFIGURED];
+    // Without a configuration, the resource's own fingerprint (computed once, state/normalize.ts).
+    return configured === undefined ? this[REMOTE].fingerprint : remoteFingerprint(this[REMOTE], configured);
   },
 };
 
 /** `change` with `remoteFingerprint` read through from `remote` (defined here: after `id`, as the key order of JSON was). */
-function readsRemoteFingerprint(change: ResourceChange, remote: ActualResource): ResourceChange {
+function readsRemoteFingerprint(change: ResourceChange, remote: ActualResource, configured?: JsonObject): ResourceChange {
   Object.defineProperty(change, REMOTE, { value: remote });
+  Object.defineProperty(change, CONFIGURED, { value: configured });
   return Object.defineProperty(change, 'remoteFingerprint', REMOTE_FINGERPRINT);
 }
 

@@ -3,9 +3,12 @@
 //
 // Direction: environment A's definitions are the "desired" side and B's the "actual" side, so the
 // plan reads "what applying A's agents to B would change": `~ field: B's value → A's value`,
-// `+` only in A, `-` only in B.
+// `+` only in A, `-` only in B. A's definitions are taken as `export` would write them: fields the
+// configuration schema does not know are not compared, since they are the server's own (one may
+// change on every read) and no configuration could set them.
 import { computePlan } from '../engine/plan.js';
 import type { ActualState, DesiredResource, JsonObject, Plan } from '../model/resources.js';
+import { exportableSpec, type SchemaRef } from './prune.js';
 
 export interface EnvironmentAgents {
   /** agentform's name for the environment. */
@@ -46,8 +49,9 @@ function originOf(remote: JsonObject, environmentNames: ReadonlyMap<string, stri
   return origin;
 }
 
-export function compareEnvironments(a: EnvironmentAgents, b: EnvironmentAgents, environmentNames: ReadonlyMap<string, string> = new Map()): EnvironmentComparison {
-  const desired: DesiredResource[] = agentsOf(a.actual).map((agent) => ({ kind: 'agent', name: agent.name, spec: agent.spec, writeOnly: {}, references: [] }));
+/** `agentSchema`: the agent configuration schema (config/schemas.ts); without it, every field of A is compared. */
+export function compareEnvironments(a: EnvironmentAgents, b: EnvironmentAgents, environmentNames: ReadonlyMap<string, string> = new Map(), agentSchema?: SchemaRef): EnvironmentComparison {
+  const desired: DesiredResource[] = agentsOf(a.actual).map((agent) => ({ kind: 'agent', name: agent.name, spec: exportableSpec(agent.spec, agentSchema).spec, writeOnly: {}, references: [] }));
   const plan = computePlan(
     { projectDir: '.', target: { name: b.name, slug: b.slug, url: '', prune: true }, resources: desired },
     { environmentSlug: b.slug, resources: agentsOf(b.actual), missingOperations: [...a.actual.missingOperations, ...b.actual.missingOperations] },

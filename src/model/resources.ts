@@ -119,7 +119,10 @@ export interface ActualResource {
   id: string;
   spec: JsonObject;
   remote: JsonObject;
-  /** Hash of the raw remote object, used by saved plans and the optimistic-concurrency check. */
+  /**
+   * The object's id and write marks, hashed (engine/remote-fingerprint.ts without a configuration):
+   * "changed since plan" for a resource the configuration does not declare (a delete).
+   */
   fingerprint: string;
 }
 
@@ -168,7 +171,11 @@ export interface ResourceChange {
   dependsOn: ResourceAddress[];
   /** Remote id, when the resource exists. */
   id?: string;
-  /** Fingerprint of the remote object the plan was computed from. */
+  /**
+   * What of the remote object the plan was computed from its change depends on (id, write marks,
+   * the fields the configuration manages: engine/remote-fingerprint.ts); apply compares it with a
+   * fresh read just before writing.
+   */
   remoteFingerprint?: string;
   /** Why: e.g. "rotation marker changed", "promoted from staging v3". */
   reason?: string;

@@ -97,6 +97,14 @@ export const NESTED_EXTRA_FIELD = 'serverRevision';
 /** Unknown fields added to every record: a stable one, and one whose value changes on every read. */
 export const RECORD_EXTRA_FIELD = 'region';
 export const VOLATILE_FIELD = 'observedAt';
+/**
+ * An unknown field nested in the definition of every agent `agents.list` answers with
+ * (`definition.model.resolvedAt`: when the server last resolved the model), new on every read: a
+ * client that reads its state from lists and sends definitions back whole must neither take it for
+ * drift nor echo an old value as a change. Not in `agents.get` answers, whose definitions promote
+ * and rollback copy whole, unknown fields included, as definitions to write.
+ */
+export const NESTED_VOLATILE_FIELD = 'resolvedAt';
 
 /** Response fields that are lists of records, per operation, besides whole-array answers. */
 const NESTED_LISTS: Partial<Record<Rpc, string>> = { 'connections.test': 'tools', 'connections.grants.import': 'results' };
@@ -164,6 +172,7 @@ export function pessimisticPresenter(): Presenter {
     delete out[NESTED_EXTRA_FIELD];
     out[RECORD_EXTRA_FIELD] = 'local-1';
     out[VOLATILE_FIELD] = observedAt();
+    if (rpc === 'agents.list' && isPlainObject(out.definition) && isPlainObject(out.definition.model)) out.definition.model[NESTED_VOLATILE_FIELD] = observedAt();
     return out;
   };
   return {

@@ -12,7 +12,7 @@ import type {
   SecretMetadata,
 } from '../model/api.js';
 import type { ActualResource, JsonObject, JsonValue, ResourceKind } from '../model/resources.js';
-import { fingerprint } from '../engine/canonical.js';
+import { remoteFingerprint } from '../engine/remote-fingerprint.js';
 import { jsonOf } from '../model/specs.js';
 import { lazyProperty } from '../util/lazy-property.js';
 
@@ -29,44 +29,16 @@ function pick(source: object, fields: readonly string[]): JsonObject {
 const asJson = jsonOf;
 
 /**
- * Raw fields besides the id and the normalised spec that the engine reads: `updatedAt` (rotation
- * markers are compared with it), an agent's `version` and `promotedFrom` (declarative promotion).
- */
-const UNDERSTOOD_FIELDS = ['updatedAt', 'version', 'promotedFrom'] as const;
-
-/**
- * The fingerprint behind "changed since plan" and saved plans: what the tool understands of the
- * object (its id, the normalised spec it compares and merges into writes, the fields above), never
- * the rest. A field the server changes on every read (`observedAt`, `lastUsedAt`, an image that
- * finishes baking) therefore never blocks an update, while an out-of-band edit of anything apply
- * compares or sends back (for an agent, every definition field, known or not) is still detected.
- */
-export function remoteFingerprint(id: string, spec: JsonObject, raw: object): string {
-  const record = raw as Record<string, unknown>;
-  const understood: Record<string, unknown> = { id, spec };
-  for (const field of UNDERSTOOD_FIELDS) if (record[field] !== undefined) understood[field] = record[field];
-  return fingerprint(understood);
-}
-
-/**
  * The fingerprint is computed on first read and kept: a plan reads every remote object, but only
- * the objects it writes (and saved plans) need one, and the canonical JSON of 1,000 agents cost
- * ~40 % of a no-change plan's own time. Nothing changes `spec` or the raw object after this.
+ * the objects it deletes (and saved plans) need one. Nothing changes the resource after this.
  */
 function resource(kind: ResourceKind, name: string, id: string, spec: JsonObject, raw: object): ActualResource {
-  const normalized = { kind, name, id, spec, remote: asJson(raw) } as Fingerprinted;
-  Object.defineProperty(normalized, RAW, { value: raw, writable: false });
-  Object.defineProperty(normalized, 'fingerprint', LAZY_FINGERPRINT);
-  return normalized;
+  const normalized = { kind, name, id, spec, remote: asJson(raw) } as ActualResource;
+  return Object.defineProperty(normalized, 'fingerprint', LAZY_FINGERPRINT);
 }
 
-// The raw object, hidden (symbol key, not enumerable), so JSON, spreads and Object.keys see the
-// resource exactly as before.
-const RAW = Symbol('raw');
-type Fingerprinted = ActualResource & { [RAW]: object };
-
-// Reads its inputs from the resource itself (`id` and `spec` are never reassigned).
-const LAZY_FINGERPRINT = lazyProperty((resource: Fingerprinted) => remoteFingerprint(resource.id, resource.spec, resource[RAW]));
+// Reads its inputs from the resource itself (`id`, `spec` and `remote` are never reassigned).
+const LAZY_FINGERPRINT = lazyProperty((resource: ActualResource) => remoteFingerprint(resource));
 
 /** The organization has one address: `organization/current`. */
 export function normalizeOrganization(raw: Organization): ActualResource {

@@ -1,6 +1,8 @@
-// "Changed since plan" (the re-read before each update) looks only at what the tool understands:
-// regression for issue 13 part 7, where a server field whose value changes on every read blocked
-// every update. An out-of-band edit of a definition field, known or not, must still stop the write.
+// "Changed since plan" (the re-read before each write) compares what the plan depends on: the id,
+// the write marks (a new version, updatedAt) and the fields the configuration manages. Regressions:
+// issue 13 part 7 (a record field new on every read blocked every update) and issue 44 item 6 (the
+// same for a field nested in the agent definition, which upserts send back). Apply merges the
+// configuration onto the fresh read, so such a field is sent as the server has it now.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
@@ -10,14 +12,24 @@ import type { DesiredState, JsonObject, ResourceKind } from '../../src/model/res
 import { readActualState } from '../../src/state/read.js';
 import { startServer } from '../server/helpers.js';
 
-/** A server that adds a field whose value changes on every read to every record it lists. */
+/**
+ * A server that adds, to every agent record it lists, a field whose value changes on every read,
+ * at the top of the record and nested in the definition; and records the definitions upserted.
+ */
 class Volatile implements RpcCaller {
-  private reads = 0;
+  reads = 0;
+  upserted: JsonObject[] = [];
   constructor(private readonly client: ControlApiClient) {}
   async call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>> {
-    const answer = await this.client.call(rpc, request);
-    if (!Array.isArray(answer)) return answer;
-    return answer.map((record: object) => ({ ...record, observedAt: `2026-01-01T00:00:${String(++this.reads).padStart(2, '0')}Z` })) as unknown as ResponseOf<R>;
+    if (rpc === 'agents.upsert') this.upserted.push((request as unknown as { definition: JsonObject }).definition);
+    const answer: unknown = await this.client.call(rpc, request);
+    if (!Array.isArray(answer)) return answer as ResponseOf<R>;
+    return answer.map((record: Record<string, unknown>) => {
+      const stamp = `2026-01-01T00:00:${String(++this.reads).padStart(2, '0')}Z`;
+      const definition = record.definition as { model?: object } | undefined;
+      const churned = definition?.model ? { definition: { ...definition, model: { ...definition.model, resolvedAt: stamp } } } : {};
+      return { ...record, observedAt: stamp, ...churned };
+    }) as unknown as ResponseOf<R>;
   }
 }
 
@@ -33,10 +45,15 @@ describe('changed since plan', () => {
   let caller: Volatile;
   const options = () => ({
     parallelism: 1,
-    reread: async (kind: ResourceKind) =>
-      new Map((await readActualState(caller, 'dev', [kind])).resources.map((resource) => [resource.name, resource.fingerprint])),
+    reread: async (kind: ResourceKind) => new Map((await readActualState(caller, 'dev', [kind])).resources.map((resource) => [resource.name, resource])),
     saveToken: async () => undefined,
   });
+  const maxTurns = async () => (await client.call('agents.get', { slug: 'bot' })).definition.limits?.maxTurns;
+  /** An upsert made elsewhere between plan and apply: the latest definition with `edit` applied. */
+  const editElsewhere = async (edit: (current: JsonObject) => JsonObject) => {
+    const current = await client.call('agents.get', { slug: 'bot' });
+    await client.call('agents.upsert', { slug: 'bot', definition: edit(current.definition as unknown as JsonObject) as never });
+  };
   beforeAll(async () => {
     server = await startServer();
     client = new ControlApiClient({ baseUrl: server.url, credential: { kind: 'key', token: server.tokens.dev as string } });
@@ -48,22 +65,28 @@ describe('changed since plan', () => {
     await server.cleanup();
   });
 
-  it('a field that changes on every read does not block an update', async () => {
+  it('fields that change on every read, on the record and nested in the definition, do not block an update; the fresh value is sent', async () => {
     const actual = await readActualState(caller, 'dev');
     const plan = computePlan(desired(6), actual, { prune: false });
     expect(plan.summary.change).toBe(1);
     const result = await applyPlan(plan, desired(6), actual, { caller }, options());
     expect(result.failed).toEqual([]);
-    expect((await client.call('agents.get', { slug: 'bot' })).definition.limits?.maxTurns).toBe(6);
+    expect(await maxTurns()).toBe(6);
+    // Merged onto the re-read, not onto the plan's read: the server's current value goes back.
+    const sent = caller.upserted.at(-1) as { model: { resolvedAt: string } };
+    expect(sent.model.resolvedAt).toBe(`2026-01-01T00:00:${String(caller.reads).padStart(2, '0')}Z`);
   });
 
-  it('an out-of-band edit of an unknown definition field between plan and apply stops the write', async () => {
+  it.each<[string, (current: JsonObject) => JsonObject]>([
+    ['a field the configuration manages', (current) => ({ ...current, system: 'Be long.' })],
+    ['an unknown definition field (a write all the same: a new version)', (current) => ({ ...current, futureField: 'set elsewhere' })],
+  ])('an out-of-band edit of %s between plan and apply stops the write', async (_name, edit) => {
+    const before = await maxTurns();
     const actual = await readActualState(caller, 'dev');
-    const plan = computePlan(desired(7), actual, { prune: false });
-    const current = await client.call('agents.get', { slug: 'bot' });
-    await client.call('agents.upsert', { slug: 'bot', definition: { ...current.definition, futureField: 'set elsewhere' } as never });
-    const result = await applyPlan(plan, desired(7), actual, { caller }, options());
+    const plan = computePlan(desired(before! + 1), actual, { prune: false });
+    await editElsewhere(edit);
+    const result = await applyPlan(plan, desired(before! + 1), actual, { caller }, options());
     expect(result.failed).toEqual([expect.objectContaining({ address: 'agent/bot', code: 'changed_since_plan' })]);
-    expect((await client.call('agents.get', { slug: 'bot' })).definition.limits?.maxTurns).toBe(6);
+    expect(await maxTurns()).toBe(before);
   });
 });

@@ -3,13 +3,15 @@
 // read, plan, apply through the real pipeline functions (in process, to keep it fast); per
 // resource, the fields whose remote value changed are exactly the fields the plan listed (a field
 // left to the server may stay unchanged when its default equals the old value), a resource the plan
-// leaves alone is not written, and a second plan is clean. Once per server profile.
+// leaves alone is not written, and a second plan is clean. Once per server profile (the pessimistic
+// one reports a field nested in every agent definition that is new on every read: issue 44).
 // More cases: AGENTFORM_PROPERTY_RUNS=200 (per profile); another seed: AGENTFORM_PROPERTY_SEED=n.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
 import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
 import type { JsonObject, JsonValue } from '../../src/model/resources.js';
+import { NESTED_VOLATILE_FIELD } from '../../src/server/pessimistic.js';
 import { SERVER_PROFILE_NAMES } from '../../src/server/profiles.js';
 import {
   PROPERTY_SEED,
@@ -26,6 +28,8 @@ import { startServer } from '../server/helpers.js';
 /** Every server profile (src/server/profiles.ts), each with its own server. */
 const PROFILES = SERVER_PROFILE_NAMES;
 const RUNS = propertyRuns(60);
+/** Spec fields each profile changes on every read by itself (the pessimistic one: nested in the agent definition). */
+const CHURNING: Record<(typeof PROFILES)[number], ReadonlySet<string>> = { default: new Set(), pessimistic: new Set([`model.${NESTED_VOLATILE_FIELD}`]) };
 const SLUG = 'dev';
 
 const isWrite = (rpc: Rpc) => !/\.(list|get|models|events|pending)$/.test(rpc);
@@ -84,7 +88,7 @@ describe.each(PROFILES)('the plan is a contract (local control plane, %s profile
 
         const round = await planAndApply(caller, SLUG, desired);
         expect(round.failed).toEqual([]);
-        expect(roundProblems(round, desired, caller.writes)).toEqual([]);
+        expect(roundProblems(round, desired, caller.writes, CHURNING[profile])).toEqual([]);
       }),
       { numRuns: RUNS, seed: PROPERTY_SEED },
     );

@@ -12,6 +12,7 @@ import type {
   ResourceKind,
 } from '../../src/model/resources.js';
 import { addressOf } from '../../src/model/resources.js';
+import { remoteFingerprint } from '../../src/engine/remote-fingerprint.js';
 
 /** A fake caller: records every call and answers from per-RPC handlers. A unit boundary, not a server. */
 function fakeCaller(handlers: Partial<{ [R in Rpc]: (request: RequestOf<R>) => ResponseOf<R> }> = {}) {
@@ -57,8 +58,18 @@ function desiredOf(resources: DesiredResource[]): DesiredState {
   return { projectDir: '/nowhere', target: { name: 'dev', slug: 'dev', url: 'local', prune: true }, resources };
 }
 
-function actualResource(kind: ResourceKind, name: string, id: string, fingerprint = 'fp'): ActualResource {
-  return { kind, name, id, spec: {}, remote: {}, fingerprint };
+function actualResource(kind: ResourceKind, name: string, id: string, spec: DesiredResource['spec'] = {}, remote: DesiredResource['spec'] = {}): ActualResource {
+  return { kind, name, id, spec, remote, fingerprint: remoteFingerprint({ kind, id, spec, remote }) };
+}
+
+/** What the plan records of `remote` for a change of `desired` (a delete: none). */
+function planned(remote: ActualResource, desired?: DesiredResource): string {
+  return remoteFingerprint(remote, desired?.spec);
+}
+
+/** A re-read before the writes that finds these resources. */
+function rereadFinding(...resources: ActualResource[]): ApplyOptions['reread'] {
+  return async (kind) => new Map(resources.filter((resource) => resource.kind === kind).map((resource) => [resource.name, resource]));
 }
 
 const baseOptions = (events: ApplyEvent[] = []): ApplyOptions => ({
@@ -95,8 +106,9 @@ describe('applyPlan', () => {
     const { caller, calls } = fakeCaller();
     const desired = desiredOf([resource('agent', 'bot', { model: { provider: 'new', model: 'm' } })]);
     const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'old', 'p-old'), actualResource('agent', 'bot', 'a1')], missingOperations: [] };
-    const plan = planOf([change('provider', 'old', 'delete', { remoteFingerprint: 'fp' }), change('agent', 'bot', 'update', { remoteFingerprint: 'fp' })]);
-    const options = { ...baseOptions(), reread: async (kind: ResourceKind) => new Map([[kind === 'agent' ? 'bot' : 'old', 'fp']]) };
+    const [old, bot] = actual.resources as [ActualResource, ActualResource];
+    const plan = planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) }), change('agent', 'bot', 'update', { remoteFingerprint: planned(bot, desired.resources[0]) })]);
+    const options = { ...baseOptions(), reread: rereadFinding(old, bot) };
     await applyPlan(plan, desired, actual, { caller }, options);
     expect(calls.map((c) => c.rpc)).toEqual(['agents.upsert', 'providers.delete']);
   });
@@ -105,9 +117,11 @@ describe('applyPlan', () => {
     const { caller, calls } = fakeCaller();
     const events: ApplyEvent[] = [];
     const desired = desiredOf([resource('provider', 'p', { type: 'openai' }), resource('secret', 's', {}, { writeOnly: { value: { source: 'x', value: 'v' } } })]);
-    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'p', 'p1', 'old-fp')], missingOperations: [] };
-    const plan = planOf([change('provider', 'p', 'update', { remoteFingerprint: 'old-fp' }), change('secret', 's', 'create')]);
-    const result = await applyPlan(plan, desired, actual, { caller }, { ...baseOptions(events), reread: async () => new Map([['p', 'new-fp']]) });
+    const before = actualResource('provider', 'p', 'p1', { type: 'azure' });
+    const actual = { environmentSlug: 'dev', resources: [before], missingOperations: [] };
+    const plan = planOf([change('provider', 'p', 'update', { remoteFingerprint: planned(before, desired.resources[0]) }), change('secret', 's', 'create')]);
+    const edited = actualResource('provider', 'p', 'p1', { type: 'mistral' });
+    const result = await applyPlan(plan, desired, actual, { caller }, { ...baseOptions(events), reread: rereadFinding(edited) });
     expect(result.failed).toEqual([{ address: 'provider/p', action: 'update', code: 'changed_since_plan', message: 'provider/p changed since plan' }]);
     expect(calls.map((c) => c.rpc)).toEqual(['secrets.create']);
   });
@@ -156,10 +170,11 @@ describe('applyPlan', () => {
       baseOptions(),
     );
     const second = fakeCaller();
-    const existing = { environmentSlug: 'dev', resources: [actualResource('connection', 'tools', 'c1'), actualResource('agent', 'bot', 'a1')], missingOperations: [] };
-    const run2 = await applyPlan(planOf([change('agent', 'bot', 'update', { dependsOn: ['connection/tools'], remoteFingerprint: 'fp' })]), desired, existing, { caller: second.caller }, {
+    const bot = actualResource('agent', 'bot', 'a1');
+    const existing = { environmentSlug: 'dev', resources: [actualResource('connection', 'tools', 'c1'), bot], missingOperations: [] };
+    const run2 = await applyPlan(planOf([change('agent', 'bot', 'update', { dependsOn: ['connection/tools'], remoteFingerprint: planned(bot, desired.resources[1]) })]), desired, existing, { caller: second.caller }, {
       ...baseOptions(),
-      reread: async () => new Map([['bot', 'fp']]),
+      reread: rereadFinding(bot),
     });
     expect(run1.failed).toEqual([]);
     expect(run2.failed).toEqual([]);
@@ -171,11 +186,12 @@ describe('applyPlan', () => {
     const { caller, calls } = fakeCaller();
     const saved: string[] = [];
     const desired = desiredOf([resource('apiKey', 'ci', { scopes: ['read'] }, { options: { tokenFile: 'ci.token' } })]);
-    const actual = { environmentSlug: 'dev', resources: [actualResource('apiKey', 'ci', 'old-key')], missingOperations: [] };
-    const plan = planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: 'fp' })]);
+    const oldKey = actualResource('apiKey', 'ci', 'old-key');
+    const actual = { environmentSlug: 'dev', resources: [oldKey], missingOperations: [] };
+    const plan = planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: planned(oldKey, desired.resources[0]) })]);
     const result = await applyPlan(plan, desired, actual, { caller }, {
       ...baseOptions(),
-      reread: async () => new Map([['ci', 'fp']]),
+      reread: rereadFinding(oldKey),
       saveToken: async (_resource, token) => {
         saved.push(token);
         return 'ci.token';
@@ -300,10 +316,11 @@ describe('applyPlan deletes', () => {
         throw new ApiError('providers.delete', 404, 'not_found', 'provider p-old not found');
       },
     });
-    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'old', 'p-old')], missingOperations: [] };
-    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: 'fp' })]), desiredOf([]), actual, { caller }, {
+    const old = actualResource('provider', 'old', 'p-old');
+    const actual = { environmentSlug: 'dev', resources: [old], missingOperations: [] };
+    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) })]), desiredOf([]), actual, { caller }, {
       ...baseOptions(),
-      reread: async () => new Map([['old', 'fp']]),
+      reread: rereadFinding(old),
     });
     expect(result.failed).toEqual([]);
     expect(result.done).toEqual([{ address: 'provider/old', action: 'delete', ms: expect.any(Number), note: 'already gone' }]);
@@ -316,10 +333,11 @@ describe('applyPlan deletes', () => {
         throw new ApiError('providers.delete', 409, 'failed_precondition', 'provider is in use');
       },
     });
-    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'old', 'p-old')], missingOperations: [] };
-    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: 'fp' })]), desiredOf([]), actual, { caller }, {
+    const old = actualResource('provider', 'old', 'p-old');
+    const actual = { environmentSlug: 'dev', resources: [old], missingOperations: [] };
+    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) })]), desiredOf([]), actual, { caller }, {
       ...baseOptions(),
-      reread: async () => new Map([['old', 'fp']]),
+      reread: rereadFinding(old),
     });
     expect(result.failed[0]?.code).toBe('failed_precondition');
   });
@@ -329,7 +347,7 @@ describe('applyPlan deletes of resources removed meanwhile', () => {
   it('makes no call and counts the delete as done when the re-read no longer finds the resource', async () => {
     const { caller, calls } = fakeCaller();
     const actual = { environmentSlug: 'dev', resources: [actualResource('secret', 'old', 's-old')], missingOperations: [] };
-    const result = await applyPlan(planOf([change('secret', 'old', 'delete', { remoteFingerprint: 'fp' })]), desiredOf([]), actual, { caller }, {
+    const result = await applyPlan(planOf([change('secret', 'old', 'delete', { remoteFingerprint: planned(actual.resources[0]!) })]), desiredOf([]), actual, { caller }, {
       ...baseOptions(),
       reread: async () => new Map(),
     });
@@ -338,13 +356,14 @@ describe('applyPlan deletes of resources removed meanwhile', () => {
   });
 
   describe('writes of existing resources send the remote object with the configuration merged in', () => {
-    const existing = (kind: ResourceKind, name: string, spec: DesiredResource['spec']): ActualResource => ({ kind, name, id: `${kind}-id`, spec, remote: {}, fingerprint: 'fp' });
     const run = async (kind: ResourceKind, name: string, want: DesiredResource['spec'], have: DesiredResource['spec'], action: ResourceChange['action'] = 'update') => {
       const { caller, calls } = fakeCaller();
-      const actual = { environmentSlug: 'dev', resources: [existing(kind, name, have)], missingOperations: [] };
-      const result = await applyPlan(planOf([change(kind, name, action, { remoteFingerprint: 'fp' })]), desiredOf([resource(kind, name, want)]), actual, { caller }, {
+      const existing = actualResource(kind, name, `${kind}-id`, have);
+      const wanted = resource(kind, name, want);
+      const actual = { environmentSlug: 'dev', resources: [existing], missingOperations: [] };
+      const result = await applyPlan(planOf([change(kind, name, action, { remoteFingerprint: planned(existing, wanted) })]), desiredOf([wanted]), actual, { caller }, {
         ...baseOptions(),
-        reread: async () => new Map([[name, 'fp']]),
+        reread: rereadFinding(existing),
       });
       expect(result.failed).toEqual([]);
       return calls.filter((call) => !call.rpc.endsWith('.test')).map((call) => [call.rpc, call.request]);
@@ -432,10 +451,11 @@ describe('applyPlan API keys whose token could be lost', () => {
 
   it('a new key whose token cannot be saved is revoked, and the old key of a replace is kept', async () => {
     const { caller, calls } = fakeCaller({ 'apiKeys.revoke': () => ({ id: 'key-1', name: 'ci', scopes: ['read'] }) });
-    const actual = { environmentSlug: 'dev', resources: [actualResource('apiKey', 'ci', 'old-key')], missingOperations: [] };
-    const result = await applyPlan(planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: 'fp' })]), desiredOf([key]), actual, { caller }, {
+    const oldKey = actualResource('apiKey', 'ci', 'old-key');
+    const actual = { environmentSlug: 'dev', resources: [oldKey], missingOperations: [] };
+    const result = await applyPlan(planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: planned(oldKey, key) })]), desiredOf([key]), actual, { caller }, {
       ...baseOptions(),
-      reread: async () => new Map([['ci', 'fp']]),
+      reread: rereadFinding(oldKey),
       saveToken: async () => {
         throw new Error('token file ci.token appeared since the plan: refusing to overwrite it');
       },

@@ -3,7 +3,9 @@
 // take effect. Real client, real writer, a scripted server with a version store.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyPlan, type ApplyOptions } from '../../src/apply/executor.js';
-import type { ActualResource, DesiredState, Plan, ResourceChange } from '../../src/model/resources.js';
+import type { RpcCaller } from '../../src/api/operations.js';
+import { remoteFingerprint } from '../../src/engine/remote-fingerprint.js';
+import type { ActualResource, DesiredState, JsonObject, Plan, ResourceChange } from '../../src/model/resources.js';
 import { apiError, drop, ok, startRecordingServer, type Answer, type RecordingServer } from '../helpers/recording-server.js';
 import { testClient } from '../api/support.js';
 
@@ -51,17 +53,26 @@ function desired(specValue: Record<string, unknown>): DesiredState {
   return { projectDir: '/nowhere', target: { name: 'dev', slug: 'dev', url: 'x', prune: false }, resources: [{ kind: 'agent', name: 'bot', spec: specValue as never, writeOnly: {}, references: [] }] };
 }
 
-function planFor(action: ResourceChange['action']): Plan {
-  const change: ResourceChange = { address: 'agent/bot', kind: 'agent', name: 'bot', action, fields: [], dependsOn: [], ...(action === 'update' ? { remoteFingerprint: 'fp' } : {}) };
+/** The agent as the plan read it at `version` (undefined: it does not exist). */
+function remoteAt(version: number | undefined, definition: JsonObject = {}): ActualResource | undefined {
+  if (version === undefined) return undefined;
+  const found = { kind: 'agent' as const, name: 'bot', id: 'agt_1', spec: definition, remote: { version } };
+  return { ...found, fingerprint: remoteFingerprint(found) };
+}
+
+function planFor(action: ResourceChange['action'], remote: ActualResource | undefined, wanted: DesiredState): Plan {
+  const fingerprint = remote && action === 'update' ? { remoteFingerprint: remoteFingerprint(remote, wanted.resources[0]!.spec) } : {};
+  const change: ResourceChange = { address: 'agent/bot', kind: 'agent', name: 'bot', action, fields: [], dependsOn: [], ...fingerprint };
   return { formatVersion: 1, environment: 'dev', changes: [change], order: [change.address], summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 }, warnings: [] };
 }
 
-function actualAt(version: number | undefined): { environmentSlug: string; resources: ActualResource[]; missingOperations: [] } {
-  const resources: ActualResource[] = version === undefined ? [] : [{ kind: 'agent', name: 'bot', id: 'agt_1', spec: {}, remote: { version }, fingerprint: 'fp' }];
-  return { environmentSlug: 'dev', resources, missingOperations: [] };
+/** Plan and apply of `wanted` against the agent at `version`, re-read unchanged before the write. */
+function applyAgainst(version: number | undefined, action: ResourceChange['action'], wanted: DesiredState, caller: RpcCaller, definition?: JsonObject) {
+  const remote = remoteAt(version, definition);
+  const actual = { environmentSlug: 'dev', resources: remote ? [remote] : [], missingOperations: [] };
+  const options: ApplyOptions = { parallelism: 1, reread: async () => new Map(remote ? [['bot', remote]] : []), saveToken: async () => undefined };
+  return applyPlan(planFor(action, remote, wanted), wanted, actual, { caller }, options);
 }
-
-const options: ApplyOptions = { parallelism: 1, reread: async () => new Map([['bot', 'fp']]), saveToken: async () => undefined };
 
 describe('a lost agents.upsert answer, on a server where every upsert makes a version', () => {
   it.each([
@@ -71,7 +82,7 @@ describe('a lost agents.upsert answer, on a server where every upsert makes a ve
   ])('%s', async (_name, action, existing, script, expectedVersions, expectedUpserts, note) => {
     const versions = versioningAgent(existing, script);
     const { client } = testClient(server.url);
-    const result = await applyPlan(planFor(action), desired(spec(20)), actualAt(existing.length || undefined), { caller: client }, options);
+    const result = await applyAgainst(existing.length || undefined, action, desired(spec(20)), client);
     await client.close();
     expect(result.failed).toEqual([]);
     expect(result.done[0]?.note).toBe(note);
@@ -86,18 +97,37 @@ describe('a lost agents.upsert answer, on a server where every upsert makes a ve
     // it is the version the plan saw: the upsert must be sent again.
     const versions = versioningAgent([{ ...spec(20), description: 'old', model: { provider: 'p', model: 'm', reasoning: 'none' } }], ['503-before-acting']);
     const { client } = testClient(server.url);
-    const result = await applyPlan(planFor('update'), desired(spec(20, { description: null })), actualAt(1), { caller: client }, options);
+    const result = await applyAgainst(1, 'update', desired(spec(20, { description: null })), client);
     await client.close();
     expect(result.failed).toEqual([]);
     expect(versions).toHaveLength(2);
     expect(server.requestsTo('/v1/agents/upsert')).toHaveLength(2);
   });
 
+  // Issue 44: the definition is sent back with a server-owned field as read (model.resolvedAt),
+  // which the read-back finds with a newer value: compared, it made every lost upsert look unsent.
+  it('a definition field the server changes on every read does not hide the applied upsert', async () => {
+    const versions = versioningAgent([spec(10)], ['act-then-drop']);
+    let reads = 0;
+    server.on('/v1/agents/get', () => {
+      const latest = versions[versions.length - 1]!;
+      const model = { ...(latest.definition.model as object), resolvedAt: `t${++reads}` };
+      return ok({ slug: 'bot', ...latest, definition: { ...latest.definition, model } });
+    });
+    const { client } = testClient(server.url);
+    const result = await applyAgainst(1, 'update', desired(spec(20)), client, { ...spec(10), model: { provider: 'p', model: 'm', resolvedAt: 't0' } });
+    await client.close();
+    expect(result.failed).toEqual([]);
+    expect((server.requestsTo('/v1/agents/upsert')[0]!.body as { definition: { model: object } }).definition.model).toMatchObject({ resolvedAt: 't0' });
+    expect(server.requestsTo('/v1/agents/upsert')).toHaveLength(1);
+    expect(versions).toHaveLength(2);
+  });
+
   it('when the read-back itself fails, the outcome is reported unknown instead of guessed', async () => {
     versioningAgent([spec(10)], ['act-then-drop']);
     server.on('/v1/agents/get', apiError(403, 'permission_denied', 'no read scope'));
     const { client } = testClient(server.url);
-    const result = await applyPlan(planFor('update'), desired(spec(20)), actualAt(1), { caller: client }, options);
+    const result = await applyAgainst(1, 'update', desired(spec(20)), client);
     await client.close();
     expect(result.failed[0]?.code).toBe('unknown_outcome');
     expect(server.requestsTo('/v1/agents/upsert')).toHaveLength(1);

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 import { agentYaml, apply, applyArgs, applyUntilConverged, census, generateProject, leftoverTempFiles, planExitCode, seeded, spawnCli, startPlane, type ProjectShape } from './harness.js';
 
 export interface FaultOutcome {
@@ -41,6 +42,57 @@ export async function faultScenario(seed: number, rates: { failRate: number; thr
     expect([0, 1], plan.stderr).toContain(plan.code);
     if (plan.code === 1) expect((await planExitCode(project, plane)).code).toBe(0);
     return { seed, runs: [first.codes.length, second.codes.length], duplicates: counted.duplicates.length };
+  } finally {
+    await plane.close();
+  }
+}
+
+export interface ThrottleOutcome {
+  seed: number;
+  /** The closing line of the first apply: how much throttling it met. */
+  line: string;
+}
+
+/** The closing line a throttled run ends with (src/api/throttling.ts), or undefined. */
+export function throttlingLine(stderr: string): string | undefined {
+  const last = stderr.trimEnd().split('\n').at(-1);
+  return last?.startsWith('Throttled: ') ? last : undefined;
+}
+
+const ALL_RETRIED = /^Throttled: \d+ of \d+ requests answered 429\/503; all tried again \(waits: \d+\.\d s in all\)$/;
+
+/**
+ * 30 % of requests answered 429 or 503, half each (the throttle draw applies to the requests not
+ * failed with a 503: 15 % + 85 % × 15/85 = 30 %).
+ */
+export const THIRTY_PERCENT = { failRate: 0.15, throttleRate: 0.15 / 0.85 };
+
+/**
+ * Sustained throttling (issue 44, item 7): a share of requests answered 429 or 503, nothing lost.
+ * Reads and writes are retried for time, so plan, apply and the plan after it each succeed on
+ * their first run, every resource exists once, and each run says how much throttling it met.
+ */
+export async function throttleScenario(seed: number, rates: { failRate: number; throttleRate: number }, shape: ProjectShape): Promise<ThrottleOutcome> {
+  const plane = await startPlane({ faults: { ...rates, seed } });
+  try {
+    const project = await generateProject(shape, `throttle-${seed}`);
+    const plan = await runCli(['plan', project.dir, '--detailed-exitcode'], { env: plane.cliEnv });
+    expect(plan.code, `seed ${seed}: ${plan.stderr}`).toBe(2);
+    // A plan's few reads may all get through; when some were throttled, the run says so last.
+    if (/Throttled/.test(plan.stderr)) expect(throttlingLine(plan.stderr), `seed ${seed}: ${plan.stderr}`).toMatch(ALL_RETRIED);
+    const applied = await apply(project, plane);
+    expect(applied.code, `seed ${seed}: ${applied.stderr}`).toBe(0);
+    const line = throttlingLine(applied.stderr);
+    expect(line, `seed ${seed}: ${applied.stderr}`).toMatch(ALL_RETRIED);
+    const counted = await census(project, plane);
+    expect(counted.duplicates, `seed ${seed}`).toEqual([]);
+    expect(counted.missing, `seed ${seed}`).toEqual([]);
+    for (const slug of project.names.agents) expect(counted.versions.get(slug), `seed ${seed} ${slug}`).toBe(1);
+    const settled = await runCli(['plan', project.dir, '--detailed-exitcode', '--json'], { env: plane.cliEnv });
+    expect(settled.code, `seed ${seed}: ${settled.stderr}`).toBe(0);
+    // With --json, the closing line (when there is one) is JSON too.
+    if (settled.stderr.trim() !== '') expect(JSON.parse(settled.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ throttling: { gaveUp: 0 } });
+    return { seed, line: line! };
   } finally {
     await plane.close();
   }

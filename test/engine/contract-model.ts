@@ -212,8 +212,8 @@ function valueAt(root: JsonValue | undefined, path: string): JsonValue | undefin
  * fill fields into a new object, or leave an empty one out with the unknown fields it adds to it. A listed field must really change, unless it is a reset to the server default
  * (the default may equal the old value) or a write-only value.
  */
-export function contractProblems(kind: ResourceKind, change: ResourceChange, before: JsonObject, after: JsonObject, desired: JsonObject): string[] {
-  const changed = changedPaths(kind, before, after);
+export function contractProblems(kind: ResourceKind, change: ResourceChange, before: JsonObject, after: JsonObject, desired: JsonObject, churning: ReadonlySet<string> = new Set()): string[] {
+  const changed = changedPaths(kind, before, after).filter((path) => !churning.has(path));
   const listed = change.fields.filter((field) => !field.writeOnly).map((field) => field.path);
   const problems: string[] = [];
   for (const path of changed) {
@@ -252,15 +252,19 @@ export async function planAndApply(caller: RpcCaller, slug: string, desired: Des
   const plan = computePlan(desired, before, { prune: false });
   const result = await applyPlan(plan, desired, before, { caller }, {
     parallelism: 4,
-    reread: async (kind) => new Map((await readActualState(caller, slug, [kind])).resources.map((resource) => [resource.name, resource.fingerprint])),
+    reread: async (kind) => new Map((await readActualState(caller, slug, [kind])).resources.map((resource) => [resource.name, resource])),
     saveToken: async () => undefined,
   });
   const after = await readActualState(caller, slug);
   return { before, plan, after, failed: result.failed.map((failure) => `${failure.address}: ${failure.message}`) };
 }
 
-/** Every way a round broke the contract: per resource, and "written although the plan left it alone". */
-export function roundProblems(round: { before: ActualState; plan: Plan; after: ActualState }, desired: DesiredState, written: readonly string[]): string[] {
+/**
+ * Every way a round broke the contract: per resource, and "written although the plan left it alone".
+ * `churning`: paths of spec fields the server changes on every read by itself (`model.resolvedAt`),
+ * which no plan lists and every read sees changed.
+ */
+export function roundProblems(round: { before: ActualState; plan: Plan; after: ActualState }, desired: DesiredState, written: readonly string[], churning: ReadonlySet<string> = new Set()): string[] {
   const problems: string[] = [];
   const find = (resources: ReadonlyArray<{ kind: ResourceKind; name: string }>, change: ResourceChange) =>
     resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
@@ -269,7 +273,7 @@ export function roundProblems(round: { before: ActualState; plan: Plan; after: A
     const was = find(round.before.resources, change) as ActualState['resources'][number] | undefined;
     const now = find(round.after.resources, change) as ActualState['resources'][number] | undefined;
     if (!wanted || !was || !now) continue;
-    problems.push(...contractProblems(change.kind, change, was.spec, now.spec, wanted.spec));
+    problems.push(...contractProblems(change.kind, change, was.spec, now.spec, wanted.spec, churning));
     if (change.action === 'no-op' && written.includes(change.address)) problems.push(`${change.address}: written although the plan left it alone`);
     if (change.action === 'no-op' && was.remote.version !== now.remote.version) problems.push(`${change.address}: a new version although nothing changed`);
   }

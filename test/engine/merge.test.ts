@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeForWrite, restrictToShape } from '../../src/engine/merge.js';
+import { managedPart, mergeForWrite, restrictToShape } from '../../src/engine/merge.js';
 import { rulesFor } from '../../src/engine/rules.js';
 import type { JsonObject } from '../../src/model/resources.js';
 
@@ -36,5 +36,39 @@ describe('mergeForWrite', () => {
     const shape = { name: true, spend: { dailyUsd: true } } as const;
     expect(restrictToShape({ name: 'n', kind: 'k', spend: { dailyUsd: 1, serverRevision: 7 }, region: 'r' }, shape)).toEqual({ name: 'n', spend: { dailyUsd: 1 } });
     expect(restrictToShape({ spend: null }, shape)).toEqual({ spend: null });
+  });
+});
+
+/** The part of each case's remote object that its write replaces (everything else the merge keeps). */
+const managed: Record<string, JsonObject> = {
+  'unmentioned fields keep their remote value': { system: 'a' },
+  'objects merge key by key': { sandbox: { tools: {} } },
+  'unknown remote fields are sent back': { model: { model: 'a' } },
+  'byTool is a whole value': { policies: { toolCalls: { byTool: { a: 'allow', shell: 'allow' } } } },
+  'an empty map removes every entry': { policies: { toolCalls: { byTool: { shell: 'allow' } } } },
+  // A set, in a canonical order (its members' canonical JSON, sorted).
+  'arrays of scalars are whole values': { sandbox: { tools: { deny: ['"rm"'] } } },
+  'array elements merge with the remote element at the same position': { model: { fallback: { models: [{ provider: 'p', model: 'm' }] } } },
+  'extra remote elements are dropped': { tools: [{ type: 'builtin', name: 'a' }, { type: 'builtin', name: 'b' }] },
+  'null is left out (omit)': { model: { reasoning: 'high' } },
+  'null is sent as null (send)': { group: 'g', spend: { dailyUsd: 5 } },
+  'null inside array elements is left out even when sending nulls': { list: [{ a: 2, b: 0 }] },
+  'without a remote object: the configured fields': {},
+};
+
+describe('managedPart: what the write replaces, the complement of what mergeForWrite keeps', () => {
+  it.each(cases)('$name', ({ name, desired, remote }) => {
+    const before = structuredClone(remote);
+    expect(managedPart(desired, remote, rulesFor('agent'))).toEqual(managed[name]);
+    expect(remote).toEqual(before);
+  });
+
+  it('a set compares in any order; an array of scalars that is not a set, in order', () => {
+    const rules = rulesFor('agent');
+    const desired = { sandbox: { tools: { allow: ['a'] } }, compaction: { keep: ['x'] } };
+    const one = managedPart(desired, { sandbox: { tools: { allow: ['b', 'a'] } }, compaction: { keep: ['y', 'x'] } }, rules);
+    const other = managedPart(desired, { sandbox: { tools: { allow: ['a', 'b'] } }, compaction: { keep: ['x', 'y'] } }, rules);
+    expect(one.sandbox).toEqual(other.sandbox);
+    expect(one.compaction).not.toEqual(other.compaction);
   });
 });

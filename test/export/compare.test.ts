@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { specSchemas } from '../../src/config/schemas.js';
 import { compareEnvironments, comparisonSummary, provenanceLines } from '../../src/export/compare.js';
 import type { ActualState } from '../../src/model/resources.js';
 import { renderPlanText } from '../../src/render/text.js';
@@ -46,6 +47,19 @@ describe('compareEnvironments', () => {
     expect(lines).toMatch(/agent\/support\s+staging v5 {2}\| {2}production v2 \(promoted from staging v4\)/);
     expect(lines).toContain('not in production');
     expect(lines).toMatch(/agent\/old\s+not in staging/);
+  });
+
+  it('with the agent schema, fields it does not know are not compared (a server field new on every read)', () => {
+    const stamped = (at: string): ActualState => {
+      const withField = { ...definition('gpt-4o'), model: { provider: 'openai', model: 'gpt-4o', resolvedAt: at } };
+      return state('x', `env_${at}`, [['same', withField as ReturnType<typeof definition>, 1]]);
+    };
+    const schema = specSchemas().agent;
+    const a = { name: 'a', slug: 'a', actual: stamped('t1') };
+    const b = { name: 'b', slug: 'b', actual: stamped('t2') };
+    expect(comparisonSummary(compareEnvironments(a, b, new Map(), schema), 'a', 'b')).toBe('No differences: the agents of a and b have the same definitions.');
+    // Without the schema every field counts: the guard above is the schema's doing.
+    expect(comparisonSummary(compareEnvironments(a, b), 'a', 'b')).toBe('Agents: 1 differ, 0 only in a, 0 only in b.');
   });
 
   it('equal agents: no differences', () => {

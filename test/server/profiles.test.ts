@@ -5,7 +5,7 @@ import { SERVER_DEFAULTS } from '../../src/engine/server-defaults.js';
 import { UserError } from '../../src/errors.js';
 import { DEFAULTS, type DefaultsTree } from '../../src/server/defaults.js';
 import { startLocalControlPlane } from '../../src/server/embedded.js';
-import { NESTED_EXTRA_FIELD, RECORD_EXTRA_FIELD, reverseKeys, scramble, VOLATILE_FIELD } from '../../src/server/pessimistic.js';
+import { NESTED_EXTRA_FIELD, NESTED_VOLATILE_FIELD, RECORD_EXTRA_FIELD, reverseKeys, scramble, VOLATILE_FIELD } from '../../src/server/pessimistic.js';
 import { parseServerProfileName, SERVER_PROFILE_ENV, serverProfileFromEnv } from '../../src/server/profiles.js';
 import { runCli } from '../helpers/cli.js';
 import { call, MINIMAL_DEFINITION, post, startServer, tempDir, type Answer } from './helpers.js';
@@ -277,6 +277,14 @@ describe('server profiles', () => {
       const second = await read();
       expect(first[RECORD_EXTRA_FIELD]).toBe('local-1');
       expect(Date.parse(second[VOLATILE_FIELD])).toBeGreaterThan(Date.parse(first[VOLATILE_FIELD]));
+      // Nested in the definitions agents.list answers with too (issue 44): apply sends definitions back whole.
+      const resolved = async () => {
+        const listed = ((await as(pessimistic, 'agents.list', {})) as Array<{ slug: string; definition: { model: Record<string, string> } }>).find((agent) => agent.slug === 'filled')!;
+        return Date.parse(listed.definition.model[NESTED_VOLATILE_FIELD]!);
+      };
+      const earlier = await resolved();
+      expect(await resolved()).toBeGreaterThan(earlier);
+      expect((first.definition as { model: object }).model).not.toHaveProperty(NESTED_VOLATILE_FIELD);
       for (const { path, object } of objectsIn(first).filter(({ path }) => path !== '' && !/byTool/.test(path))) {
         expect(object, path).toHaveProperty(NESTED_EXTRA_FIELD);
       }

@@ -8,8 +8,8 @@ import {
   normalizeOrganization,
   normalizeProvider,
   normalizeSecret,
-  remoteFingerprint,
 } from '../../src/state/normalize.js';
+import { remoteFingerprint } from '../../src/engine/remote-fingerprint.js';
 
 describe('normalize', () => {
   it.each([
@@ -37,7 +37,8 @@ describe('normalize', () => {
     expect(echoing.spec).toEqual({ auth: { type: 'svc-signed' } });
     expect(JSON.stringify(echoing)).not.toContain('SENTINEL');
     // Echoed or not, masked or not: the same remote state, so a plan settles either way.
-    expect(echoing.fingerprint).toBe(normalizeConnection(base).fingerprint);
+    const configured = { auth: { type: 'svc-signed' } };
+    expect(remoteFingerprint(echoing, configured)).toBe(remoteFingerprint(normalizeConnection(base), configured));
   });
 
   it('grants: named by connection name, from the grant or from the id map; unnamed ones skipped', () => {
@@ -59,42 +60,23 @@ describe('normalize', () => {
     ]);
   });
 
-  // "Changed since plan" compares these: only what the tool understands counts (regression: a
-  // server field whose value changes on every read, like observedAt, blocked every update).
-  it.each([
-    ['key order', () => normalizeProvider({ id: 'p', name: 'a', type: 't', baseUrl: null }), () => normalizeProvider({ baseUrl: null, type: 't', name: 'a', id: 'p' }), true],
-    ['lastUsedAt', () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '1' }])[0]!, () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '2' }])[0]!, true],
-    ['an image that finishes baking', () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x' } as never, image: { status: 'baking' } }), () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x' } as never, image: { status: 'ready' } }), true],
-    ['an unknown field that changes on every read', () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '1' } as never), () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '2' } as never), true],
-    ['a compared field', () => normalizeProvider({ id: 'p', name: 'a', type: 't' }), () => normalizeProvider({ id: 'p', name: 'a', type: 'u' }), false],
-    ['updatedAt (a write)', () => normalizeSecret({ id: 's', name: 'a', updatedAt: '1' }), () => normalizeSecret({ id: 's', name: 'a', updatedAt: '2' }), false],
-    ['the id', () => normalizeSecret({ id: 's', name: 'a' }), () => normalizeSecret({ id: 't', name: 'a' }), false],
-    ['an unknown definition field (sent back by upserts)', () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x', extra: 1 } as never }), () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x', extra: 2 } as never }), false],
-    ['an agent version', () => normalizeAgent({ agentId: 'a', slug: 'b', version: 1, definition: { name: 'x' } as never }), () => normalizeAgent({ agentId: 'a', slug: 'b', version: 2, definition: { name: 'x' } as never }), false],
-  ])('fingerprint and %s', (_, a, b, same) => {
-    expect(a().fingerprint === b().fingerprint).toBe(same);
-  });
-
-  it('remoteFingerprint takes the id, the spec and the understood raw fields only', () => {
-    expect(remoteFingerprint('k', { a: 1 }, { observedAt: '1', updatedAt: 'u' })).toBe(remoteFingerprint('k', { a: 1 }, { observedAt: '2', updatedAt: 'u' }));
-  });
 });
 
 describe('the fingerprint, computed on first read', () => {
   const raw = { agentId: 'ag_1', slug: 'support', version: 3, definition: { model: { provider: 'p', model: 'm' }, system: 'hi' }, createdAt: '2026-01-01T00:00:00Z' };
 
-  it('is the fingerprint of what the tool understands, stable across reads, and part of the JSON form', () => {
+  it('is the fingerprint of the resource without a configuration, stable across reads, and part of the JSON form', () => {
     const resource = normalizeAgent(raw as never);
-    const expected = remoteFingerprint('ag_1', raw.definition as never, raw);
+    const expected = remoteFingerprint(resource);
     expect(resource.fingerprint).toBe(expected);
     expect(resource.fingerprint).toBe(expected);
     expect(JSON.parse(JSON.stringify(resource)).fingerprint).toBe(expected);
     expect({ ...resource }.fingerprint).toBe(expected);
   });
 
-  it('follows the spec it was given, so two differing remote objects never share one', () => {
+  it('follows the resource it was given: another version, another fingerprint', () => {
     const a = normalizeAgent(raw as never);
-    const b = normalizeAgent({ ...raw, definition: { ...raw.definition, system: 'changed' } } as never);
+    const b = normalizeAgent({ ...raw, version: 4 } as never);
     expect(a.fingerprint).not.toBe(b.fingerprint);
   });
 
@@ -104,8 +86,8 @@ describe('the fingerprint, computed on first read', () => {
     const b = normalizeProvider(raw('p2', 'azure'));
     // A getter closing over each resource's values gave every resource a hidden class of its own.
     expect(Object.getOwnPropertyDescriptor(a, 'fingerprint')?.get).toBe(Object.getOwnPropertyDescriptor(b, 'fingerprint')?.get);
-    expect(a.fingerprint).toBe(remoteFingerprint('p1', a.spec, raw('p1', 'openai')));
-    expect(b.fingerprint).toBe(remoteFingerprint('p2', b.spec, raw('p2', 'azure')));
+    expect(a.fingerprint).toBe(remoteFingerprint({ kind: 'provider', id: 'p1', spec: a.spec, remote: raw('p1', 'openai') }));
+    expect(b.fingerprint).toBe(remoteFingerprint({ kind: 'provider', id: 'p2', spec: b.spec, remote: raw('p2', 'azure') }));
     expect(a.fingerprint).not.toBe(b.fingerprint);
     expect(Object.keys(a)).toEqual(['kind', 'name', 'id', 'spec', 'remote', 'fingerprint']);
     expect(JSON.parse(JSON.stringify(a))).toEqual({ kind: 'provider', name: 'p-p1', id: 'p1', spec: a.spec, remote: a.remote, fingerprint: a.fingerprint });

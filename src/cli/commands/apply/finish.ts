@@ -165,8 +165,8 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
         // Names as the plan gave them: of two live keys of one name, the plan named the one whose
         // token the token file holds, where a fresh read names the newest.
         const plannedName = new Map(run.actual.resources.filter((resource) => resource.kind === kind).map((resource) => [resource.id, resource.name]));
-        const unplanned = fresh.filter((resource) => !plannedName.has(resource.id)).map((resource) => [resource.name, resource.fingerprint] as const);
-        const planned = fresh.filter((resource) => plannedName.has(resource.id)).map((resource) => [plannedName.get(resource.id) as string, resource.fingerprint] as const);
+        const unplanned = fresh.filter((resource) => !plannedName.has(resource.id)).map((resource) => [resource.name, resource] as const);
+        const planned = fresh.filter((resource) => plannedName.has(resource.id)).map((resource) => [plannedName.get(resource.id) as string, resource] as const);
         return new Map([...unplanned, ...planned]);
       },
       saveToken: async (resource: DesiredResource, token: string) => {

@@ -3,6 +3,7 @@
 // show the difference with the plan renderer plus each version's provenance.
 import { resolve } from 'node:path';
 import { UserError } from '../../../errors.js';
+import { specSchemas } from '../../../config/schemas.js';
 import { compareEnvironments, comparisonSummary, provenanceLines, type EnvironmentAgents } from '../../../export/compare.js';
 import { renderPlanText } from '../../../render/text.js';
 import { readActualState } from '../../../state/read.js';
@@ -41,7 +42,7 @@ export async function runDiffEnvs(a: string, b: string, options: DiffEnvsCommand
   const dir = resolve(options.dir ?? '.');
   const left = await readAgents(dir, a, globals);
   const right = await readAgents(dir, b, globals);
-  const comparison = compareEnvironments(left, right, new Map([...left.names, ...right.names]));
+  const comparison = compareEnvironments(left, right, new Map([...left.names, ...right.names]), specSchemas().agent);
   if (options.json) {
     process.stdout.write(`${JSON.stringify({ a, b, plan: comparison.plan, provenance: comparison.provenance }, null, 2)}\n`);
   } else {
