@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * everything that drives the real CLI or a real server end to end. Each project names its profile
  * in the output (`|default|`, `|pessimistic|`); pick one with `--project pessimistic`.
  */
-export const PESSIMISTIC_SUITES = ['test/cli/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/security/leak*.test.ts', 'test/durability/*.test.ts'];
+export const PESSIMISTIC_SUITES = ['test/cli/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/security/leak*.test.ts', 'test/security/control-characters.test.ts', 'test/durability/*.test.ts'];
 // The many-seed durability loops and the load test run with `npm run test:stress`.
 const EXCLUDE = ['**/node_modules/**', 'test/**/*.stress.test.ts'];
 

@@ -1,6 +1,7 @@
 // Text lines for apply progress and its closing summary. No I/O: the command writes the strings.
 import type { ApplyEvent, ApplyResult } from '../apply/events.js';
 import { paletteFor } from './palette.js';
+import { visible } from './visible.js';
 
 const VERB = {
   create: ['Creating', 'Created'],
@@ -17,17 +18,18 @@ function seconds(ms: number): string {
 
 export function renderApplyEvent(event: ApplyEvent, options: { color: boolean }): string {
   const paint = paletteFor(options.color);
+  // Addresses, notes and server messages are made visible before the line is coloured.
   switch (event.type) {
     case 'start':
-      return `${event.address}: ${VERB[event.action][0]}...`;
+      return visible(`${event.address}: ${VERB[event.action][0]}...`);
     case 'done':
-      return paint.add(`${event.address}: ${VERB[event.action][1]} after ${seconds(event.ms)}${event.note ? ` (${event.note})` : ''}`);
+      return paint.add(visible(`${event.address}: ${VERB[event.action][1]} after ${seconds(event.ms)}${event.note ? ` (${event.note})` : ''}`));
     case 'failed':
-      return paint.remove(`${event.address}: failed after ${seconds(event.ms)}: ${event.code}: ${event.message}`);
+      return paint.remove(visible(`${event.address}: failed after ${seconds(event.ms)}: ${event.code}: ${event.message}`));
     case 'skipped':
-      return paint.warn(`${event.address}: skipped (${event.reason})`);
+      return paint.warn(visible(`${event.address}: skipped (${event.reason})`));
     case 'info':
-      return `${event.address ? `${event.address}: ` : ''}${event.message}`;
+      return visible(`${event.address ? `${event.address}: ` : ''}${event.message}`);
   }
 }
 
@@ -58,5 +60,6 @@ export function renderApplySummary(result: ApplyResult, options: { color: boolea
     lines.push('Done:');
     for (const item of result.done) lines.push(`  ${item.address} (${item.action})`);
   }
-  return lines.join('\n');
+  // Only the first two lines are coloured (by us); the rest quote addresses and server messages.
+  return lines.map((line, index) => (index < 2 ? line : visible(line))).join('\n');
 }

@@ -1,6 +1,7 @@
 // `agentform export`'s closing summary.
 import { join } from 'node:path';
 import type { ExportResult, ExportTarget } from '../export/index.js';
+import { visible } from './visible.js';
 
 function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -27,5 +28,6 @@ export function renderExportSummary(result: ExportResult, target: ExportTarget, 
     lines.push('', `Note: url is "local": the exported project uses the local control plane in ${join(outLabel, '.agentform', 'local')}, not the one it was exported from.`);
   }
   for (const note of result.notes) lines.push(`Note: ${note}`);
-  return lines.join('\n');
+  // Slugs, names and notes come from the server: no line of theirs may move the cursor or forge another.
+  return lines.map(visible).join('\n');
 }

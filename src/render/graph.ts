@@ -2,6 +2,7 @@
 // to what it depends on (agent → subagent, provider, connection, secret). Node ids are generated
 // (`n0`, `n1`, ...) so no address can break the syntax; addresses appear only in escaped labels.
 import type { ChangeAction, Plan, ResourceAddress } from '../model/resources.js';
+import { visible } from './visible.js';
 
 export interface GraphNode {
   address: ResourceAddress;
@@ -37,7 +38,7 @@ function edgesOf(nodes: GraphNode[], ids: Map<ResourceAddress, string>): Array<[
 
 /** Mermaid labels: quotes and markup characters as entity codes. */
 function mermaidLabel(text: string): string {
-  return text.replace(/[#"<>&`]/g, (char) => `#${char.charCodeAt(0)};`);
+  return visible(text).replace(/[#"<>&`]/g, (char) => `#${char.charCodeAt(0)};`);
 }
 
 const MERMAID_CLASS: Partial<Record<ChangeAction, string>> = {
@@ -68,7 +69,7 @@ export function renderMermaid(nodes: GraphNode[]): string {
 }
 
 function dotString(text: string): string {
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+  return `"${visible(text).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
 const DOT_COLOUR: Partial<Record<ChangeAction, string>> = {

@@ -1,6 +1,7 @@
 // `agentform whoami` as a table, with a note for each thing that could not be learned.
 import type { Identity } from '../model/identity.js';
 import { renderTable } from './table.js';
+import { visible } from './visible.js';
 
 export function renderIdentity(identity: Identity): string {
   const { organization, environment, key, scopes } = identity;
@@ -11,5 +12,5 @@ export function renderIdentity(identity: Identity): string {
     ['scopes', scopes ? scopes.join(', ') || '(none)' : 'unknown'],
   ];
   if (key?.expiresAt) rows.push(['expires', key.expiresAt]);
-  return [renderTable(['FIELD', 'VALUE'], rows), ...identity.notes.map((note) => `note: ${note}`)].join('\n');
+  return [renderTable(['FIELD', 'VALUE'], rows), ...identity.notes.map((note) => `note: ${visible(note)}`)].join('\n');
 }

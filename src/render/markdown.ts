@@ -8,6 +8,7 @@ import { graphNodesOf, renderMermaid } from './graph.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { fieldLines, isWriting, keptLines, summaryLine } from './text.js';
 import { clipLines, code } from './values.js';
+import { visible } from './visible.js';
 
 export interface MarkdownRenderOptions {
   target?: string;
@@ -26,8 +27,9 @@ export function fenced(content: string, language = ''): string {
   return `${fence}${language}\n${content}\n${fence}`;
 }
 
+/** Text for HTML or a Markdown line: controls made visible (no line can be forged), markup escaped. */
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return visible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function details(change: ResourceChange): string[] {

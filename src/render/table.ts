@@ -1,5 +1,8 @@
-/** Aligned columns; the last column is not padded. */
-export function renderTable(headers: string[], rows: string[][]): string {
+import { visible } from './visible.js';
+
+/** Aligned columns; the last column is not padded. Cells hold names from servers and files: their controls are made visible. */
+export function renderTable(headers: string[], rawRows: string[][]): string {
+  const rows = rawRows.map((row) => row.map(visible));
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: string[]) =>
     cells

@@ -4,6 +4,7 @@ import { changeCount, type ChangeAction, type FieldChange, type Plan, type Resou
 import { isMultiline, unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { PLAIN, paletteFor, type Palette } from './palette.js';
 import { clipLines, formatValue } from './values.js';
+import { visible } from './visible.js';
 
 export interface TextRenderOptions {
   /** Colour with ANSI codes (basic 16 colours). Ignored when `palette` is given. */
@@ -40,7 +41,9 @@ function colourFor(action: WritingAction, palette: Palette): (text: string) => s
 const INDENT = '    ';
 
 /** The lines of one field change (no leading indent). Exported for the markdown renderer. */
-export function fieldLines(field: FieldChange, action: ChangeAction, palette: Palette = PLAIN): string[] {
+export function fieldLines(change: FieldChange, action: ChangeAction, palette: Palette = PLAIN): string[] {
+  // Paths hold names from the configuration or the server; values are made visible by formatValue/clipLines.
+  const field = { ...change, path: visible(change.path) };
   if (field.writeOnly) {
     const note = action === 'create' ? '(write-only)' : '(write-only, sent again)';
     const symbol = action === 'create' ? palette.add('+') : palette.change('~');
@@ -73,8 +76,8 @@ export function fieldLines(field: FieldChange, action: ChangeAction, palette: Pa
 
 function changeBlock(change: ResourceChange & { action: WritingAction }, palette: Palette): string[] {
   const colour = colourFor(change.action, palette);
-  const lines = [`  ${colour(SYMBOL[change.action])} ${palette.bold(change.address)} ${palette.dim(`(${VERB[change.action]})`)}`];
-  if (change.reason) lines.push(`      ${palette.dim(`# ${change.reason}`)}`);
+  const lines = [`  ${colour(SYMBOL[change.action])} ${palette.bold(visible(change.address))} ${palette.dim(`(${VERB[change.action]})`)}`];
+  if (change.reason) lines.push(`      ${palette.dim(`# ${visible(change.reason)}`)}`);
   for (const field of change.fields) {
     for (const line of fieldLines(field, change.action, palette)) lines.push(`      ${line}`);
   }
@@ -83,7 +86,7 @@ function changeBlock(change: ResourceChange & { action: WritingAction }, palette
 
 /** `agent/support: policies.toolCalls.byTool = {"rm":"allow"}`, one line per kept field of every resource. */
 export function keptLines(plan: Plan): string[] {
-  return plan.changes.flatMap((change) => (change.kept ?? []).map((field) => `${change.address}: ${field.path} = ${formatValue(field.value)}`));
+  return plan.changes.flatMap((change) => (change.kept ?? []).map((field) => `${visible(change.address)}: ${visible(field.path)} = ${formatValue(field.value)}`));
 }
 
 export function summaryLine(plan: Plan): string {
@@ -109,7 +112,7 @@ export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, chan
   let blocks = 0;
   for (const change of plan.changes) {
     if (!isWriting(change.action)) continue;
-    if (blocks === 0) out.push(`Changes to environment ${plan.environment}:`, '');
+    if (blocks === 0) out.push(`Changes to environment ${visible(plan.environment)}:`, '');
     for (const line of changeBlock(change as ResourceChange & { action: WritingAction }, palette)) out.push(line);
     out.push('');
     blocks += 1;
@@ -121,7 +124,7 @@ export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, chan
   const unmanaged = plan.changes.filter((change) => change.action === 'unmanaged');
   if (unmanaged.length > 0) {
     out.push(palette.dim(`Note: ${unmanaged.length} resource${unmanaged.length === 1 ? ' exists' : 's exist'} in the environment but not in the configuration (left alone; --prune deletes them):`));
-    for (const change of unmanaged) out.push(palette.dim(`  ? ${change.address}${change.reason ? ` (${change.reason})` : ''}`));
+    for (const change of unmanaged) out.push(palette.dim(`  ? ${visible(change.address)}${change.reason ? ` (${visible(change.reason)})` : ''}`));
     out.push('');
   }
   const kept = keptLines(plan);
@@ -130,7 +133,7 @@ export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, chan
     for (const line of kept) out.push(`  = ${line}`);
     out.push('');
   }
-  for (const warning of plan.warnings) out.push(palette.warn(`Warning: ${warning}`));
+  for (const warning of plan.warnings) out.push(palette.warn(`Warning: ${visible(warning)}`));
   if (plan.warnings.length > 0) out.push('');
   out.push(palette.bold(summaryLine(plan)));
   yield out;

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Rpc } from '../api/operations.js';
 import { ServiceError } from './service-error.js';
+import { refuseControlCharactersInNames } from './plain-names.js';
 import { asciiSource } from '../util/ascii-source.js';
 import { installedVersion } from '../util/package-version.js';
 
@@ -188,7 +189,10 @@ function describe(error: ErrorObject): string {
 
 export function validateRequest(rpc: Rpc, body: unknown): void {
   const validate = validatorFor(rpc);
-  if (validate(body)) return;
+  if (validate(body)) {
+    refuseControlCharactersInNames(rpc, body);
+    return;
+  }
   const first = validate.errors?.[0];
   if (!first) throw new ServiceError('invalid_argument', `invalid ${rpc} request`);
   const field = fieldOf(first);

@@ -1,11 +1,28 @@
 // Shared pieces of the operations tables: aligned columns that ignore colour codes, and the few
 // value formats every table uses. Pure: time comes in as `now`, colour as a Palette.
 
+import { visible } from '../visible.js';
+
 export type Align = 'left' | 'right';
 
 export interface Column {
   header: string;
   align?: Align;
+}
+
+/**
+ * A cell coloured by the renderer. Cells are made visible (visible.ts) before they are painted, so
+ * the table's own colours survive and no colour or cursor code can come from a server's text.
+ */
+export interface PaintedCell {
+  text: string;
+  paint: (text: string) => string;
+}
+
+export type Cell = string | PaintedCell;
+
+function shownCell(cell: Cell): string {
+  return typeof cell === 'string' ? visible(cell) : cell.paint(visible(cell.text));
 }
 
 // eslint-disable-next-line no-control-regex
@@ -21,7 +38,8 @@ function pad(text: string, width: number, align: Align): string {
 }
 
 /** Aligned columns separated by two spaces; the last column is not padded (no trailing blanks). */
-export function formatTable(columns: Column[], rows: string[][]): string {
+export function formatTable(columns: Column[], table: Cell[][]): string {
+  const rows = table.map((row) => row.map(shownCell));
   const widths = columns.map((column, index) => Math.max(visibleLength(column.header), ...rows.map((row) => visibleLength(row[index] ?? ''))));
   const line = (cells: string[]) =>
     cells
@@ -39,7 +57,7 @@ export function formatTable(columns: Column[], rows: string[][]): string {
 export function formatFields(fields: Array<[string, string | undefined]>): string {
   const present = fields.filter((field): field is [string, string] => field[1] !== undefined && field[1] !== '');
   const width = Math.max(0, ...present.map(([label]) => label.length + 1));
-  return present.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value}`).join('\n');
+  return present.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${visible(value)}`).join('\n');
 }
 
 export const NONE = '-';

@@ -7,7 +7,7 @@
 // (this month so far) that is how much of this month's allowance a key has used.
 import type { KeyUsageRow } from '../../model/api.js';
 import { PLAIN, type Palette } from '../palette.js';
-import { formatCount, formatShare, formatTable, formatUsd } from './format.js';
+import { formatCount, formatShare, formatTable, formatUsd, type Cell } from './format.js';
 
 /** A key whose use reaches this share of any cap is highlighted. */
 export const HIGHLIGHT_SHARE = 0.8;
@@ -47,10 +47,10 @@ export function computeUsage(rows: readonly KeyUsageRow[], periodDays: number): 
   });
 }
 
-function shareCell(value: number | null, palette: Palette): string {
+function shareCell(value: number | null, palette: Palette): Cell {
   if (value === null) return '-';
   const text = formatShare(value);
-  return value >= HIGHLIGHT_SHARE ? palette.warn(`${text}!`) : text;
+  return value >= HIGHLIGHT_SHARE ? { text: `${text}!`, paint: palette.warn } : text;
 }
 
 export function renderUsageTable(usage: readonly KeyUsage[], period: { from: string; to: string }, palette: Palette = PLAIN): string {
@@ -73,7 +73,7 @@ export function renderUsageTable(usage: readonly KeyUsage[], period: { from: str
     usage.map((item) => {
       const name = item.row.revoked ? `${item.row.name} (revoked)` : item.row.name;
       return [
-        item.nearCap ? palette.warn(name) : name,
+        item.nearCap ? { text: name, paint: palette.warn } : name,
         item.row.prefix ?? '-',
         formatCount(item.tokens),
         formatCount(item.row.totals.turns),

@@ -12,8 +12,14 @@ describe('formatTable', () => {
   it('measures coloured cells by what is visible', () => {
     const warn = paletteFor(true).warn('85%!');
     expect(visibleLength(warn)).toBe(4);
-    const table = formatTable([{ header: 'CAP', align: 'right' }, { header: 'K' }], [[warn, 'a'], ['1%', 'b']]);
+    const table = formatTable([{ header: 'CAP', align: 'right' }, { header: 'K' }], [[{ text: '85%!', paint: paletteFor(true).warn }, 'a'], ['1%', 'b']]);
+    expect(table.split('\n')[1]).toBe(`${warn}  a`);
     expect(table.split('\n')[2]).toBe('  1%  b');
+  });
+
+  it('shows the escape codes of a plain cell instead of obeying them (only painted cells are coloured)', () => {
+    const table = formatTable([{ header: 'NAME' }, { header: 'K' }], [[paletteFor(true).warn('x'), 'a']]);
+    expect(table.split('\n')[1]).toBe('\\u001b[33mx\\u001b[39m  a');
   });
 });
 
