@@ -9,6 +9,7 @@ import type { Scope } from '../model/api.js';
 import type { Tenancy } from './context.js';
 import type { Db } from './store/db.js';
 import { credentialsVersion, sameCredentialsVersion, type CredentialsVersion } from './store/credentials-version.js';
+import { keyBoundsOf, type KeyBounds } from './key-bounds.js';
 import { ServiceError } from './service-error.js';
 import { newId, nowIso, sha256Hex } from './util.js';
 
@@ -28,13 +29,14 @@ interface KeyRow {
   environment_expires_at: string | null;
   scopes: string;
   identity_scopes: string;
+  spend: string;
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
 }
 
 const KEY_SELECT = `SELECT k.id, k.environment_id, e.organization_id, e.slug AS environment_slug, e.archived_at AS environment_archived_at,
-  e.expires_at AS environment_expires_at, k.scopes, k.identity_scopes, k.expires_at, k.revoked_at, k.last_used_at
+  e.expires_at AS environment_expires_at, k.scopes, k.identity_scopes, k.spend, k.expires_at, k.revoked_at, k.last_used_at
   FROM api_keys k JOIN environments e ON e.id = k.environment_id`;
 
 /** A fresh `svc_<env>_<secret>` key value; the secret is hex so it never holds `_`. */
@@ -106,15 +108,23 @@ interface ParsedKey {
   row: KeyRow;
   scopes: Scope[];
   identityScopes: string[];
+  bounds: KeyBounds;
 }
 
 function parseKey(row: KeyRow): ParsedKey {
-  return { row, scopes: JSON.parse(row.scopes) as Scope[], identityScopes: JSON.parse(row.identity_scopes) as string[] };
+  return { row, scopes: JSON.parse(row.scopes) as Scope[], identityScopes: JSON.parse(row.identity_scopes) as string[], bounds: keyBoundsOf(row.spend, row.expires_at) };
 }
 
 /** Sets of their own for each request: a handler holding them cannot change a kept key's. */
-function tenancyOfKey({ row, scopes, identityScopes }: ParsedKey, actor: string): Tenancy {
-  return { organizationId: row.organization_id, environmentId: row.environment_id, scopes: new Set(scopes), identityScopes: new Set(identityScopes), actor };
+function tenancyOfKey({ row, scopes, identityScopes, bounds }: ParsedKey, actor: string): Tenancy {
+  return {
+    organizationId: row.organization_id,
+    environmentId: row.environment_id,
+    scopes: new Set(scopes),
+    identityScopes: new Set(identityScopes),
+    keyBounds: { spend: { ...bounds.spend }, expiresAt: bounds.expiresAt },
+    actor,
+  };
 }
 
 /**

@@ -42,13 +42,37 @@ export interface LocalEnvironment {
   kind?: string;
 }
 
-/** Returns every usable environment token of credentials.json (slug → key). New keys and environments get the profile's defaults. */
-export function bootstrap(db: Db, dataDir: string, environments: LocalEnvironment[], url: string, defaults: ServerDefaults): Record<string, string> {
+/**
+ * Lifts the archive of each named environment: the recovery for an archive made by mistake. Only
+ * the operator holding the data dir can do it, as no key of an archived environment works and no
+ * other environment's key may act on it.
+ */
+function unarchiveEnvironments(db: Db, organizationId: string, slugs: readonly string[]): void {
+  for (const slug of slugs) {
+    const row = db.prepare('SELECT id FROM environments WHERE organization_id = ? AND slug = ?').get(organizationId, slug) as { id: string } | undefined;
+    if (!row) throw new Error(`--unarchive: there is no environment ${JSON.stringify(slug)} in this data dir`);
+    db.prepare('UPDATE environments SET archived_at = NULL, updated_at = ? WHERE id = ?').run(nowIso(), row.id);
+  }
+}
+
+/**
+ * Returns every usable environment token of credentials.json (slug → key). New keys and environments get the profile's
+ * defaults. The environments in `unarchive` are unarchived first.
+ */
+export function bootstrap(
+  db: Db,
+  dataDir: string,
+  environments: LocalEnvironment[],
+  url: string,
+  defaults: ServerDefaults,
+  unarchive: readonly string[] = [],
+): Record<string, string> {
   for (const { slug } of environments) {
     if (!SLUG.test(slug)) throw new Error(`invalid environment slug ${JSON.stringify(slug)}: use lowercase letters, digits and -`);
   }
   return writeTx(db, () => {
     const organizationId = ensureOrganization(db);
+    unarchiveEnvironments(db, organizationId, unarchive);
     const credentials = readCredentials(dataDir);
     for (const { slug, kind } of environments) {
       let env = db.prepare('SELECT id FROM environments WHERE organization_id = ? AND slug = ?').get(organizationId, slug) as { id: string } | undefined;

@@ -2,6 +2,7 @@
 // collaborators (bake time, MCP and model catalog clients, the hook worker's wake-up).
 import type { Scope } from '../model/api.js';
 import type { ToolDescriptor, Model } from '../model/api.js';
+import type { KeyBounds } from './key-bounds.js';
 import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
 import { ServiceError } from './service-error.js';
@@ -15,6 +16,8 @@ export interface Tenancy {
   scopes: ReadonlySet<Scope>;
   /** The key's identity scopes; empty means not limited to any. */
   identityScopes?: ReadonlySet<string>;
+  /** The spend caps and expiry of the key (or of the cookie's key): what a key it creates is held to. */
+  keyBounds?: KeyBounds;
   /** Recorded as createdBy: `key:<id>` or `session`. */
   actor: string;
 }

@@ -43,6 +43,8 @@ export interface LocalControlPlaneOptions {
   port?: number;
   /** Default ['dev']. A slug, or {slug, kind} to give a new environment its kind (it cannot change later). */
   environments?: Array<string | LocalEnvironment>;
+  /** Environments (slugs) to unarchive before starting: the recovery from an archive made by mistake. */
+  unarchive?: string[];
   /**
    * Let connections.test, providers.models and hook deliveries reach hosts other than this machine.
    * Off by default: the local control plane is for offline work and tests, which must never send
@@ -148,7 +150,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
   let tokens: Record<string, string>;
   try {
     const environments = (opts.environments ?? ['dev']).map((entry) => (typeof entry === 'string' ? { slug: entry } : entry));
-    tokens = bootstrap(db, opts.dataDir, environments, url, profile.defaults);
+    tokens = bootstrap(db, opts.dataDir, environments, url, profile.defaults, opts.unarchive);
   } catch (error) {
     server.close();
     db.close();

@@ -53,7 +53,7 @@ describe('the server reads a key again whenever what decides its fate may have c
   it.each([
     ['revoked through this server', 'dev', async (id: string) => call(plane.url, 'apiKeys.revoke', { id }, admin), /unknown or revoked/],
     ['revoked by another process on the same data dir', 'dev', async (id: string) => writeElsewhere('UPDATE api_keys SET revoked_at = ? WHERE id = ?', now(), id), /unknown or revoked/],
-    ['its environment archived through this server', 'staging', async () => call(plane.url, 'environments.archive', { slug: 'staging' }, admin), /archived/],
+    ['its environment archived through this server', 'staging', async () => call(plane.url, 'environments.archive', { slug: 'staging' }, plane.tokens.staging!), /archived/],
     ['its environment archived by another process', 'staging', async () => writeElsewhere("UPDATE environments SET archived_at = ? WHERE slug = 'staging'", now()), /archived/],
   ] as const)('%s', async (_how, environment, stop, message) => {
     const key = await cachedKey(environment);

@@ -80,6 +80,8 @@ describe('agentform server', () => {
     [['--fail-rate', '2'], /--fail-rate must be a number from 0 to 1/],
     [['--environments', 'Bad_Slug'], /invalid slug/],
     [['--durability', 'fast'], /--durability must be full or normal/],
+    [['--unarchive', 'Bad_Slug'], /--unarchive: invalid slug "Bad_Slug"/],
+    [['--unarchive', 'nowhere'], /--unarchive: there is no environment "nowhere"/],
   ])('refuses %j', async (args, message) => {
     const data = tempDir();
     dirs.push(data);

@@ -1,9 +1,11 @@
 // apiKeys.*: keys of the caller's environment. The token is returned once, by create. A
-// credential creates only keys with a subset of its own scopes and identity scopes.
+// credential creates only keys with a subset of its own scopes and identity scopes, and within its
+// own spend caps and expiry (key-bounds.ts).
 import type { ApiKey } from '../../model/api.js';
 import { environmentOf } from '../context.js';
 import { assertMayGrant, insertApiKey } from '../auth.js';
 import { fillDefaults } from '../defaults.js';
+import { assertWithinBounds, inheritBounds, type KeyBounds } from '../key-bounds.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
 import { invalid, notFound } from '../service-error.js';
@@ -53,13 +55,18 @@ export function keysOf(db: Db, environmentId: string): ApiKeyRow[] {
   return db.prepare('SELECT * FROM api_keys WHERE environment_id = ? ORDER BY created_at, id').all(environmentId) as ApiKeyRow[];
 }
 
+/** A credential with no key behind it (none today: cookies carry their key's bounds) is held to nothing more than its scopes. */
+const NO_BOUNDS: KeyBounds = { spend: {}, expiresAt: null };
+
 export const apiKeys: GroupHandlers<'apiKeys'> = {
   'apiKeys.create': (ctx, body) =>
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
-      const key = fillDefaults(body.key, ctx.profile.defaults.apiKey);
+      const creator = ctx.tenancy.keyBounds ?? NO_BOUNDS;
+      const key = fillDefaults(inheritBounds(body.key, creator), ctx.profile.defaults.apiKey);
       const scopes = [...new Set(key.scopes)];
       assertMayGrant(ctx.tenancy, scopes, key.identityScopes ?? []);
+      assertWithinBounds(key, creator);
       if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
         throw invalid('key.expiresAt', `is already past (${key.expiresAt}): a key must expire in the future`);
       }

@@ -4,7 +4,8 @@ import type { EnvironmentSettings } from '../../api/operations.js';
 import { fillDefaults, type DefaultsTree } from '../defaults.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
-import { alreadyExists, notFound } from '../service-error.js';
+import type { Tenancy } from '../context.js';
+import { alreadyExists, notFound, ServiceError } from '../service-error.js';
 import { newId, nowIso, parseJson } from '../util.js';
 import type { GroupHandlers } from './types.js';
 
@@ -88,6 +89,21 @@ function patchObject(stored: string, patch: Record<string, number | null> | null
   return JSON.stringify(out);
 }
 
+/**
+ * Archiving ends every key of the environment, so only a credential of that environment may do it,
+ * or the key that created it while it has no live key of its own (undoing one's own create cuts
+ * nobody off). The local plane has no organization-level credential; its operator recovers with
+ * `agentform server --unarchive <slug>`. Without this, a dev key could lock prod out for good.
+ */
+function assertMayArchive(db: Db, tenancy: Tenancy, row: EnvironmentRow): void {
+  if (tenancy.environmentId === row.id) return;
+  const liveKey = db.prepare('SELECT 1 FROM api_keys WHERE environment_id = ? AND revoked_at IS NULL LIMIT 1').get(row.id);
+  if (tenancy.keyId && row.created_by === tenancy.actor && !liveKey) return;
+  throw new ServiceError('permission_denied', `environments.archive: environment ${row.slug} can only be archived with one of its own credentials, not one of another environment`, {
+    field: 'slug',
+  });
+}
+
 export const environments: GroupHandlers<'environments'> = {
   'environments.get': (ctx, body) => toEnvironment(rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug)),
   'environments.list': (ctx) =>
@@ -120,6 +136,7 @@ export const environments: GroupHandlers<'environments'> = {
   'environments.archive': (ctx, body) =>
     writeTx(ctx.db, () => {
       const row = rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug);
+      assertMayArchive(ctx.db, ctx.tenancy, row);
       if (!row.archived_at) {
         const now = nowIso();
         ctx.db.prepare('UPDATE environments SET archived_at = ?, updated_at = ? WHERE id = ?').run(now, now, row.id);

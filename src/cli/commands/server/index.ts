@@ -10,6 +10,7 @@ export function register(program: Command): void {
     .option('--host <host>', 'address to bind (loopback only unless --allow-remote)', '127.0.0.1')
     .option('--data <dir>', 'data directory (database and credentials.json)', '.agentform/local')
     .option('--environments <list>', 'environments to create, each with a key: slugs, comma-separated, each optionally slug:kind (dev,prod:production)', 'dev')
+    .option('--unarchive <list>', 'environments to unarchive before starting (slugs, comma-separated): undoes environments.archive')
     .option('--print-keys', 'print the API keys (otherwise only where they are stored)')
     .option('--allow-remote', 'allow binding a non-loopback address')
     .option('--latency-ms <ms>', 'fault injection: delay every API request')

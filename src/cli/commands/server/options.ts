@@ -5,6 +5,7 @@ export interface ServerOptions {
   host: string;
   data: string;
   environments: string;
+  unarchive?: string;
   printKeys?: boolean;
   allowRemote?: boolean;
   latencyMs?: string;

@@ -46,6 +46,7 @@ export async function runServer(options: ServerOptions): Promise<void> {
       host: options.host,
       port,
       environments,
+      unarchive: parseUnarchive(options.unarchive),
       faults,
       profile,
       allowRemoteOutbound: options.allowRemoteOutbound === true,
@@ -83,6 +84,15 @@ export async function runServer(options: ServerOptions): Promise<void> {
 }
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** `--unarchive prod,staging`: the slugs of environments to unarchive. */
+function parseUnarchive(list: string | undefined): string[] {
+  if (list === undefined) return [];
+  const slugs = list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const bad = slugs.find((slug) => !SLUG.test(slug));
+  if (slugs.length === 0 || bad !== undefined) throw new UserError(`--unarchive: invalid slug ${JSON.stringify(bad ?? list)}`, 'name environments by slug, comma-separated');
+  return slugs;
+}
 const KIND = /^[a-z][a-z0-9-]{0,62}$/;
 
 /**
