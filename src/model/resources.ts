@@ -79,6 +79,11 @@ export interface DesiredResource {
   options?: JsonObject;
   /** Declarative promotion: this agent is whatever `from` runs at `version`. */
   promotion?: { fromEnvironment: string; version: number };
+  /**
+   * What the policy rules judge when it is not `spec`: a promoted version that is its source's
+   * configuration as applied is judged as that configuration (src/promotion/judged-definition.ts).
+   */
+  judgedSpec?: JsonObject;
   /** Where it is declared, for messages. */
   location?: SourceLocation;
 }

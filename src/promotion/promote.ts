@@ -8,6 +8,7 @@ import type { AgentVersionWithSlug, PromotedFrom } from '../model/api.js';
 import type { DesiredState, JsonObject, Plan } from '../model/resources.js';
 import type { Project } from '../config/index.js';
 import { agentPlan, hasChanges } from './agent-plan.js';
+import type { JudgedDefinition } from './judged-definition.js';
 import { type KeptField, withoutNullFields } from './merge.js';
 import { promotionOutcome, samePromotedFrom, type PromotionOutcome } from './provenance.js';
 import { neededProvenance, readPromotedSource, targetHas, type SourceReader } from './source.js';
@@ -39,6 +40,8 @@ export interface PromotionStep {
   slug: string;
   from: PromotedFrom;
   definition: JsonObject;
+  /** What the target's rules judge of `definition` (judged-definition.ts). */
+  judged: JudgedDefinition;
   /** Pinned subagents (by index) whose target version is only known once an earlier step has run. */
   pinnedToStep: Map<number, string>;
   latest: AgentVersionWithSlug | undefined;
@@ -65,7 +68,7 @@ export async function planPromotion(request: PromoteRequest, sources: SourceRead
     if (planning.has(slug)) throw new UserError(`the subagents of ${slug} form a cycle`);
     planning.add(slug);
     const targetSpec = desired.resources.find((resource) => resource.kind === 'agent' && resource.name === slug)?.spec ?? {};
-    const { source, from: fromRef, merged } = await readPromotedSource(sources, project, { fromEnvironment: from, environmentId: sourceEnvironmentId, slug, version: sourceVersion, targetEnvironment: to, targetSpec });
+    const { source, from: fromRef, merged, judge } = await readPromotedSource(sources, project, { fromEnvironment: from, environmentId: sourceEnvironmentId, slug, version: sourceVersion, targetEnvironment: to, targetSpec });
     const pinnedVersions = new Map<number, number>();
     const pinnedToStep = new Map<number, string>();
     for (const need of subagentNeeds(merged.definition)) {
@@ -92,7 +95,7 @@ export async function planPromotion(request: PromoteRequest, sources: SourceRead
     // The plan shows predicted versions for subagents promoted in this run.
     const predicted = new Map([...pinnedToStep].map(([index, name]) => [index, (steps.get(name)?.latest?.version ?? 0) + 1]));
     const plan = agentPlan({ target: desired.target, slug, definition: withSubagentVersions(definition, predicted), latest, promotion: { fromEnvironment: from, version: source.version } });
-    const step: PromotionStep = { slug, from: fromRef, definition, pinnedToStep, latest, outcome: promotionOutcome(latest, fromRef, hasChanges(plan)), kept: merged.kept, plan };
+    const step: PromotionStep = { slug, from: fromRef, definition, judged: judge(definition), pinnedToStep, latest, outcome: promotionOutcome(latest, fromRef, hasChanges(plan)), kept: merged.kept, plan };
     planning.delete(slug);
     steps.set(slug, step);
     return step;

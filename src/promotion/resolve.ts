@@ -54,7 +54,7 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
     if (inProgress.has(resource.name)) throw new PlanError(`agent/${resource.name}: promoted subagents form a cycle`);
     inProgress.add(resource.name);
     const promotion = resource.promotion!;
-    const { from, merged } = await readPromotedSource(reader, project, {
+    const { from, merged, judge } = await readPromotedSource(reader, project, {
       fromEnvironment: promotion.fromEnvironment,
       environmentId: await reader.environmentId(promotion.fromEnvironment),
       slug: resource.name,
@@ -90,7 +90,8 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
     if (outcome === 'matches-without-provenance') {
       warnings.push(`agent/${resource.name} already matches ${promotion.fromEnvironment} v${promotion.version}, but its latest version (v${latest?.version}) does not record that provenance; nothing to write`);
     }
-    const next: DesiredResource = { ...resource, spec, references: withDefinitionReferences(resource, spec), options: { ...(resource.options ?? {}), promotedFrom: { ...from } } };
+    const judged = judge(spec);
+    const next: DesiredResource = { ...resource, spec, ...(judged.asConfigured ? { judgedSpec: judged.definition } : {}), references: withDefinitionReferences(resource, spec), options: { ...(resource.options ?? {}), promotedFrom: { ...from } } };
     const result = {
       resource: next,
       promotion: { name: resource.name, from, fromEnvironment: promotion.fromEnvironment, outcome, kept: merged.kept, targetVersion: outcome === 'promote' ? (latest?.version ?? 0) + 1 : (latest?.version ?? 0) },

@@ -8,18 +8,23 @@ import { keptPathsFor } from './kept-fields.js';
 import { mergePromoted, type PromotedDefinition } from './merge.js';
 import type { SubagentNeed } from './subagents.js';
 import { jsonOf } from '../model/specs.js';
+import { judgedDefinition, type JudgedDefinition } from './judged-definition.js';
 
 export interface SourceReader {
   /** The server id of an environment (by agentform name), for `promotedFrom.environmentId`. */
   environmentId(environment: string): Promise<string>;
   /** `agents.get` in that environment. */
   agent(environment: string, slug: string, version?: number): Promise<AgentVersionWithSlug>;
+  /** That environment's configuration of the agent (undefined: not declared there, or not known). */
+  configured?(environment: string, slug: string): JsonObject | undefined;
 }
 
 export interface PromotedSource {
   source: AgentVersionWithSlug;
   from: PromotedFrom;
   merged: PromotedDefinition;
+  /** What the rules judge of a definition written from this source (judged-definition.ts). */
+  judge(written: JsonObject): JudgedDefinition;
 }
 
 /** The source version of `slug`, its `promotedFrom` record, and its definition with `target`'s kept fields. */
@@ -30,8 +35,13 @@ export async function readPromotedSource(
 ): Promise<PromotedSource> {
   const source = await reader.agent(request.fromEnvironment, request.slug, request.version);
   const from: PromotedFrom = { environmentId: request.environmentId, agentId: source.agentId, version: source.version };
-  const merged = mergePromoted({ ...jsonOf(source.definition) }, request.targetSpec, keptPathsFor(project, request.slug, request.targetEnvironment));
-  return { source, from, merged };
+  const keptPaths = keptPathsFor(project, request.slug, request.targetEnvironment);
+  const merged = mergePromoted({ ...jsonOf(source.definition) }, request.targetSpec, keptPaths);
+  const configured = reader.configured?.(request.fromEnvironment, request.slug);
+  // The target's kept fields are set by the write, on top of what the source configured.
+  const shape = configured ? mergePromoted(configured, request.targetSpec, keptPaths).definition : undefined;
+  const judge = (written: JsonObject) => judgedDefinition(written, jsonOf(source.definition), configured, shape);
+  return { source, from, merged, judge };
 }
 
 /** The provenance a target version of a pinned subagent must have to be "that source version". */

@@ -98,11 +98,11 @@ export const NESTED_EXTRA_FIELD = 'serverRevision';
 export const RECORD_EXTRA_FIELD = 'region';
 export const VOLATILE_FIELD = 'observedAt';
 /**
- * An unknown field nested in the definition of every agent `agents.list` answers with
- * (`definition.model.resolvedAt`: when the server last resolved the model), new on every read: a
- * client that reads its state from lists and sends definitions back whole must neither take it for
- * drift nor echo an old value as a change. Not in `agents.get` answers, whose definitions promote
- * and rollback copy whole, unknown fields included, as definitions to write.
+ * An unknown field nested in the definition of every agent `agents.list` and `agents.get` answer
+ * with (`definition.model.resolvedAt`: when the server last resolved the model), new on every read:
+ * a client that reads its state from lists and sends definitions back whole must neither take it
+ * for drift nor echo an old value as a change, and promote and rollback, which copy a version read
+ * with agents.get, must not write it back.
  */
 export const NESTED_VOLATILE_FIELD = 'resolvedAt';
 
@@ -172,7 +172,7 @@ export function pessimisticPresenter(): Presenter {
     delete out[NESTED_EXTRA_FIELD];
     out[RECORD_EXTRA_FIELD] = 'local-1';
     out[VOLATILE_FIELD] = observedAt();
-    if (rpc === 'agents.list' && isPlainObject(out.definition) && isPlainObject(out.definition.model)) out.definition.model[NESTED_VOLATILE_FIELD] = observedAt();
+    if ((rpc === 'agents.list' || rpc === 'agents.get') && isPlainObject(out.definition) && isPlainObject(out.definition.model)) out.definition.model[NESTED_VOLATILE_FIELD] = observedAt();
     return out;
   };
   return {

@@ -267,8 +267,8 @@ describe('server profiles', () => {
       expect(Object.keys(body).indexOf('agentId')).toBeGreaterThan(Object.keys(body).indexOf('version'));
       const definition = Object.keys(body.definition as object);
       expect(definition.indexOf('name')).toBeGreaterThan(definition.indexOf('system'));
-      // Sent as {provider, model, fallback}; filled with reasoning and caching; one unknown field added.
-      expect(Object.keys((body.definition as { model: object }).model)).toEqual([NESTED_EXTRA_FIELD, 'caching', 'reasoning', 'fallback', 'model', 'provider']);
+      // Sent as {provider, model, fallback}; filled with reasoning and caching; two unknown fields added.
+      expect(Object.keys((body.definition as { model: object }).model)).toEqual([NESTED_VOLATILE_FIELD, NESTED_EXTRA_FIELD, 'caching', 'reasoning', 'fallback', 'model', 'provider']);
     });
 
     it('unknown fields on every record and inside nested objects, one of them new on every read', async () => {
@@ -277,14 +277,16 @@ describe('server profiles', () => {
       const second = await read();
       expect(first[RECORD_EXTRA_FIELD]).toBe('local-1');
       expect(Date.parse(second[VOLATILE_FIELD])).toBeGreaterThan(Date.parse(first[VOLATILE_FIELD]));
-      // Nested in the definitions agents.list answers with too (issue 44): apply sends definitions back whole.
-      const resolved = async () => {
+      // Nested in the definitions agents.list and agents.get answer with too (issue 44): apply sends
+      // definitions back whole, promote and rollback copy a version read with agents.get.
+      const listedAt = async () => {
         const listed = ((await as(pessimistic, 'agents.list', {})) as Array<{ slug: string; definition: { model: Record<string, string> } }>).find((agent) => agent.slug === 'filled')!;
         return Date.parse(listed.definition.model[NESTED_VOLATILE_FIELD]!);
       };
-      const earlier = await resolved();
-      expect(await resolved()).toBeGreaterThan(earlier);
-      expect((first.definition as { model: object }).model).not.toHaveProperty(NESTED_VOLATILE_FIELD);
+      const earlier = await listedAt();
+      expect(await listedAt()).toBeGreaterThan(earlier);
+      const gotAt = (read: Record<string, unknown>) => Date.parse((read.definition as { model: Record<string, string> }).model[NESTED_VOLATILE_FIELD]!);
+      expect(gotAt(second)).toBeGreaterThan(gotAt(first));
       for (const { path, object } of objectsIn(first).filter(({ path }) => path !== '' && !/byTool/.test(path))) {
         expect(object, path).toHaveProperty(NESTED_EXTRA_FIELD);
       }

@@ -7,16 +7,15 @@ import { desiredStateFor, loadProject, pickEnvironment } from '../../../config/i
 import { UserError } from '../../../errors.js';
 import { connect, runContext } from '../../../pipeline/session.js';
 import { SourceSessions } from '../../../pipeline/sources.js';
-import { refuseWritesWithMissingReferences } from '../../../pipeline/target-references.js';
+import { unknownFieldsNotice } from '../../../pipeline/known-definition.js';
 import { planPromotion, writePromotion } from '../../../promotion/promote.js';
 import { renderPromotionStep } from '../../../render/promotion.js';
 import { jsonOf } from '../../../model/specs.js';
-import { paletteFor } from '../../../render/palette.js';
-import { renderFindingsText } from '../../../render/safety.js';
-import { promotionCapabilityChanges, readToolLock, refuseOnBlockingFindings, reviewPromotion } from '../../../safety/index.js';
+import { promotionCapabilityChanges, readToolLock } from '../../../safety/index.js';
 import { latestAgentVersion } from '../../../state/agents.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { confirmOrRefuse } from '../../prompt.js';
+import { reviewAgentWrites } from '../../review-writes.js';
 import { useColor } from '../../terminal.js';
 import type { PromoteCommandOptions } from './options.js';
 
@@ -48,14 +47,13 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     const writes = ordered.filter((step) => step.outcome === 'promote');
     if (writes.length === 0) return;
     // An agent that names a provider, connection, subagent or secret the target does not run
-    // cannot run there: refused before the review, the question and any write.
-    const promoted = new Map(writes.map((step) => [step.slug, step.definition]));
-    const unchecked = await refuseWritesWithMissingReferences(target.client, desired, promoted);
-    for (const warning of unchecked) process.stderr.write(`Warning: ${warning}\n`);
-    // The target's policy applies to what promote writes, as apply's does to what it writes.
-    const policy = reviewPromotion({ project, desired, promoted, lock });
-    if (policy.findings.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(color)).join('\n')}\n`);
-    refuseOnBlockingFindings(policy, 'promote');
+    // cannot run there; the target's rules judge what promote writes as apply's judge what it
+    // writes. Both before the question and any write.
+    const promoted = new Map(writes.map((step) => [step.slug, { definition: step.definition, judged: step.judged, version: `${from} v${step.from.version}`, configuredIn: from }]));
+    await reviewAgentWrites({ client: target.client, project, desired, writes: promoted, lock, color, command: 'promote' });
+    const notice = unknownFieldsNotice(`${from}`, [...new Set([...sources.unknownFields.values()].flat())]);
+    if (notice) process.stderr.write(`${notice}
+`);
     await confirmOrRefuse(`\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `, options.autoApprove, 'promote');
     await writePromotion(writes, agentWriter(target.client), (step, written) => {
       process.stdout.write(`Promoted ${step.slug}: ${from} v${step.from.version} → ${to} v${written}\n`);

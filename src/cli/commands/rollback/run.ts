@@ -11,14 +11,16 @@ import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { desiredStateFor, pickEnvironment } from '../../../config/index.js';
 import { connect, runContext } from '../../../pipeline/session.js';
-import { refuseWritesWithMissingReferences } from '../../../pipeline/target-references.js';
+import { unknownFieldsNotice, withKnownDefinition } from '../../../pipeline/known-definition.js';
+import { judgedDefinition } from '../../../promotion/judged-definition.js';
+import { reviewAgentWrites } from '../../review-writes.js';
 import { confirmOrRefuse } from '../../prompt.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
 import type { RollbackCommandOptions } from './options.js';
 import { jsonOf } from '../../../model/specs.js';
 import { paletteFor } from '../../../render/palette.js';
-import { renderCapabilityChangesText, renderFindingsText } from '../../../render/safety.js';
-import { promotionCapabilityChanges, readToolLock, refuseOnBlockingFindings, reviewPromotion } from '../../../safety/index.js';
+import { renderCapabilityChangesText } from '../../../render/safety.js';
+import { promotionCapabilityChanges, readToolLock } from '../../../safety/index.js';
 
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = Number(options.to);
@@ -32,8 +34,8 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
     const latest = await latestOrNone(session.client, agent);
     if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);
     if (version > latest.version) throw new UserError(`${agent} in ${environment} has versions 1 to ${latest.version}, not ${version}`);
-    const wanted = await session.client.call('agents.get', { slug: agent, version });
-    const definition = jsonOf(wanted.definition);
+    const wanted = withKnownDefinition(await session.client.call('agents.get', { slug: agent, version }));
+    const definition = jsonOf(wanted.version.definition);
     const target = { ...desired.target };
     const plan = agentPlan({ target, slug: agent, definition, latest, reason: `rollback to v${version}` });
     const color = useColor(globals);
@@ -42,20 +44,23 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
       process.stdout.write(`${agent}: v${latest.version} already has the definition of v${version}; nothing to do.\n`);
       return;
     }
-    for (const warning of await refuseWritesWithMissingReferences(session.client, desired, new Map([[agent, definition]]))) process.stderr.write(`Warning: ${warning}\n`);
     const lock = await readToolLock(project.dir);
-    const capabilities = promotionCapabilityChanges({ lock, desired: desired, slug: agent, before: jsonOf(latest.definition), after: definition });
+    const capabilities = promotionCapabilityChanges({ lock, desired, slug: agent, before: jsonOf(latest.definition), after: definition });
     const capabilityLines = renderCapabilityChangesText(capabilities, paletteFor(color));
     if (capabilityLines.length > 0) process.stdout.write(`${capabilityLines.join('\n')}\n`);
-    const policy = reviewPromotion({ project, desired: desired, promoted: new Map([[agent, definition]]), lock });
-    if (policy.findings.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(color)).join('\n')}\n`);
-    refuseOnBlockingFindings(policy, 'roll back');
+    // Version N judged as the configuration when it is the configuration as applied (judged-definition.ts).
+    const configured = desired.resources.find((resource) => resource.kind === 'agent' && resource.name === agent && !resource.promotion)?.spec;
+    const judged = judgedDefinition(definition, definition, configured);
+    const writes = new Map([[agent, { definition, judged, version: `v${version}`, configuredIn: environment }]]);
+    await reviewAgentWrites({ client: session.client, project, desired, writes, lock, color, command: 'roll back' });
+    const notice = unknownFieldsNotice(`${agent} v${version}`, wanted.unknown);
+    if (notice) process.stderr.write(`${notice}\n`);
     await confirmOrRefuse(`\nRoll ${agent} in ${environment} back to the definition of v${version}? Only 'yes' will be accepted: `, options.autoApprove, 'roll back');
     const result = await agentWriter(session.client).upsert(agent, definition);
     process.stdout.write(`Rolled back ${agent} in ${environment}: v${result.version} has the definition of v${version}.\n`);
-    process.stderr.write(
-      `Warning: the configuration in Git now disagrees with the live state of ${environment}: the next \`agentform plan -e ${environment}\` shows agent/${agent} changing back. Update the YAML (or revert the commit) to match.\n`,
-    );
+    // A version that is the configuration as applied brings the live state back to the YAML.
+    if (judged.asConfigured) process.stdout.write(`v${version} is ${environment}'s configuration of ${agent}: the live state and the YAML agree again.\n`);
+    else process.stderr.write(`Warning: the configuration in Git now disagrees with the live state of ${environment}: the next \`agentform plan -e ${environment}\` shows agent/${agent} changing back. Update the YAML (or revert the commit) to match.\n`);
   } finally {
     await session.close();
   }
