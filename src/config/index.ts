@@ -31,6 +31,11 @@ export interface ValidateOptions {
   env?: NodeJS.ProcessEnv;
   /** Check only this environment (validate -e). */
   environment?: string;
+  /**
+   * Once the project is valid, more problems of each environment checked, from its build (validate:
+   * the policy rules' errors), so that nothing is parsed or built twice.
+   */
+  judge?: (project: Project, environment: string, state: DesiredState) => Problem[];
 }
 
 /**
@@ -47,7 +52,7 @@ interface BuiltEnvironment {
 const builtEnvironments = new WeakMap<Project, Map<string, BuiltEnvironment>>();
 
 /** Reads the project and runs every check that does not need ${env:} values. */
-async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string, hooks: LoadOptions = {}): Promise<{ project?: Project; problems: ProblemList }> {
+async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string, hooks: LoadOptions = {}, checkedStates?: Map<string, DesiredState>): Promise<{ project?: Project; problems: ProblemList }> {
   const problems = new ProblemList();
   const project = await readProject(resolve(dir), problems, hooks);
   if (!project) return { problems };
@@ -76,6 +81,7 @@ async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boole
     const ownDangling: DanglingReference[] = [];
     const state = buildEnvironment(project, environment, { processEnv, checkEnv: checked && checkEnv, ...(deferredEnvProblems ? { deferredEnvProblems } : {}), checkWriteOnlyEnv: false, fileCache, tokenFiles }, checked ? problems : new ProblemList(), ownDangling);
     if (checked) dangling.push(...ownDangling);
+    if (checked) checkedStates?.set(environment, state);
     if (deferredEnvProblems && environment === keep) built.set(environment, { state, processEnv, deferredEnvProblems, dangling: ownDangling });
   }
   builtEnvironments.set(project, built);
@@ -182,8 +188,12 @@ export async function loadProject(dir: string, hooks: LoadOptions = {}): Promise
 /** Every problem of the project, sorted by file and position. Locations are relative to `dir`. */
 export async function validateProject(dir: string, opts: ValidateOptions = {}): Promise<Problem[]> {
   try {
-    const { problems } = await check(dir, opts.env ?? process.env, true, opts.environment);
-    return problems.sorted();
+    const states = opts.judge ? new Map<string, DesiredState>() : undefined;
+    const { project, problems } = await check(dir, opts.env ?? process.env, true, opts.environment, {}, states);
+    const sorted = problems.sorted();
+    if (!project || !opts.judge || sorted.some((problem) => problem.severity === 'error')) return sorted;
+    for (const [environment, state] of states ?? []) sorted.push(...opts.judge(project, environment, state));
+    return sorted;
   } catch (error) {
     // A bug, not bad input: still an answer, never a crash of the caller.
     const problem: Problem = { severity: 'error', message: `internal error while validating: ${error instanceof Error ? error.message : String(error)}`, location: { file: 'agentform.yaml', line: 1, col: 1 } };

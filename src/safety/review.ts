@@ -6,7 +6,7 @@ import { specLocator, type Project } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
 import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
 import type { AgentCapabilityDiff } from '../model/safety.js';
-import { evaluatePolicy } from '../engine/policy/index.js';
+import { blockingFindings, evaluatePolicy } from '../engine/policy/index.js';
 import type { Finding, SafetyReview } from '../model/safety.js';
 import type { SourceLocation } from '../errors.js';
 import type { ActualState, DesiredResource, DesiredState, JsonObject, Plan, ResourceKind } from '../model/resources.js';
@@ -87,26 +87,51 @@ function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfac
   return { environment, kind, settings, surfaces, policyInput };
 }
 
+/**
+ * What the rules judge of an environment: its configuration, less the promoted agents whose source
+ * is unknown offline (`online`: the live state was read, promotions resolved), each agent as its
+ * `judgedSpec` says (a promoted version that is its source's configuration: that configuration).
+ */
+function judgedResources(desired: DesiredState, online: boolean): { promoted: DesiredResource[]; configured: DesiredResource[]; judged: DesiredResource[] } {
+  const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !online);
+  const configured = promoted.length > 0 ? desired.resources.filter((resource) => !promoted.includes(resource)) : desired.resources;
+  const judged = configured.some((resource) => resource.judgedSpec) ? configured.map((resource) => (resource.judgedSpec ? { ...resource, spec: resource.judgedSpec } : resource)) : configured;
+  return { promoted, configured, judged };
+}
+
+/**
+ * validate's share of the verdict: the error-severity findings of the environment's configuration
+ * (not suppressed), located relative to `cwd`; the rules at warning do not run.
+ */
+export function policyErrors(inputs: { project: Project; desired: DesiredState; lock?: ToolSurfaceLock; cwd: string }): Finding[] {
+  const { project, desired, cwd } = inputs;
+  const { environment, settings, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
+  const locate = findingLocator(project, environment, cwd);
+  const { judged } = judgedResources(desired, false);
+  return blockingFindings(evaluatePolicy({ ...policyInput, resources: judged }, settings, { errorsOnly: true })).map((finding) => {
+    const location = locate(finding);
+    return location ? { ...finding, location } : finding;
+  });
+}
+
 export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const { project, desired } = inputs;
   const cwd = inputs.cwd ?? process.cwd();
   const { environment, kind, settings, surfaces, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
   const notes: string[] = [];
-  // Offline, a promoted agent's definition is the source environment's version: unknown here.
-  const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !inputs.actual);
+  const { promoted, configured, judged } = judgedResources(desired, inputs.actual !== undefined);
   if (promoted.length > 0) notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
-  const configured = desired.resources.filter((resource) => !promoted.includes(resource));
   // The rules judge the configuration, not what the server holds: a field the YAML leaves to the
   // server is unknown to them (judged as its worst value), so check before the first apply, plan,
   // apply and every later apply give one verdict whatever the server filled in (docs/policy.md).
   const locate = findingLocator(project, environment, cwd);
-  const capabilitiesConfigured = computeCapabilities(agentsOf(configured), surfaces);
+  const capabilitiesConfigured = computeCapabilities(agentsOf(judged), surfaces);
   // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
   // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
   // a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of
   // the review. JSON, annotations and apply's refusal read every location they print.
   const location = lazyProperty(locate);
-  const findings = evaluatePolicy({ ...policyInput, resources: configured, capabilities: capabilitiesConfigured }, settings).map((finding) => Object.defineProperty(finding, 'location', location));
+  const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured }, settings).map((finding) => Object.defineProperty(finding, 'location', location));
   const unknown = [...new Set([...capabilitiesConfigured.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {
     const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';
@@ -124,33 +149,35 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
 }
 
 /**
- * promote and rollback: the policy findings of the agents they write, judged as they will run in the
- * target (the promoted definitions in place of the target's configuration of them), with the
- * target's severities and suppressions, located in the target's configuration. The other resources
- * of the target are context only (a rule may need its grants or keys); their own findings are
- * plan's business, not promote's.
+ * promote and rollback: the environment's review with the agents they write in place of its
+ * configuration of them (each as judged-definition.ts says: the configuration a version was made
+ * from, or the version whole), with the target's severities and suppressions. The whole
+ * environment is judged, as apply judges it: a write that apply would refuse is refused here too.
  */
-export function reviewPromotion(inputs: { project: Project; desired: DesiredState; promoted: ReadonlyMap<string, JsonObject>; lock?: ToolSurfaceLock; cwd?: string }): SafetyReview {
+export function reviewPromotion(inputs: { project: Project; desired: DesiredState; promoted: ReadonlyMap<string, JsonObject>; lock?: ToolSurfaceLock; cwd?: string; notes?: string[] }): SafetyReview {
   const { project, desired, promoted } = inputs;
-  const cwd = inputs.cwd ?? process.cwd();
-  const { environment, kind, settings, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
   const resources: DesiredResource[] = desired.resources.map((resource) => {
     const definition = resource.kind === 'agent' ? promoted.get(resource.name) : undefined;
-    return definition ? { ...resource, spec: definition } : resource;
+    if (!definition) return resource;
+    // What is written is known now, whatever the configuration declares (`promote:` included).
+    const { promotion: _declared, ...declared } = resource;
+    return { ...declared, spec: definition, judgedSpec: definition };
   });
   for (const [name, definition] of promoted) {
     if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name)) resources.push({ kind: 'agent', name, spec: definition, writeOnly: {}, references: [] });
   }
+  const review = reviewEnvironment({ project, desired: { ...desired, resources }, ...(inputs.lock ? { lock: inputs.lock } : {}), ...(inputs.cwd ? { cwd: inputs.cwd } : {}) });
   const written = new Set([...promoted.keys()].map((name) => `agent/${name}`));
-  const locate = findingLocator(project, environment, cwd);
-  const findings = evaluatePolicy({ ...policyInput, resources }, settings)
-    .filter((finding) => written.has(finding.address))
-    .map((finding): Finding => {
-      // The promoted definition is not in the target's files: point at the agent's document there.
-      const location = locate({ ...finding, path: [] });
-      return location ? { ...finding, location } : finding;
-    });
-  return { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes: [], counts: countsOf(findings) };
+  // A written definition is not in the target's files: its findings point at the agent's document.
+  const cwd = inputs.cwd ?? process.cwd();
+  const locate = findingLocator(project, desired.target.name, cwd);
+  const findings = review.findings.map((finding): Finding => {
+    if (!written.has(finding.address)) return finding;
+    const location = locate({ ...finding, path: [] });
+    const { location: _lazy, ...rest } = finding;
+    return location ? { ...rest, location } : rest;
+  });
+  return { ...review, findings, notes: [...(inputs.notes ?? []), ...review.notes] };
 }
 
 /** One agent's capability changes between two definitions (promote: the target's latest vs the source version). */

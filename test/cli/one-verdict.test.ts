@@ -1,7 +1,8 @@
 // One verdict (issue 44): for every built-in rule, a project that leaves the rule's input to the
 // server gets the same verdict from check (offline), plan, apply and a saved plan, before the
-// first apply and after one, whatever the server fills in. Runs under both server profiles: the
-// default one fills permissive values (allow, unrestricted), the pessimistic one others.
+// first apply and after one, and from promote and rollback, whatever the server fills in. Runs
+// under both server profiles: the default one fills permissive values (allow, unrestricted), the
+// pessimistic one others (deny, allowlist).
 import { mkdtempSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -46,18 +47,32 @@ const LEFT_TO_THE_SERVER: Record<string, Case> = {
   },
 };
 
+/** A safe agent to promote where the rule is about something else (a key, the environment). */
+const COURIER = agent('courier', `  tools: []\n${GOOD_POLICIES}${LIMITS}`);
+/** Staging's agent differs from production's, so that promote has a version to write. */
+const STAGING_OVERLAY = 'overlays:\n  staging:\n    system: Be brief in staging.\n';
+
 const PROVIDER = 'kind: Provider\nname: openai\nspec:\n  type: openai\n  secret: ${env:VERDICT_PROVIDER_SECRET:-sk-test}\n';
 const EVERY_RULE_A_WARNING = `policy:\n  rules:\n${BUILTIN_RULE_IDS.map((id) => `    ${id}: warning\n`).join('')}`;
-const root = (settings: string, lowered: boolean) => `version: 1\norganization:\n  name: Verdict\n${lowered ? EVERY_RULE_A_WARNING : ''}environments:\n  production:\n    url: local\n    prune: true\n    settings: ${settings}\n`;
+const root = (settings: string, lowered: boolean) =>
+  `version: 1\norganization:\n  name: Verdict\n${lowered ? EVERY_RULE_A_WARNING : ''}environments:\n  staging:\n    url: local\n    settings: {spend: {dailyUsd: 5}}\n  production:\n    url: local\n    prune: true\n    settings: ${settings}\n`;
 
-async function project(item: Case): Promise<{ dir: string; lower(on: boolean): Promise<void> }> {
+/** The case's files with the agent promote carries (bot when the case has one) given a staging overlay. */
+function withPromotedAgent(files: string): { files: string; promoted: string } {
+  const documents = files.split(/^---$/m);
+  if (/^name: bot$/m.test(documents[documents.length - 1] ?? '')) return { files: `${files}${STAGING_OVERLAY}`, promoted: 'bot' };
+  return { files: `${files}\n---\n${COURIER}${STAGING_OVERLAY}`, promoted: 'courier' };
+}
+
+async function project(item: Case): Promise<{ dir: string; lower(on: boolean): Promise<void>; promoted: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'agentform-verdict-'));
   const settings = item.settings ?? '{kind: production, spend: {dailyUsd: 5}}';
+  const { files, promoted } = withPromotedAgent(item.files);
   await writeFile(join(dir, 'providers.yaml'), PROVIDER);
-  await writeFile(join(dir, 'resources.yaml'), item.files);
+  await writeFile(join(dir, 'resources.yaml'), files);
   const lower = (on: boolean) => writeFile(join(dir, 'agentform.yaml'), root(settings, on));
   await lower(false);
-  return { dir, lower };
+  return { dir, lower, promoted };
 }
 
 /** The severity the named rule has in check's or plan's JSON, or undefined when it did not fire. */
@@ -67,8 +82,11 @@ function severityIn(json: string, rule: string, key?: 'safety'): string | undefi
   return findings?.find((finding) => finding.rule === rule)?.severity;
 }
 
-/** check, plan, apply and a saved plan's apply all refuse on the rule (nothing written). */
+/** validate, check, plan, apply and a saved plan's apply all refuse on the rule (nothing written). */
 async function expectEveryPathRefuses(expect: ExpectStatic, dir: string, rule: string, when: string): Promise<void> {
+  const validate = await runCli(['validate', dir, '-e', 'production']);
+  expect(validate.code, `${when}: validate\n${validate.stdout}${validate.stderr}`).toBe(1);
+  expect(validate.stdout, `${when}: validate`).toMatch(new RegExp(`^\\S+\\.yaml:\\d+:\\d+: \\[${rule}\\] `, 'm'));
   const check = await runCli(['check', dir, '-e', 'production', '--json']);
   expect(check.code, `${when}: check\n${check.stderr}`).toBe(1);
   expect(severityIn(check.stdout, rule), `${when}: check`).toBe('error');
@@ -90,15 +108,32 @@ describe('one verdict on every path, before and after the first apply', () => {
   });
 
   // Each case is a project of its own (CLI children, each with its own local plane): a few at once.
-  it.concurrent.for(Object.entries(LEFT_TO_THE_SERVER))('%s', { timeout: 180_000 }, async ([rule, item], { expect }) => {
-    const { dir, lower } = await project(item);
+  it.concurrent.for(Object.entries(LEFT_TO_THE_SERVER))('%s', { timeout: 240_000 }, async ([rule, item], { expect }) => {
+    const { dir, lower, promoted } = await project(item);
     await expectEveryPathRefuses(expect, dir, rule, 'before any apply');
     // Applied with every rule a warning: the server fills in what the configuration left to it.
     await lower(true);
-    const applied = await runCli(['apply', dir, '-e', 'production', '--auto-approve']);
-    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    for (const environment of ['production', 'staging']) {
+      const applied = await runCli(['apply', dir, '-e', environment, '--auto-approve']);
+      expect(applied.code, `${environment}: ${applied.stdout}${applied.stderr}`).toBe(0);
+    }
     await lower(false);
     await expectEveryPathRefuses(expect, dir, rule, 'after an apply');
+
+    // promote: staging's version is its configuration as applied, so the rules judge that
+    // configuration, not the values staging's server filled in.
+    const promote = ['promote', promoted, '--from', 'staging', '--to', 'production', '-C', dir, '--auto-approve'];
+    const refusedPromote = await runCli(promote);
+    expect(refusedPromote.code, `promote\n${refusedPromote.stdout}${refusedPromote.stderr}`).toBe(1);
+    expect(refusedPromote.stderr, 'promote').toMatch(new RegExp(`refusing to promote: .*\\[${rule}\\]`, 's'));
+    // rollback to the version the first apply made: that version is production's configuration.
+    await lower(true);
+    const lowered = await runCli(promote);
+    expect(lowered.code, `promote, rules lowered\n${lowered.stdout}${lowered.stderr}`).toBe(0);
+    await lower(false);
+    const rollback = await runCli(['rollback', promoted, '--to', '1', '-C', dir, '-e', 'production', '--auto-approve']);
+    expect(rollback.code, `rollback\n${rollback.stdout}${rollback.stderr}`).toBe(1);
+    expect(rollback.stderr, 'rollback').toMatch(new RegExp(`refusing to roll back: .*\\[${rule}\\]`, 's'));
   });
 
   it('a project that sets every input passes on every path, and again after the server filled in the rest', async () => {

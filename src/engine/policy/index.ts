@@ -69,8 +69,15 @@ function contextOf(input: PolicyInput): RuleContext {
     if (list) list.push(resource);
     else byKind.set(resource.kind, [resource]);
   }
-  const capabilities = input.capabilities ?? computeCapabilities(byKind.get('agent') ?? [], input.surfaces);
-  return { ...input, capabilities, byKind: (kind) => byKind.get(kind) ?? [] };
+  // Computed when a rule first reads them: validate runs only the rules at error, which may not.
+  let capabilities = input.capabilities;
+  return {
+    ...input,
+    get capabilities() {
+      return (capabilities ??= computeCapabilities(byKind.get('agent') ?? [], input.surfaces));
+    },
+    byKind: (kind) => byKind.get(kind) ?? [],
+  };
 }
 
 function compareFindings(a: Finding, b: Finding): number {
@@ -78,8 +85,11 @@ function compareFindings(a: Finding, b: Finding): number {
   return severity(a) - severity(b) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || (a.message < b.message ? -1 : 1);
 }
 
-/** Every finding of the environment: errors first, then warnings, then suppressed ones. */
-export function evaluatePolicy(input: PolicyInput, settings: PolicySettings = NO_SETTINGS): Finding[] {
+/**
+ * Every finding of the environment: errors first, then warnings, then suppressed ones
+ * (`errorsOnly`: only the rules at error severity run, for validate's verdict).
+ */
+export function evaluatePolicy(input: PolicyInput, settings: PolicySettings = NO_SETTINGS, options: { errorsOnly?: boolean } = {}): Finding[] {
   const context = contextOf(input);
   const findings: Finding[] = [];
   const add = (rule: string, severity: Severity, raw: RawFinding[], custom: boolean) => {
@@ -96,11 +106,11 @@ export function evaluatePolicy(input: PolicyInput, settings: PolicySettings = NO
   };
   for (const rule of BUILTIN_RULES) {
     const severity = severityFor(rule.severity, settings.severities[rule.id], input.environment, input.environmentKind);
-    if (severity !== 'off') add(rule.id, severity, rule.check(context), false);
+    if (severity === 'error' || (severity === 'warning' && !options.errorsOnly)) add(rule.id, severity, rule.check(context), false);
   }
   for (const rule of settings.custom) {
     const severity = settingFor(settings.severities[rule.id], input.environment) ?? settingFor(rule.severity, input.environment) ?? 'off';
-    if (severity !== 'off') add(rule.id, severity, evaluateCustomRule(rule, input.resources), true);
+    if (severity === 'error' || (severity === 'warning' && !options.errorsOnly)) add(rule.id, severity, evaluateCustomRule(rule, input.resources), true);
   }
   return findings.sort(compareFindings);
 }

@@ -2,10 +2,14 @@ import { resolve } from 'node:path';
 import { specLocator, validateProject, type Problem } from '../../../config/index.js';
 import { renderProblems } from '../../../render/problems.js';
 import type { GlobalOptions } from '../../global-options.js';
+import { policyJudge } from './policy-problems.js';
+import { readToolLock } from '../../../config/tool-lock-file.js';
 
 export async function runValidate(dir: string, options: { env?: string; json?: boolean; remote?: boolean }, globals: GlobalOptions): Promise<number> {
   const projectDir = resolve(dir);
-  const problems: Problem[] = await validateProject(projectDir, { env: process.env, ...(options.env ? { environment: options.env } : {}) });
+  // A lock file that cannot be read is check's and plan's error to report; the rules run without it.
+  const judge = policyJudge(projectDir, await readToolLock(projectDir).catch(() => undefined));
+  const problems: Problem[] = await validateProject(projectDir, { env: process.env, judge, ...(options.env ? { environment: options.env } : {}) });
   const offlineErrors = problems.some((problem) => problem.severity === 'error');
   if (options.remote && !offlineErrors) {
     // Only --remote needs the HTTP client (and undici): offline validation never loads it.
