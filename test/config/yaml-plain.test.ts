@@ -113,6 +113,21 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   // Found by the random mutations below: a block sequence indicator inside a flow collection.
   ['a dash before a flow indicator', 'a: [-]\nb: {c: -}\n', 'refused'],
   ['a dash before text in a flow collection', 'a: [-1, -x]\n', 'agreed'],
+  // Issue 45, item 5: what is applied must not depend on which parser ran. The issue's own cases,
+  // then the ones the comment-placement generator found, where the library reads a scalar after a
+  // comment line as running on over the entries below it (or as an error).
+  ['a comment right after a dash, the item on the next line', 'identities:\n  -#c\n    user\n  - team\n', 'refused'],
+  ['a comment right after a colon, the value on the next line', 'k:#c\n  v\n', 'refused'],
+  ['a comment line and a blank line before an item', 'identities:\n  -\n#c\n\n    user\n  - team\n', 'refused'],
+  ['a comment line and a blank line before a value', 'a:\n#c\n\n  x\nb: 1\n', 'refused'],
+  ['two comment lines before a value', 'a:\n#c\n#d\n  x\nb: 1\n', 'refused'],
+  ['a blank line and a comment line before a value', 'a:\n\n#c\n  x\nb: 1\n', 'refused'],
+  ['a comment line at the key\'s column before a value', 'x:\n  a:\n  #[\n   x y\n  "q": true\n', 'refused'],
+  ['a comment after the dash, the item on the next line', '- #c\n  x\n- y\n', 'refused'],
+  ['a comment after the key, the value on the next line', 'a: #c\n  x\nb: 1\n', 'refused'],
+  ['a blank line before a value', 'a:\n\n  x\nb: 1\n', 'refused'],
+  ['a value on the next line', 'a:\n  x\nb:\n- y\n', 'agreed'],
+  ['comment lines before a collection', 'a:\n#c\n\n  b: 1\nc: #d\n#e\n  - 1\n', 'agreed'],
 ];
 
 describe('the plain YAML parser', () => {
