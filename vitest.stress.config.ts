@@ -1,5 +1,6 @@
 // `npm run test:stress`: the many-seed durability loops and the load test (CI runs it after npm test);
-// the fault, throttling and interrupt loops run against the pessimistic server profile too.
+// the fault, throttling and interrupt loops run against the pessimistic server profile too; the long
+// plain-YAML differential (test/config) needs no server.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,7 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/durability/**/*.stress.test.ts'], env: { AGENTFORM_SERVER_PROFILE: 'default' } } },
+      { extends: true, test: { name: 'default', include: ['test/durability/**/*.stress.test.ts', 'test/config/**/*.stress.test.ts'], env: { AGENTFORM_SERVER_PROFILE: 'default' } } },
       {
         extends: true,
         test: {

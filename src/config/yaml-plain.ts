@@ -5,8 +5,10 @@
 // exactly what yaml-source.ts gets from the library (values, index, offsets, line starts); for
 // anything else (anchors, tags, multi-line quoted scalars or flow collections, kept or indented block
 // scalars, folded blocks with more-indented lines, tabs, a CR that does not end a line, `...`, a file
-// of nothing but comments, duplicate keys, syntax errors, ...) it gives up and the library parses the
-// file, so every problem is still worded and placed by the library. test/config/yaml-plain.test.ts
+// of nothing but comments, duplicate keys, a scalar on a later line than its key or dash after a
+// comment or a blank line, syntax errors, ...) it gives up and the library parses the file, so every
+// problem is still worded and placed by the library. Wherever the two could read a text differently
+// it gives up, so that what is applied never depends on which ran (issue 45). test/config/yaml-plain.test.ts
 // holds both to the same result over every YAML file in the repository and thousands of mutations of
 // them.
 //
@@ -161,13 +163,15 @@ class PlainParser {
     this.line++;
   }
 
-  /** Skips lines that hold only spaces or a comment. */
-  private skipBlankLines(): void {
+  /** Skips lines that hold only spaces or a comment; whether there were any. */
+  private skipBlankLines(): boolean {
+    const first = this.line;
     while (this.line < this.starts.length) {
       const content = this.contents[this.line] as number;
-      if (content !== this.ends[this.line] && this.text.charCodeAt(content) !== HASH) return;
+      if (content !== this.ends[this.line] && this.text.charCodeAt(content) !== HASH) break;
       this.line++;
     }
+    return this.line !== first;
   }
 
   /** The current line is `---`, alone or before a comment (content after it is not plain). */
@@ -246,11 +250,12 @@ class PlainParser {
       while (content < end && this.text.charCodeAt(content) === SPACE) content++;
       if (content === end || this.text.charCodeAt(content) === HASH) {
         // The item's collection starts on a later line.
+        const commented = content !== end;
         this.nextLine();
-        this.skipBlankLines();
+        const gap = this.skipBlankLines() || commented;
         if (this.atEnd() || (this.indents[this.line] as number) <= indent || this.isDocumentStart()) notPlain();
         this.setNodeValue(node, this.contents[this.line] as number);
-        items.push(this.collectionOrScalar(this.indents[this.line] as number, indent, node));
+        items.push(this.collectionOrScalar(this.indents[this.line] as number, indent, node, gap));
       } else if (this.isSequenceEntry(content) || this.startsMappingEntry(content)) {
         // `- key: value` or `- - item`: a collection that starts on this line, at this column.
         const column = content - (this.starts[this.line] as number);
@@ -280,8 +285,9 @@ class PlainParser {
       const end = this.ends[this.line] as number;
       while (content < end && this.text.charCodeAt(content) === SPACE) content++;
       if (content === end || this.text.charCodeAt(content) === HASH) {
+        const commented = content !== end;
         this.nextLine();
-        map[key] = this.valueOnLaterLines(indent, node);
+        map[key] = this.valueOnLaterLines(indent, node, commented);
       } else {
         this.setNodeValue(node, content);
         map[key] = this.inlineValue(content, indent, node);
@@ -291,15 +297,15 @@ class PlainParser {
   }
 
   /** A mapping value not on its key's line: a nested collection, a compact sequence, or nothing (null). */
-  private valueOnLaterLines(indent: number, node: number): unknown {
-    this.skipBlankLines();
+  private valueOnLaterLines(indent: number, node: number, commented: boolean): unknown {
+    const gap = this.skipBlankLines() || commented;
     if (this.atEnd()) return null;
     const lineIndent = this.indents[this.line] as number;
     const at = this.contents[this.line] as number;
     if (lineIndent === 0 && (this.isDocumentStart() || this.isDocumentEnd())) return null;
     if (lineIndent > indent || (lineIndent === indent && this.isSequenceEntry(at))) {
       this.setNodeValue(node, at);
-      return this.collectionOrScalar(lineIndent, indent, node);
+      return this.collectionOrScalar(lineIndent, indent, node, gap);
     }
     return null;
   }
@@ -307,13 +313,16 @@ class PlainParser {
   /**
    * What starts at the current line, more indented than the collection at `indent` that holds it: a
    * collection, or a scalar (a plain one may go on over more lines; a block scalar's header belongs
-   * on its key's line, as far as this parser goes).
+   * on its key's line, as far as this parser goes). `gap`: a comment or a blank line came between
+   * the key or dash and this line.
    */
-  private collectionOrScalar(lineIndent: number, indent: number, node: number): unknown {
+  private collectionOrScalar(lineIndent: number, indent: number, node: number, gap: boolean): unknown {
     const at = this.contents[this.line] as number;
     if (this.isSequenceEntry(at) || this.startsMappingEntry(at)) return this.collection(lineIndent, node);
     const code = this.text.charCodeAt(at);
-    if (code === 0x7c || code === 0x3e) notPlain();
+    // After a comment line (and a blank one), the library reads such a scalar running on over the
+    // entries below it, or as an error (issue 45): a scalar is read here only on the very next line.
+    if (code === 0x7c || code === 0x3e || gap) notPlain();
     return this.inlineValue(at, indent, node);
   }
 

@@ -1,13 +1,16 @@
 // The plain-YAML parser against the yaml library: for any text it accepts, it must give exactly what
 // the library path gives (values, index, offsets, line starts, no problem); anything else it must
 // refuse. Checked over every YAML file in the repository, the bench generator's projects, a table of
-// cases at the subset's edges, seeded random mutations of all of them (and of their CRLF copies), and
-// random documents of the subset. PLAIN_SEED and PLAIN_ITERATIONS search further.
+// cases at the subset's edges, seeded random mutations of all of them (and of their CRLF copies),
+// random documents of the subset, and random documents with comments put anywhere
+// (yaml-comment-placement.ts). PLAIN_SEED and PLAIN_ITERATIONS search further.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePlainYaml } from '../../src/config/yaml-plain.js';
+import { commentPlacementDocument } from './yaml-comment-placement.js';
+import { compareWithLibrary as compare } from './yaml-differential.js';
 // Seeded, so that a failure can be reproduced.
 import { seededRandom as seeded } from '../../src/server/faults.js';
 import { parseWithLibrary } from '../../src/config/yaml-source.js';
@@ -35,16 +38,6 @@ function corpus(): Array<{ name: string; text: string }> {
   } finally {
     rmSync(generated, { recursive: true, force: true });
   }
-}
-
-/** undefined when the plain parser refused the text; else whether it agreed with the library (the assertion says how not). */
-function compare(text: string): 'refused' | 'agreed' {
-  const plain = parsePlainYaml(text);
-  if (plain === undefined) return 'refused';
-  const library = parseWithLibrary('f.yaml', text);
-  expect(library.problems, `the plain parser accepted text the library has problems with:\n${text}`).toEqual([]);
-  expect(plain, `the plain parser read this differently:\n${text}`).toEqual(library.documents);
-  return 'agreed';
 }
 
 const CASES: Array<[string, string, 'refused' | 'agreed']> = [
@@ -113,6 +106,21 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   // Found by the random mutations below: a block sequence indicator inside a flow collection.
   ['a dash before a flow indicator', 'a: [-]\nb: {c: -}\n', 'refused'],
   ['a dash before text in a flow collection', 'a: [-1, -x]\n', 'agreed'],
+  // Issue 45, item 5: what is applied must not depend on which parser ran. The issue's own cases,
+  // then the ones the comment-placement generator found, where the library reads a scalar after a
+  // comment line as running on over the entries below it (or as an error).
+  ['a comment right after a dash, the item on the next line', 'identities:\n  -#c\n    user\n  - team\n', 'refused'],
+  ['a comment right after a colon, the value on the next line', 'k:#c\n  v\n', 'refused'],
+  ['a comment line and a blank line before an item', 'identities:\n  -\n#c\n\n    user\n  - team\n', 'refused'],
+  ['a comment line and a blank line before a value', 'a:\n#c\n\n  x\nb: 1\n', 'refused'],
+  ['two comment lines before a value', 'a:\n#c\n#d\n  x\nb: 1\n', 'refused'],
+  ['a blank line and a comment line before a value', 'a:\n\n#c\n  x\nb: 1\n', 'refused'],
+  ['a comment line at the key\'s column before a value', 'x:\n  a:\n  #[\n   x y\n  "q": true\n', 'refused'],
+  ['a comment after the dash, the item on the next line', '- #c\n  x\n- y\n', 'refused'],
+  ['a comment after the key, the value on the next line', 'a: #c\n  x\nb: 1\n', 'refused'],
+  ['a blank line before a value', 'a:\n\n  x\nb: 1\n', 'refused'],
+  ['a value on the next line', 'a:\n  x\nb:\n- y\n', 'agreed'],
+  ['comment lines before a collection', 'a:\n#c\n\n  b: 1\nc: #d\n#e\n  - 1\n', 'agreed'],
 ];
 
 describe('the plain YAML parser', () => {
@@ -155,6 +163,15 @@ describe('the plain YAML parser', () => {
     }
     // Enough of the mutants stay plain for the comparison to mean something.
     expect(agreed).toBeGreaterThan(iterations / 5);
+  });
+
+  it('agrees with the library on random documents with comments anywhere, or refuses them', () => {
+    // The many-case run is test/config/yaml-plain-comments.stress.test.ts.
+    const random = seeded(Number(process.env.PLAIN_SEED ?? 49));
+    const iterations = Number(process.env.PLAIN_ITERATIONS ?? 3000);
+    let agreed = 0;
+    for (let iteration = 0; iteration < iterations; iteration++) if (compare(commentPlacementDocument(random)) === 'agreed') agreed++;
+    expect(agreed).toBeGreaterThan(iterations / 10);
   });
 
   it('agrees with the library on random documents of the subset, and reads most of them', () => {
