@@ -7,6 +7,7 @@ import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf,
 import { redact, redactText, secretValuesIn } from './redact.js';
 import { proxyFor } from './proxy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.js';
 import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, isThrottlingStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import type { ThrottleTally } from './throttling.js';
@@ -30,6 +31,8 @@ export interface ClientOptions {
   credential: Credential;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
+  /** The largest answer body accepted (default 64 MiB; AGENTFORM_MAX_RESPONSE_BYTES in the CLI). */
+  maxResponseBytes?: number;
   /** Receives trace lines with every secret redacted. */
   debug?: (line: string) => void;
   insecureHttp?: boolean;
@@ -111,6 +114,7 @@ export class ControlApiClient implements RpcCaller {
   private readonly basePath: string;
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly throttling: ThrottleTally | undefined;
   /** Set by cancel(): no new attempt starts and a pending retry wait ends at once. */
@@ -124,6 +128,7 @@ export class ControlApiClient implements RpcCaller {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.throttling = options.throttling;
     const methods: Record<string, (request: unknown) => Promise<unknown>> = {};
@@ -248,7 +253,7 @@ export class ControlApiClient implements RpcCaller {
     const startedAt = monotonicMs();
     let exchange: Exchange;
     try {
-      exchange = await this.transport.send({ path, headers, body, timeoutMs: this.timeoutMs, rpc, requestId });
+      exchange = await this.transport.send({ path, headers, body, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, rpc, requestId });
     } catch (error) {
       const ms = Math.round(monotonicMs() - startedAt);
       this.options.onRequest?.({ rpc, attempt, status: 0, ms });
