@@ -2,6 +2,7 @@
 // `call(rpc, request)` is typed by the operation table; `client.ops.agentsUpsert(...)` and friends
 // are one method per operation, derived from the same table so they can never drift from it.
 import { ApiError, UserError } from '../errors.js';
+import { ANSWER_SHAPES, shapeMismatch } from './answer-shape.js';
 import { isLoopbackHost } from './credentials.js';
 import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
@@ -263,14 +264,7 @@ export class ControlApiClient implements RpcCaller {
     const ms = Math.round(monotonicMs() - startedAt);
     this.options.onRequest?.({ rpc, attempt, status: exchange.status, ms });
     if (this.options.debug) this.trace(`← ${exchange.status} ${path} in ${ms} ms ${redactedBody(exchange.text, secrets())}`);
-    if (exchange.status >= 200 && exchange.status < 300) {
-      if (exchange.text.trim() === '') return undefined as ResponseOf<R>;
-      try {
-        return JSON.parse(exchange.text) as ResponseOf<R>;
-      } catch {
-        throw new ApiError(rpc, exchange.status, 'invalid_response', `the server answered ${exchange.status} with a body that is not JSON`, undefined, requestId);
-      }
-    }
+    if (exchange.status >= 200 && exchange.status < 300) return answerOf(rpc, exchange, requestId);
     throw errorFromExchange(rpc, exchange, requestId, secrets());
   }
 
@@ -331,6 +325,28 @@ export class ControlApiClient implements RpcCaller {
   private trace(line: string): void {
     this.options.debug?.(line);
   }
+}
+
+/**
+ * A 2xx answer's body, parsed and checked against what the client relies on (answer-shape.ts): a
+ * body that is not JSON, or JSON of another shape, is the server's fault, named as such.
+ */
+function answerOf<R extends Rpc>(rpc: R, exchange: Exchange, requestId: string): ResponseOf<R> {
+  const shape = ANSWER_SHAPES[rpc];
+  const malformed = (why: string) => new ApiError(rpc, exchange.status, 'invalid_response', `the server's answer to ${rpc} is malformed: ${why}`, undefined, requestId);
+  if (exchange.text.trim() === '') {
+    if (shape === 'any') return undefined as ResponseOf<R>;
+    throw malformed('the body is empty');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(exchange.text);
+  } catch {
+    throw malformed(`the body is not JSON (HTTP ${exchange.status})`);
+  }
+  const mismatch = shapeMismatch(parsed, shape);
+  if (mismatch !== undefined) throw malformed(mismatch);
+  return parsed as ResponseOf<R>;
 }
 
 /** A response body for the debug trace: JSON with secret fields masked, else redacted text; cut at 4000 chars. */
