@@ -132,8 +132,9 @@ export function describeError(error: unknown): ErrorReport {
     return { code: error.code, fault: error.fault, message: error.message, ...(error.hint ? { hint: error.hint } : {}), ...(error.location ? { location: error.location } : {}), exitCode: error.exitCode };
   }
   if (error instanceof ApiError) {
-    // No answer, throttling and server errors are the service's; any other refusal answers the request the user's inputs made.
-    const fault: Fault = error.status === 0 || error.status === 429 || error.status >= 500 ? 'service' : 'user';
+    // No answer, throttling, server errors and a success answer the client cannot use (malformed)
+    // are the service's; any other refusal answers the request the user's inputs made.
+    const fault: Fault = error.status === 0 || error.status === 429 || error.status >= 500 || (error.status >= 200 && error.status < 300) ? 'service' : 'user';
     return { code: 'api_error', fault, message: error.message, apiCode: error.code, status: error.status, rpc: error.rpc, exitCode: 1 };
   }
   return { code: 'internal', fault: 'tool', message: error instanceof Error ? error.message : String(error), exitCode: 1 };

@@ -2,11 +2,13 @@
 // `call(rpc, request)` is typed by the operation table; `client.ops.agentsUpsert(...)` and friends
 // are one method per operation, derived from the same table so they can never drift from it.
 import { ApiError, UserError } from '../errors.js';
+import { ANSWER_SHAPES, shapeMismatch } from './answer-shape.js';
 import { isLoopbackHost } from './credentials.js';
 import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
 import { proxyFor } from './proxy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.js';
 import { newRequestId } from './request-id.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, isThrottlingStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './retry.js';
 import type { ThrottleTally } from './throttling.js';
@@ -30,6 +32,8 @@ export interface ClientOptions {
   credential: Credential;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
+  /** The largest answer body accepted (default 64 MiB; AGENTFORM_MAX_RESPONSE_BYTES in the CLI). */
+  maxResponseBytes?: number;
   /** Receives trace lines with every secret redacted. */
   debug?: (line: string) => void;
   insecureHttp?: boolean;
@@ -111,6 +115,7 @@ export class ControlApiClient implements RpcCaller {
   private readonly basePath: string;
   private readonly policy: RetryPolicy;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly throttling: ThrottleTally | undefined;
   /** Set by cancel(): no new attempt starts and a pending retry wait ends at once. */
@@ -124,6 +129,7 @@ export class ControlApiClient implements RpcCaller {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.throttling = options.throttling;
     const methods: Record<string, (request: unknown) => Promise<unknown>> = {};
@@ -248,7 +254,7 @@ export class ControlApiClient implements RpcCaller {
     const startedAt = monotonicMs();
     let exchange: Exchange;
     try {
-      exchange = await this.transport.send({ path, headers, body, timeoutMs: this.timeoutMs, rpc, requestId });
+      exchange = await this.transport.send({ path, headers, body, timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, rpc, requestId });
     } catch (error) {
       const ms = Math.round(monotonicMs() - startedAt);
       this.options.onRequest?.({ rpc, attempt, status: 0, ms });
@@ -258,14 +264,7 @@ export class ControlApiClient implements RpcCaller {
     const ms = Math.round(monotonicMs() - startedAt);
     this.options.onRequest?.({ rpc, attempt, status: exchange.status, ms });
     if (this.options.debug) this.trace(`← ${exchange.status} ${path} in ${ms} ms ${redactedBody(exchange.text, secrets())}`);
-    if (exchange.status >= 200 && exchange.status < 300) {
-      if (exchange.text.trim() === '') return undefined as ResponseOf<R>;
-      try {
-        return JSON.parse(exchange.text) as ResponseOf<R>;
-      } catch {
-        throw new ApiError(rpc, exchange.status, 'invalid_response', `the server answered ${exchange.status} with a body that is not JSON`, undefined, requestId);
-      }
-    }
+    if (exchange.status >= 200 && exchange.status < 300) return answerOf(rpc, exchange, requestId);
     throw errorFromExchange(rpc, exchange, requestId, secrets());
   }
 
@@ -326,6 +325,28 @@ export class ControlApiClient implements RpcCaller {
   private trace(line: string): void {
     this.options.debug?.(line);
   }
+}
+
+/**
+ * A 2xx answer's body, parsed and checked against what the client relies on (answer-shape.ts): a
+ * body that is not JSON, or JSON of another shape, is the server's fault, named as such.
+ */
+function answerOf<R extends Rpc>(rpc: R, exchange: Exchange, requestId: string): ResponseOf<R> {
+  const shape = ANSWER_SHAPES[rpc];
+  const malformed = (why: string) => new ApiError(rpc, exchange.status, 'invalid_response', `the server's answer to ${rpc} is malformed: ${why}`, undefined, requestId);
+  if (exchange.text.trim() === '') {
+    if (shape === 'any') return undefined as ResponseOf<R>;
+    throw malformed('the body is empty');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(exchange.text);
+  } catch {
+    throw malformed(`the body is not JSON (HTTP ${exchange.status})`);
+  }
+  const mismatch = shapeMismatch(parsed, shape);
+  if (mismatch !== undefined) throw malformed(mismatch);
+  return parsed as ResponseOf<R>;
 }
 
 /** A response body for the debug trace: JSON with secret fields masked, else redacted text; cut at 4000 chars. */

@@ -3,6 +3,7 @@
 // must slow a run down, not fail it, while the time budget lasts. Other failures worth another
 // attempt (502, 504, a reset connection, a timeout) are retried a bounded number of times.
 import { UserError } from '../errors.js';
+import { MAX_TIMER_MS } from '../util/clock.js';
 import type { Variables } from '../util/variables.js';
 
 export interface RetryPolicy {
@@ -42,7 +43,8 @@ export function retryDelayMs(attempt: number, policy: RetryPolicy, retryAfterSec
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
   const backoff = Math.floor(random() * ceiling);
   if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) {
-    return Math.max(Math.ceil(retryAfterSeconds * 1000), backoff);
+    // Capped so that no server value becomes a timer setTimeout cannot keep (the budget check stops such a wait anyway).
+    return Math.min(MAX_TIMER_MS, Math.max(Math.ceil(retryAfterSeconds * 1000), backoff));
   }
   return backoff;
 }

@@ -14,6 +14,7 @@ import { HTTP_TOKEN, type ResponseHeaders } from './http1/response-parser.js';
 import { credentialsRefused, TunnelSocket } from './http1/tunnel.js';
 import type { ProxyRoute } from './proxy.js';
 import { redactText } from './redact.js';
+import { DEFAULT_MAX_RESPONSE_BYTES, formatBytes } from './response-limit.js';
 import { portOf, unbracketed } from '../util/host.js';
 
 export interface Exchange {
@@ -27,6 +28,8 @@ export interface SendOptions {
   headers: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /** The largest answer body accepted (response-limit.ts; 64 MiB unless said). */
+  maxResponseBytes?: number;
   rpc: string;
   requestId: string;
 }
@@ -71,7 +74,7 @@ export class Transport {
     if (this.closed) throw this.failure(codedError('CLIENT_CLOSED', 'the client was closed'), options);
     let exchange: Promise<Exchange>;
     try {
-      exchange = this.connections().request({ head: requestHead(options, this.url.host, this.forwarding), ...(options.body !== undefined ? { body: options.body } : {}), timeoutMs: options.timeoutMs });
+      exchange = this.connections().request({ head: requestHead(options, this.url.host, this.forwarding), ...(options.body !== undefined ? { body: options.body } : {}), timeoutMs: options.timeoutMs, maxBodyBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
     } catch (error) {
       throw this.failure(error, options);
     }
@@ -238,6 +241,9 @@ function transportError(error: unknown, context: FailureContext, options: SendOp
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     return make('dns', `could not resolve the host of ${origin} (${code}). Check the URL and the machine's DNS.`);
+  }
+  if (code === 'RESPONSE_TOO_LARGE') {
+    return make('response_too_large', `the server's answer to ${options.rpc} exceeded ${formatBytes(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)} (AGENTFORM_MAX_RESPONSE_BYTES)`);
   }
   if (code === 'CLIENT_TIMEOUT' || code === 'ETIMEDOUT') {
     return make('timeout', `no answer from ${origin} within ${options.timeoutMs} ms`);

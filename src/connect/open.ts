@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { ControlApiClient, type Credential, type RequestEvent } from '../api/client.js';
 import { requestTimeoutMsFrom } from '../api/request-timeout.js';
+import { maxResponseBytesFrom } from '../api/response-limit.js';
 import { retryPolicyFrom, type RetryPolicy } from '../api/retry.js';
 import { RUN_THROTTLING } from '../api/throttling.js';
 import type { ProjectEnvironment } from '../config/index.js';
@@ -70,10 +71,11 @@ export function debugSink(flags: Pick<ClientFlags, 'debug'>, env: Variables): ((
 interface ClientSettings {
   retry: RetryPolicy;
   timeoutMs: number;
+  maxResponseBytes: number;
 }
 
 function clientSettingsFrom(env: Variables): ClientSettings {
-  return { retry: retryPolicyFrom(env), timeoutMs: requestTimeoutMsFrom(env) };
+  return { retry: retryPolicyFrom(env), timeoutMs: requestTimeoutMsFrom(env), maxResponseBytes: maxResponseBytesFrom(env) };
 }
 
 function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, env: Variables, settings: ClientSettings, extra: { onRequest?: (event: RequestEvent) => void; urlSource?: string }): ControlApiClient {
@@ -83,6 +85,7 @@ function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, 
     credential,
     retry: settings.retry,
     timeoutMs: settings.timeoutMs,
+    maxResponseBytes: settings.maxResponseBytes,
     insecureHttp: flags.insecureHttp === true,
     proxyVariables: env,
     throttling: RUN_THROTTLING,

@@ -171,7 +171,7 @@ describe('debug traces', () => {
 
   it('is silent without debug', async () => {
     const { client } = testClient(server.url, { debug: undefined });
-    await expect(client.sandboxesList({})).resolves.toEqual({});
+    await expect(client.sandboxesList({})).resolves.toEqual([]);
     await client.close();
   });
 });

@@ -2,20 +2,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient, methodNameOf } from '../../src/api/client.js';
 import { OPERATIONS, RPC_NAMES, operationPath, type Rpc } from '../../src/api/operations.js';
-import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
+import { answersWithList, startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 
 const TOKEN = 'svc_dev_opsTestSecret123';
 
 let server: RecordingServer;
 let client: ControlApiClient;
 beforeAll(async () => {
-  server = await startRecordingServer((request) => ({ status: 200, body: { echoed: request.path } }));
+  server = await startRecordingServer((request) => ({ status: 200, body: echoOf(request.path) }));
   client = new ControlApiClient({ baseUrl: server.url, credential: { kind: 'key', token: TOKEN } });
 });
 afterAll(async () => {
   await client.close();
   await server.close();
 });
+
+/** The answer naming the path it was asked at, a list of one for an operation that answers a list. */
+function echoOf(path: string): unknown {
+  return answersWithList(path) ? [{ echoed: path }] : { echoed: path };
+}
 
 /** A distinguishable body per operation; organizations.get is documented as having none. */
 function requestFor(rpc: Rpc): unknown {
@@ -57,7 +62,7 @@ describe('one typed method per operation', () => {
       expect(recorded.headers['content-type']).toBe('application/json');
       expect(recorded.body).toEqual(requestFor(rpc));
     }
-    expect(response).toEqual({ echoed: recorded.path });
+    expect(response).toEqual(echoOf(recorded.path));
   });
 });
 

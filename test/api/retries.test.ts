@@ -1,6 +1,7 @@
 // When the client tries again, how often, and how long it waits: each case counts attempts exactly.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
+import { MAX_TIMER_MS } from '../../src/util/clock.js';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, parseRetryAfter, retryDelayMs, retryPolicyFrom, type RetryPolicy } from '../../src/api/retry.js';
 import { ThrottleTally } from '../../src/api/throttling.js';
 import { ApiError, UserError } from '../../src/errors.js';
@@ -208,6 +209,8 @@ describe('backoff', () => {
     expect(retryDelayMs(4, policy, 0, () => 0.5)).toBe(400);
     expect(retryDelayMs(1, policy, Number.NaN, () => 0.5)).toBe(50);
     expect(retryDelayMs(1, policy, -1, () => 0.5)).toBe(50);
+    // Never a timer setTimeout cannot keep (it would fire at once, with a warning).
+    expect(retryDelayMs(1, policy, 999_999_999, () => 0.5)).toBe(MAX_TIMER_MS);
   });
 
   it.each<[string | undefined, number | undefined]>([

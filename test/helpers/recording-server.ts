@@ -3,6 +3,8 @@
 // last one repeats), or a function for answers that depend on the request or on server state.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ANSWER_SHAPES } from '../../src/api/answer-shape.js';
+import { isRpc } from '../../src/api/operations.js';
 import { listenOnLoopback } from './loopback-listen.js';
 
 export interface RecordedRequest {
@@ -35,18 +37,27 @@ export interface RecordingServer {
   requestsTo(path: string): RecordedRequest[];
   /** Script the answers for a path: a queue (the last answer repeats) or a function. */
   on(path: string, answers: Answer | Answer[] | Responder): void;
-  /** The answer for paths with no script (default: 200 `{}`; UNIMPLEMENTED is exported). */
+  /** The answer for paths with no script (default: 200 with `[]` or `{}`, as the operation answers; UNIMPLEMENTED is exported). */
   otherwise(answer: Answer | Responder): void;
   /** The same as `otherwise`. */
   setHandler(answer: Answer | Responder): void;
   close(): Promise<void>;
 }
 
-const EMPTY_OBJECT: Answer = { status: 200, body: {} };
+/** An empty answer of the operation's kind: `[]` for an operation that answers a list (the client checks), else `{}`. */
+const EMPTY_ANSWER: Responder = (request) => ({ status: 200, body: answersWithList(request.path) ? [] : {} });
+
+/** Whether the operation at `path` (`/v1/agents/list`, perhaps under a base path) answers a list. */
+export function answersWithList(path: string): boolean {
+  const rpc = /\/v1\/([^?]+)/.exec(path)?.[1]?.split('/').join('.') ?? '';
+  if (!isRpc(rpc)) return false;
+  const shape = ANSWER_SHAPES[rpc];
+  return typeof shape === 'object' && 'list' in shape;
+}
 export const UNIMPLEMENTED: Answer = { status: 404, body: { error: { code: 'unimplemented', message: 'no such operation' } } };
 
-/** `defaultAnswer` answers paths with no script (default: 200 `{}`). */
-export async function startRecordingServer(defaultAnswer: Answer | Responder = EMPTY_OBJECT): Promise<RecordingServer> {
+/** `defaultAnswer` answers paths with no script (default: 200 with `[]` or `{}`, as the operation answers). */
+export async function startRecordingServer(defaultAnswer: Answer | Responder = EMPTY_ANSWER): Promise<RecordingServer> {
   const requests: RecordedRequest[] = [];
   const scripts = new Map<string, Responder>();
   let fallback: Responder = typeof defaultAnswer === 'function' ? defaultAnswer : () => defaultAnswer;

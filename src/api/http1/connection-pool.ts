@@ -12,6 +12,8 @@ export interface PooledRequest {
   body?: string;
   /** Covers the whole exchange: waiting for a connection, connecting, sending, the whole answer. */
   timeoutMs: number;
+  /** The largest body accepted: a longer one (or a Content-Length above it) fails the request with RESPONSE_TOO_LARGE. */
+  maxBodyBytes?: number;
 }
 
 export interface PooledAnswer {
@@ -49,6 +51,8 @@ interface Exchange {
   headers: ResponseHeaders;
   decoder: StringDecoder | undefined;
   text: string;
+  /** Body bytes received so far (framing removed). */
+  bodyBytes: number;
   settled: boolean;
 }
 
@@ -67,6 +71,11 @@ interface Connection {
 
 /** Idle connections are closed after this long when the server gives no Keep-Alive hint. */
 const DEFAULT_IDLE_MS = 4_000;
+/**
+ * The longest a connection is kept idle, whatever the server's hint: a timer beyond setTimeout's
+ * limit would fire at once with a warning, and a CLI run has no use for connections idle longer.
+ */
+export const MAX_IDLE_MS = 5 * 60_000;
 
 export class ConnectionPool {
   private readonly idle: Connection[] = [];
@@ -81,7 +90,7 @@ export class ConnectionPool {
 
   request(request: PooledRequest): Promise<PooledAnswer> {
     return new Promise<PooledAnswer>((resolve, reject) => {
-      const exchange: Exchange = { request, resolve, reject, timer: undefined as unknown as NodeJS.Timeout, connection: undefined, status: 0, headers: {}, decoder: undefined, text: '', settled: false };
+      const exchange: Exchange = { request, resolve, reject, timer: undefined as unknown as NodeJS.Timeout, connection: undefined, status: 0, headers: {}, decoder: undefined, text: '', bodyBytes: 0, settled: false };
       // setTimeout fires at once beyond its 32-bit limit (~24.8 days).
       exchange.timer = setTimeout(() => this.fail(exchange, codedError('CLIENT_TIMEOUT', `no answer within ${request.timeoutMs} ms`)), Math.min(request.timeoutMs, MAX_TIMER_MS));
       if (this.closing) return this.fail(exchange, codedError('CLIENT_CLOSED', 'the client was closed'));
@@ -143,9 +152,15 @@ export class ConnectionPool {
         exchange.status = head.status;
         exchange.headers = head.headers;
         connection.idleMs = idleMsOf(head.headers);
+        const length = head.headers['content-length'];
+        // A declared length beyond the limit is refused before any of the body arrives.
+        if (length !== undefined && Number(Array.isArray(length) ? length[0] : length) > (exchange.request.maxBodyBytes ?? Infinity)) throw tooLarge(exchange.request);
       },
       body: (chunk) => {
         const exchange = connection.exchange!;
+        exchange.bodyBytes += chunk.length;
+        // Thrown from inside feed(): the read's handler fails the request and ends the connection.
+        if (exchange.bodyBytes > (exchange.request.maxBodyBytes ?? Infinity)) throw tooLarge(exchange.request);
         exchange.decoder ??= new StringDecoder('utf8');
         exchange.text += exchange.decoder.write(chunk);
       },
@@ -271,9 +286,13 @@ export class ConnectionPool {
   }
 }
 
-/** The server's `Keep-Alive: timeout=N` less a second (node's agent does the same), if given. */
-function idleMsOf(headers: ResponseHeaders): number | undefined {
+function tooLarge(request: PooledRequest): Error {
+  return codedError('RESPONSE_TOO_LARGE', `the answer is longer than ${request.maxBodyBytes} bytes`);
+}
+
+/** The server's `Keep-Alive: timeout=N` less a second (node's agent does the same), if given; at most MAX_IDLE_MS. */
+export function idleMsOf(headers: ResponseHeaders): number | undefined {
   const hint = headers['keep-alive'];
   const seconds = typeof hint === 'string' ? /(?:^|[,\s])timeout=(\d+)/i.exec(hint)?.[1] : undefined;
-  return seconds === undefined ? undefined : Math.max(0, Number(seconds) * 1000 - 1000);
+  return seconds === undefined ? undefined : Math.min(MAX_IDLE_MS, Math.max(0, Number(seconds) * 1000 - 1000));
 }

@@ -165,6 +165,8 @@ export class MessageParser {
           if (data.length > MAX_CHUNK_LINE_BYTES) throw this.refuse('a chunk-size line is too long');
           return -1;
         }
+        // Checked on the complete line too: one read may carry a whole over-long line.
+        if (end > MAX_CHUNK_LINE_BYTES) throw this.refuse('a chunk-size line is too long');
         const size = this.chunkSizeOf(data.toString('latin1', 0, end));
         this.state = size === 0 ? { kind: 'trailers' } : { kind: 'chunk-data', remaining: size };
         this.trailerBytes = 0;

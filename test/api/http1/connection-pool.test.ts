@@ -3,7 +3,8 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionPool, type PooledRequest } from '../../../src/api/http1/connection-pool.js';
+import { ConnectionPool, idleMsOf, MAX_IDLE_MS, type PooledRequest } from '../../../src/api/http1/connection-pool.js';
+import { rawHttpServer } from '../../helpers/raw-http-server.js';
 
 const servers: Array<HttpServer | TcpServer> = [];
 const pools: ConnectionPool[] = [];
@@ -60,26 +61,6 @@ function echoServer(delayMs = 0): HttpServer {
         response.end(JSON.stringify({ echo: body }));
       }, delayMs);
     });
-  });
-}
-
-/** A raw TCP server: `onRequest` gets the socket each time a full request head (and its small body) has arrived. */
-function rawServer(onRequest: (socket: Socket, count: number) => void): TcpServer {
-  let count = 0;
-  return createTcpServer((socket) => {
-    let seen = '';
-    socket.on('data', (chunk) => {
-      seen += chunk.toString('latin1');
-      while (seen.includes('\r\n\r\n')) {
-        const end = seen.indexOf('\r\n\r\n') + 4;
-        const length = Number(/content-length: (\d+)/i.exec(seen.slice(0, end))?.[1] ?? 0);
-        if (seen.length < end + length) return;
-        seen = seen.slice(end + length);
-        count += 1;
-        onRequest(socket, count);
-      }
-    });
-    socket.on('error', () => undefined);
   });
 }
 
@@ -149,7 +130,7 @@ describe('ConnectionPool', () => {
 
   it('drops an idle connection the server closed, and sends the next request on a new one', async () => {
     const { port, connections } = await listen(
-      rawServer((socket) => {
+      rawHttpServer((socket) => {
         socket.write(OK);
         setTimeout(() => socket.end(), 20);
       }),
@@ -162,7 +143,7 @@ describe('ConnectionPool', () => {
   });
 
   it('answers Connection: close by opening a new connection for the next request', async () => {
-    const { port, connections } = await listen(rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}')));
+    const { port, connections } = await listen(rawHttpServer((socket) => socket.write('HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}')));
     const pool = poolTo(port);
     await pool.request(post());
     await pool.request(post());
@@ -170,13 +151,13 @@ describe('ConnectionPool', () => {
   });
 
   it('reads a body that ends with the connection', async () => {
-    const { port } = await listen(rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\n\r\n{"till":"close"}')));
+    const { port } = await listen(rawHttpServer((socket) => socket.end('HTTP/1.1 200 OK\r\n\r\n{"till":"close"}')));
     expect(JSON.parse((await poolTo(port).request(post())).text)).toEqual({ till: 'close' });
   });
 
   it('fails with ECONNRESET when the connection closes in the middle of an answer, then recovers', async () => {
     const { port } = await listen(
-      rawServer((socket, count) => {
+      rawHttpServer((socket, count) => {
         if (count === 1) socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{"a"');
         else socket.write(OK);
       }),
@@ -187,12 +168,12 @@ describe('ConnectionPool', () => {
   });
 
   it('fails with ECONNRESET when the connection closes before any answer', async () => {
-    const { port } = await listen(rawServer((socket) => socket.destroy()));
+    const { port } = await listen(rawHttpServer((socket) => socket.destroy()));
     await expect(poolTo(port).request(post())).rejects.toMatchObject({ code: 'ECONNRESET' });
   });
 
   it('fails a malformed answer and does not use its connection again', async () => {
-    const { port, connections } = await listen(rawServer((socket, count) => socket.write(count === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n' : OK)));
+    const { port, connections } = await listen(rawHttpServer((socket, count) => socket.write(count === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n' : OK)));
     const pool = poolTo(port);
     await expect(pool.request(post())).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE' });
     expect((await pool.request(post())).text).toBe('{}');
@@ -200,7 +181,7 @@ describe('ConnectionPool', () => {
   });
 
   it('never hands bytes that follow an answer to the next request as its answer', async () => {
-    const { port, connections } = await listen(rawServer((socket, count) => socket.write(count === 1 ? `${OK}HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nWRONG` : OK)));
+    const { port, connections } = await listen(rawHttpServer((socket, count) => socket.write(count === 1 ? `${OK}HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nWRONG` : OK)));
     const pool = poolTo(port, 1);
     const [first, second] = await Promise.all([pool.request(post()), pool.request(post())]);
     expect([first.text, second.text]).toEqual(['{}', '{}']);
@@ -209,7 +190,7 @@ describe('ConnectionPool', () => {
 
   it('drops a connection on which bytes arrive while no request waits', async () => {
     const { port, connections } = await listen(
-      rawServer((socket, count) => {
+      rawHttpServer((socket, count) => {
         socket.write(OK);
         if (count === 1) setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n'), 10);
       }),
@@ -224,7 +205,7 @@ describe('ConnectionPool', () => {
   it('times out the whole exchange and closes its connection', async () => {
     let closed = false;
     const { port } = await listen(
-      rawServer((socket) => {
+      rawHttpServer((socket) => {
         socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{');
         socket.on('close', () => (closed = true));
       }),
@@ -242,7 +223,7 @@ describe('ConnectionPool', () => {
 
   it('close() ends idle connections and refuses new requests', async () => {
     let closed = 0;
-    const { port } = await listen(rawServer((socket) => (socket.write(OK), socket.once('close', () => (closed += 1)))));
+    const { port } = await listen(rawHttpServer((socket) => (socket.write(OK), socket.once('close', () => (closed += 1)))));
     const pool = poolTo(port);
     await pool.request(post());
     pool.close();
@@ -363,6 +344,32 @@ describe('ConnectionPool', () => {
       await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
       expect(sockets.map(holdsProcess)).toEqual([false, false]);
     });
+  });
+
+  describe('an answer larger than maxBodyBytes', () => {
+    const limited = (maxBodyBytes: number): PooledRequest => ({ ...post(), maxBodyBytes });
+    it.each([
+      ['declared by Content-Length', (socket: Socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\n')],
+      ['chunked, without end', (socket: Socket) => socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${`400\r\n${'x'.repeat(1024)}\r\n`.repeat(8)}`)],
+      ['until the connection ends', (socket: Socket) => socket.write(`HTTP/1.1 200 OK\r\n\r\n${'x'.repeat(8 * 1024)}`)],
+    ])('fails with RESPONSE_TOO_LARGE: %s', async (_, answer) => {
+      const { port } = await listen(rawHttpServer(answer));
+      await expect(poolTo(port).request(limited(4096))).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE' });
+    });
+
+    it('takes a body of exactly the limit', async () => {
+      const { port } = await listen(rawHttpServer((socket) => socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 4096\r\n\r\n${'x'.repeat(4096)}`)));
+      expect((await poolTo(port).request(limited(4096))).text).toHaveLength(4096);
+    });
+  });
+
+  it.each([
+    ['timeout=5', 4_000],
+    ['timeout=999999999', MAX_IDLE_MS],
+    [`timeout=${'9'.repeat(400)}`, MAX_IDLE_MS],
+    ['max=3', undefined],
+  ])('keeps an idle connection for Keep-Alive: %s at most %s ms', (hint, expected) => {
+    expect(idleMsOf({ 'keep-alive': hint })).toBe(expected);
   });
 
   it('keeps an idle connection from holding the process open', async () => {

@@ -120,6 +120,16 @@ describe('ResponseParser: what it refuses', () => {
     expect(() => parse([long])).toThrow(/longer than/);
   });
 
+  // A 60 KB chunk extension: refused whether it arrives in one read, split, or a byte at a time.
+  const longExtension = `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;x=${'a'.repeat(60 * 1024)}\r\nok\r\n0\r\n\r\n`;
+  it.each([
+    ['in one read', [longExtension]],
+    ['in two reads', [longExtension.slice(0, 100), longExtension.slice(100)]],
+    ['in 1 KB reads', longExtension.match(/[^]{1,1024}/g)!],
+  ])('refuses a chunk-size line longer than the limit %s', (_, pieces) => {
+    expect(() => parse(pieces)).toThrow(/chunk-size line is too long/);
+  });
+
   it.each([
     ['in the head', 'HTTP/1.1 200 OK\r\nContent-Len'],
     ['in a body framed by length', 'HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'],
