@@ -316,7 +316,8 @@ describe('the local control plane HTTP/1.1 server', () => {
     expect(await slowHead.closed).toMatch(/^HTTP\/1\.1 408 /);
     expect(await slowBody.closed).toMatch(/^HTTP\/1\.1 408 /);
     expect(await idle.closed).toMatch(/^HTTP\/1\.1 200 [\s\S]*"\/idle"/);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Deadlines of a few hundred ms; the bound only tells "kept" from "never" on a loaded machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('does not hold a handler that takes its time to the head deadline, nor the next request sent meanwhile', async () => {
