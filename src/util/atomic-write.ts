@@ -9,6 +9,10 @@ import { fsPromises } from './fs-promises.js';
  * write a temporary file beside it, then rename over the target (atomic on one filesystem), or
  * with `exclusive` hard-link it to the target, which fails (EEXIST) instead of replacing a file.
  *
+ * The content reaches the disk before the rename, and the rename before this returns (fsync of the
+ * file, then of the folder where the platform allows it): without that, a power loss after the
+ * rename can leave the target empty (a lock file, a saved plan, a key's token).
+ *
  * A process killed between the two steps (SIGKILL, power loss) cannot remove its temporary file,
  * so the name carries the writer's pid and every later write to the same target first removes
  * temporary files whose writer is gone (see {@link removeStaleTempFiles}).
@@ -18,13 +22,33 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
   await removeStaleTempFiles(path);
   const temp = temporaryPathFor(path);
   try {
-    await fsPromises().writeFile(temp, content, { mode: options.mode ?? 0o644, flag: 'wx' });
+    const handle = await fsPromises().open(temp, 'wx', options.mode ?? 0o644);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     // `exclusive`: never replace an existing file. link() fails with EEXIST when the target exists,
     // atomically, where a check before rename() would leave a window for a second writer.
     if (options.exclusive) await fsPromises().link(temp, path);
     else await fsPromises().rename(temp, path);
+    await syncFolder(dirname(path));
   } finally {
     await fsPromises().rm(temp, { force: true });
+  }
+}
+
+/** fsync of a folder, so that a rename in it is on disk; not every platform opens folders (Windows). */
+async function syncFolder(folder: string): Promise<void> {
+  let handle: Awaited<ReturnType<ReturnType<typeof fsPromises>['open']>> | undefined;
+  try {
+    handle = await fsPromises().open(folder, 'r');
+    await handle.sync();
+  } catch {
+    // Best effort: the file itself is on disk; only the name may be lost.
+  } finally {
+    await handle?.close();
   }
 }
 

@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { promises as fsApi } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
 import { removeStaleTempFiles, temporaryPathFor, writeFileAtomic, writeFileAtomicSync } from '../../src/util/atomic-write.js';
 
 /** The pid of a process that has exited (pids are not reused this quickly on Linux). */
@@ -13,6 +14,38 @@ function deadPid(): number {
 }
 
 describe('writeFileAtomic', () => {
+  it('puts the content on disk before the rename, and the rename before it returns', async () => {
+    // Regression (issue 46): a rename without an fsync of the file could leave an empty lock file
+    // or saved plan after a power loss.
+    const dir = await mkdtemp(join(tmpdir(), 'agentform-atomic-'));
+    const file = join(dir, 'agentform.lock.yaml');
+    const steps: string[] = [];
+    const open = fsApi.open.bind(fsApi);
+    const opened = vi.spyOn(fsApi, 'open').mockImplementation(async (...args: Parameters<typeof fsApi.open>) => {
+      const handle = await open(...args);
+      const what = String(args[0]) === dir ? 'folder' : 'file';
+      const sync = handle.sync.bind(handle);
+      handle.sync = async () => {
+        steps.push(`sync ${what}`);
+        return sync();
+      };
+      return handle;
+    });
+    const rename = fsApi.rename.bind(fsApi);
+    const renamed = vi.spyOn(fsApi, 'rename').mockImplementation(async (...args: Parameters<typeof fsApi.rename>) => {
+      steps.push('rename');
+      return rename(...args);
+    });
+    try {
+      await writeFileAtomic(file, 'version: 1\n');
+    } finally {
+      opened.mockRestore();
+      renamed.mockRestore();
+    }
+    expect(steps).toEqual(['sync file', 'rename', 'sync folder']);
+    expect(await readFile(file, 'utf8')).toBe('version: 1\n');
+  });
+
   it('writes the whole content with the asked mode and leaves no temporary file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentform-atomic-'));
     const file = join(dir, 'nested', 'ci.token');
