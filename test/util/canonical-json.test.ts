@@ -1,9 +1,9 @@
-// The server's canonical JSON feeds the stored definition hashes: the faster string builder must
+// Canonical JSON feeds the local plane's stored definition hashes: the faster string builder must
 // give exactly the text of the former sorted-copy-then-stringify, for any JSON value (a different
 // text would make every unchanged agent look changed after an upgrade).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/server/util.js';
+import { canonicalJson } from '../../src/util/canonical-json.js';
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
@@ -19,7 +19,7 @@ function sortKeys(value: unknown): unknown {
 }
 const former = (value: unknown): string => JSON.stringify(sortKeys(value));
 
-describe('server canonicalJson', () => {
+describe('canonicalJson (client and server)', () => {
   it('gives the former text for any JSON value', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
