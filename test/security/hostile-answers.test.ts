@@ -114,4 +114,14 @@ describe('the chunk-size line limit', () => {
     expectCleanFailure(result);
     expect(result.stderr).toContain('the answer is not valid HTTP/1.1: a chunk-size line is too long');
   });
+
+  it('refuses an answer whose lines end with a bare LF at once, not after the timeout', async () => {
+    answer = (socket) => socket.write(`HTTP/1.1 200 OK\nContent-Type: application/json\nContent-Length: ${ORGANIZATION.length}\n\n${ORGANIZATION}`);
+    const started = Date.now();
+    const result = await run('org');
+    expectCleanFailure(result);
+    expect(result.stderr).toContain('the answer is not valid HTTP/1.1: a line of the head ends with a bare LF');
+    // The request timeout is 30 s or more; refused as the bytes arrive.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
 });

@@ -140,7 +140,11 @@ export class MessageParser {
       case 'done':
         return 0;
       case 'head': {
-        const end = data.indexOf(HEAD_END, Math.max(0, this.searched - (HEAD_END.length - 1)));
+        const from = Math.max(0, this.searched - (HEAD_END.length - 1));
+        const end = data.indexOf(HEAD_END, from);
+        // A line ended by a bare LF would never end the head: refused at once, as node:http does,
+        // rather than waiting out the timeout for a CRLF that is not coming.
+        if (hasBareLineFeed(data, from, end < 0 ? data.length : end)) throw this.refuse('a line of the head ends with a bare LF, not CRLF');
         if (end < 0) {
           this.searched = data.length;
           if (data.length > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`, 431);
@@ -160,6 +164,7 @@ export class MessageParser {
       }
       case 'chunk-size': {
         const end = data.indexOf(CRLF, Math.max(0, this.searched - 1));
+        if (hasBareLineFeed(data, Math.max(0, this.searched - 1), end < 0 ? data.length : end)) throw this.refuse('a chunk-size line ends with a bare LF, not CRLF');
         if (end < 0) {
           this.searched = data.length;
           if (data.length > MAX_CHUNK_LINE_BYTES) throw this.refuse('a chunk-size line is too long');
@@ -188,6 +193,7 @@ export class MessageParser {
       case 'trailers': {
         // Trailer fields are read past and ignored; an empty line ends them (and the message).
         const end = data.indexOf(CRLF, Math.max(0, this.searched - 1));
+        if (hasBareLineFeed(data, Math.max(0, this.searched - 1), end < 0 ? data.length : end)) throw this.refuse('a trailer line ends with a bare LF, not CRLF');
         if (end < 0) {
           this.searched = data.length;
           if (this.trailerBytes + data.length > MAX_HEAD_BYTES) throw this.refuse('the trailer section is too long');
@@ -221,6 +227,14 @@ export class MessageParser {
     if (!size) throw this.refuse(`a chunk size is not hexadecimal: ${JSON.stringify(line.slice(0, 40))}`);
     return parseInt(size[1]!, 16);
   }
+}
+
+/** Whether `data[from, to)` holds an LF not preceded by CR (a CR at `from - 1` counts). */
+function hasBareLineFeed(data: Buffer, from: number, to: number): boolean {
+  for (let at = data.indexOf(0x0a, from); at >= 0 && at < to; at = data.indexOf(0x0a, at + 1)) {
+    if (at === 0 || data[at - 1] !== 0x0d) return true;
+  }
+  return false;
 }
 
 /** An HTTP token (RFC 9110 §5.6.2): what a field name (and a request's method) must be. */

@@ -130,6 +130,18 @@ describe('ResponseParser: what it refuses', () => {
     expect(() => parse(pieces)).toThrow(/chunk-size line is too long/);
   });
 
+  // Regression (issue 46's review): a bare LF never ends a line, so the client waited its whole
+  // timeout; it is refused as soon as it arrives, however the bytes are cut.
+  it.each([
+    ['a status line', ['HTTP/1.1 200 OK\nContent-Length: 2\n\n{}'], /head ends with a bare LF/],
+    ['a field line, the LF alone in its read', ['HTTP/1.1 200 OK\r\nContent-Length: 2', '\n', '\r\n{}'], /head ends with a bare LF/],
+    ['the empty line ending the head', ['HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\n{}'], /head ends with a bare LF/],
+    ['a chunk-size line', ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\n{}\r\n0\r\n\r\n'], /chunk-size line ends with a bare LF/],
+    ['a trailer line', ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: 1\n\r\n'], /trailer line ends with a bare LF/],
+  ])('refuses %s ended by a bare LF at once', (_, pieces, message) => {
+    expect(() => parse(pieces)).toThrow(message);
+  });
+
   it.each([
     ['in the head', 'HTTP/1.1 200 OK\r\nContent-Len'],
     ['in a body framed by length', 'HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'],
