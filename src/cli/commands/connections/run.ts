@@ -15,7 +15,7 @@ export async function findConnection(client: RpcCaller, name: string): Promise<C
     connections = await client.call('connections.list', {});
   } catch (error) {
     if (error instanceof ApiError && error.isUnimplemented) {
-      throw new UserError(`cannot find connection ${name}: the server does not offer connections.list (an assumed operation)`, 'see "Assumed operations" in README');
+      throw new UserError(`cannot find connection ${name}: the server does not offer connections.list (an assumed operation)`, 'see "Assumptions about the API" in README');
     }
     throw error;
   }
