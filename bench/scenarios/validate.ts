@@ -2,7 +2,7 @@
 // prompts, subagents), in process and through the CLI end to end, with the parse cache warm and
 // with nothing in it. Reports wall ms and peak RSS. Target: < 1.5 s, < 250 MB. Run alone: npm run bench -- --only validate
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { validateProject } from '../../src/config/index.js';
 import { round, type Figure, type Scenario } from '../figures.js';

@@ -85,7 +85,7 @@ export function shapeMismatch(value: unknown, shape: Shape, path = ''): string |
   const record = value as Record<string, unknown>;
   for (const [name, field] of Object.entries(shape.fields)) {
     const at = path === '' ? name : `${path}.${name}`;
-    if (!Object.prototype.hasOwnProperty.call(record, name)) continue;
+    if (!Object.hasOwn(record, name)) continue;
     const mismatch = shapeMismatch(record[name], field, at);
     if (mismatch) return mismatch;
   }

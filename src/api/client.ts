@@ -105,9 +105,9 @@ function validateBaseUrl(baseUrl: string, insecureHttp: boolean): URL {
 
 // Declaration merging gives the class one typed method per operation (`client.agentsUpsert(...)`);
 // the constructor installs them from the operation table.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface ControlApiClient extends OperationMethods {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor installs the methods the interface declares
 export class ControlApiClient implements RpcCaller {
   /** The same methods as on the client itself, as one object (handy to pass around). */
   readonly ops: OperationMethods;

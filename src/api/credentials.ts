@@ -10,7 +10,7 @@ export interface ParsedApiKey {
 export function parseApiKey(token: string): ParsedApiKey {
   // Greedy `\S+` runs to the last `_`, so `svc_pr-12_x_abc` is environment `pr-12_x`, secret `abc`.
   const match = /^svc_(\S+)_([^_\s]+)$/.exec(token.trim());
-  if (!match || !match[1] || !match[2]) {
+  if (!match?.[1] || !match[2]) {
     throw new UserError(
       `the API key is malformed (length ${token.length}): expected svc_<environment>_<secret>`,
       'check the variable or file it comes from; the key itself is not shown',

@@ -256,7 +256,7 @@ export function operationPath(rpc: Rpc): string {
 }
 
 export function isRpc(name: string): name is Rpc {
-  return Object.prototype.hasOwnProperty.call(OPERATIONS, name);
+  return  Object.hasOwn(OPERATIONS, name);
 }
 
 /**

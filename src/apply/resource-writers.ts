@@ -9,7 +9,6 @@ import type {
   ActualResource,
   DesiredResource,
   JsonObject,
-  JsonValue,
   ResourceAddress,
   ResourceChange,
 } from '../model/resources.js';

@@ -42,7 +42,7 @@ export function checkProject(project: Project, problems: ProblemList): void {
     const source = environment.credential?.source;
     if (source !== undefined && !/^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(source) && !LITERAL_KEY.test(source)) {
       const path = ['environments', environment.name, 'token'];
-      problems.error('token must be ${env:NAME} (e.g. ${env:AGENTFORM_' + environment.name.toUpperCase().replace(/-/g, '_') + '_TOKEN}): a literal key is not allowed here', root.locate(path), path);
+      problems.error(`token must be \${env:NAME} (e.g. \${env:AGENTFORM_${environment.name.toUpperCase().replace(/-/g, '_')}_TOKEN}): a literal key is not allowed here`, root.locate(path), path);
     }
   }
   findLiteralKeys(root, root.value, [], problems);

@@ -5,7 +5,7 @@
 // that is wrong and said plainly. The plain parser (yaml-plain.ts) leaves every file with a mistake
 // to the library, so both paths report them alike.
 import type { Document, Pair, YAMLError, YAMLMap } from 'yaml';
-import { SourceText, closingQuoteEnd, mappingColonAfter, misalignedLine } from './yaml-error-text.js';
+import { type SourceText, closingQuoteEnd, mappingColonAfter, misalignedLine } from './yaml-error-text.js';
 
 type YamlModule = typeof import('yaml');
 
@@ -289,8 +289,8 @@ function unexpectedToken(source: SourceText, at: number, message: string): YamlM
   const { text } = source;
   const before = text[at - 1];
   if (/ at node end$/.test(message) && (before === '"' || before === "'")) {
-    const escape = before === '"' ? 'write \\" for a quote inside double quotes' : "write '' for a quote inside single quotes";
-    return { message: `this quote ends the quoted value, but text follows it on the line: ${escape}`, offset: at - 1 };
+    const howToQuote = before === '"' ? 'write \\" for a quote inside double quotes' : "write '' for a quote inside single quotes";
+    return { message: `this quote ends the quoted value, but text follows it on the line: ${howToQuote}`, offset: at - 1 };
   }
   const line = source.lineOf(at);
   const content = source.contentFrom(source.lineStart(line));

@@ -85,7 +85,7 @@ function plainMayStartWith(text: string, at: number): boolean {
     const next = text[at + 1];
     return next !== undefined && ' \r\n,[]{}'.indexOf(next) < 0;
   }
-  return '?:,[]{}#&*!|>\'"%@`'.indexOf(text[at] as string) < 0 && code !== SPACE && code !== NEWLINE && code !== CR && code === code;
+  return '?:,[]{}#&*!|>\'"%@`'.indexOf(text[at] as string) < 0 && code !== SPACE && code !== NEWLINE && code !== CR && !Number.isNaN(code);
 }
 
 class PlainParser {
@@ -452,9 +452,9 @@ class PlainParser {
     const body = this.text.slice(at + 1, after - 1);
     if (this.text.charCodeAt(at) === 0x27) return body.replaceAll("''", "'");
     if (!body.includes('\\')) return body;
-    return body.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_match, escape: string) => {
-      if (escape.length === 5) return String.fromCharCode(parseInt(escape.slice(1), 16));
-      const simple = DOUBLE_QUOTED_ESCAPES.get(escape);
+    return body.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_match, escaped: string) => {
+      if (escaped.length === 5) return String.fromCharCode(parseInt(escaped.slice(1), 16));
+      const simple = DOUBLE_QUOTED_ESCAPES.get(escaped);
       return simple ?? notPlain();
     });
   }

@@ -75,7 +75,7 @@ function lookup(root: JsonObject, keys: readonly string[]): JsonValue | typeof A
 /** The value without what says nothing: nulls, empty lists and maps, known defaults (by pattern). */
 function meaningful(value: JsonValue, pattern: string, defaults: Readonly<Record<string, JsonValue>>): JsonValue | undefined {
   if (value === null) return undefined;
-  if (Object.prototype.hasOwnProperty.call(defaults, pattern) && jsonEqual(defaults[pattern], value)) return undefined;
+  if (Object.hasOwn(defaults, pattern) && jsonEqual(defaults[pattern], value)) return undefined;
   if (Array.isArray(value)) return value.length === 0 ? undefined : value;
   if (isObject(value)) {
     // Most objects say nothing (all defaults): only what is kept is sorted and copied.

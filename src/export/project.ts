@@ -102,7 +102,7 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   count('secret', secrets.length);
   if (secrets.length > 0) {
     const documents = secrets.map((secret) => ({
-      value: { kind: 'Secret', name: secret.name, spec: { value: envRef(names, ['SECRET_' + envVarPart(secret.name)], `the value of secret ${secret.name}`) } },
+      value: { kind: 'Secret', name: secret.name, spec: { value: envRef(names, [`SECRET_${envVarPart(secret.name)}`], `the value of secret ${secret.name}`) } },
     }));
     addFile('secrets.yaml', 'secret', documents);
   }

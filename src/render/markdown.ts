@@ -57,7 +57,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   out.push('| Add | Change | Replace | Destroy | Unmanaged |', '|---:|---:|---:|---:|---:|', `| ${add} | ${change} | ${replace} | ${destroy} | ${unmanaged} |`, '');
   const writing = plan.changes.filter((item) => isWriting(item.action));
   for (const item of writing) {
-    const fields = item.fields.filter((field) => item.action !== 'create').map((field) => field.path);
+    const fields = item.fields.filter((_field) => item.action !== 'create').map((field) => field.path);
     const shown = fields.slice(0, 5).map(code).join(', ') + (fields.length > 5 ? `, +${fields.length - 5} more` : '');
     out.push(`- ${ICON[item.action]} ${code(item.address)} ${item.action}${shown ? `: ${shown}` : ''}`);
   }

@@ -1,6 +1,6 @@
 // Reads one environment into ActualState: one list/get call per kind, all at once (bounded), never
 // one call per resource. A read operation the server does not offer is recorded, not fatal.
-import type { RequestOf, ResponseOf, Rpc } from '../api/operations.js';
+import type { ResponseOf, Rpc } from '../api/operations.js';
 import { OPERATIONS } from '../api/operations.js';
 import { ApiError } from '../errors.js';
 import type { ConnectionGrant } from '../model/api.js';

@@ -27,7 +27,7 @@ export function canonicalJson(value: unknown): string {
     const key = keys[i]!;
     const inner = (value as Record<string, unknown>)[key];
     if (inner === undefined || typeof inner === 'function' || typeof inner === 'symbol') continue;
-    out += (out.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + canonicalJson(inner);
+    out += `${(out.length === 1 ? '' : ',') + JSON.stringify(key)}:${canonicalJson(inner)}`;
   }
   return `${out}}`;
 }

@@ -12,7 +12,7 @@ import { renderIdentity } from '../../src/render/identity.js';
 import { describeIdentity } from '../../src/state/identity.js';
 import { addGlobalOptions } from '../../src/cli/global-options.js';
 import { startLocalControlPlane } from '../../src/server/embedded.js';
-import { CLI, REPO, runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { apiError, closedPort, ok, startRecordingServer, UNIMPLEMENTED, type RecordingServer } from '../helpers/recording-server.js';
 
 const TOKEN = 'svc_pr-7_whoamiSecret9f3';

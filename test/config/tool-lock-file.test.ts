@@ -61,7 +61,7 @@ describe('the lock file', () => {
     ['not YAML', 'version: 1\nenvironments: {dev: [\n', /^agentform\.lock\.yaml:\d+:\d+: /],
     ['an unknown key, at the key', 'version: 1\nenvironments:\n  dev:\n    github:\n      tools: []\n      url: http://u:p@x\n', /^agentform\.lock\.yaml:6:7: unknown key "url"/],
     ['a digest that is not sha256', 'version: 1\nenvironments:\n  dev:\n    github:\n      tools:\n        - name: x\n          digest: md5:abc\n          annotations: {destructiveHint: true, idempotentHint: false, openWorldHint: true, readOnlyHint: false}\n', /^agentform\.lock\.yaml:7:19: must be sha256:/],
-    ['a missing hint', 'version: 1\nenvironments:\n  dev:\n    github:\n      tools:\n        - name: x\n          digest: sha256:' + '0'.repeat(64) + '\n          annotations: {destructiveHint: true}\n', /missing required key "idempotentHint"/],
+    ['a missing hint', `version: 1\nenvironments:\n  dev:\n    github:\n      tools:\n        - name: x\n          digest: sha256:${'0'.repeat(64)}\n          annotations: {destructiveHint: true}\n`, /missing required key "idempotentHint"/],
     ['another version', 'version: 2\nenvironments: {}\n', /^agentform\.lock\.yaml:1:10: must be 1/],
     ['two documents', 'version: 1\nenvironments: {}\n---\nversion: 1\nenvironments: {}\n', /exactly one YAML document/],
   ])('%s: a located error', (_name, text, expected) => {

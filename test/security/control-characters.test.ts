@@ -19,7 +19,6 @@ const codes = (from: number, to: number) => Array.from({ length: to - from + 1 }
 const HOSTILE = `${codes(0x00, 0x1f)}\u007f${codes(0x80, 0x9f)}\u001b[1A\u001b[2K\u001b]0;pwned\u0007\u009b2J\u202e\u2028evil`;
 
 /** What a terminal or a Markdown page would obey rather than show; '\n' is the renderers' own. */
-// eslint-disable-next-line no-control-regex
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 function expectShownNotObeyed(output: string): void {
@@ -60,7 +59,6 @@ describe('renderers show control characters instead of obeying them', () => {
   it('plan text in colour keeps only its own colour codes', () => {
     const coloured = renderPlanAs('text', planWith(HOSTILE), { target: 'local', color: true });
     // The palette's SGR codes are the renderer's; every other escape would be the name's.
-    // eslint-disable-next-line no-control-regex
     expectShownNotObeyed(coloured.replace(/\u001b\[[0-9;]*m/g, ''));
   });
 

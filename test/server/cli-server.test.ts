@@ -3,7 +3,7 @@
 import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { startServerProcess } from '../helpers/server-process.js';
 import { call, post, tempDir } from './helpers.js';
 

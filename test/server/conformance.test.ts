@@ -29,7 +29,7 @@ describe('every operation over HTTP (conformance)', () => {
     plane = await startServer({ environments: ['dev', 'prod'] });
     client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.dev! }, retry: { maxAttempts: 1 } });
     // An OpenAI-compatible /models endpoint standing in for a provider with a baseUrl.
-    models = createServer((req, res) => {
+    models = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data: [{ id: 'local-model', owned_by: 'me' }] }));
     });

@@ -25,7 +25,6 @@ function shownCell(cell: Cell): string {
   return typeof cell === 'string' ? visible(cell) : cell.paint(visible(cell.text));
 }
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 export function visibleLength(text: string): number {

@@ -32,9 +32,9 @@ export function loadSqlite(requireModule?: (id: string) => unknown): SqliteConst
 }
 
 function load(requireModule: (id: string) => unknown): SqliteConstructor {
-  let constructor: SqliteConstructor;
+  let Database: SqliteConstructor;
   try {
-    constructor = requireModule(PACKAGE) as SqliteConstructor;
+    Database = requireModule(PACKAGE) as SqliteConstructor;
   } catch (error) {
     if (isMissing(error)) {
       throw new SqliteUnavailableError(
@@ -47,13 +47,13 @@ function load(requireModule: (id: string) => unknown): SqliteConstructor {
   // The package loads its native module on the first open: opened here, so that a package whose
   // build failed or was skipped is reported as such, before the plane creates anything.
   try {
-    const probe = new constructor(':memory:');
+    const probe = new Database(':memory:');
     probes.push(probe);
     probe.close();
   } catch (error) {
     throw unloadable(error);
   }
-  return constructor;
+  return Database;
 }
 
 /** Not found at all (not: found, but one of its own requires failed). */

@@ -1,6 +1,6 @@
 // The operations tables, each checked in full on a small input: what a person sees is the contract.
 import { describe, expect, it } from 'vitest';
-import type { ConnectionGrant, KeyUsageRow, PendingToolCall, Sandbox, SessionEvent, ToolDescriptor } from '../../../src/model/api.js';
+import type { ConnectionGrant, PendingToolCall, Sandbox, SessionEvent, ToolDescriptor } from '../../../src/model/api.js';
 import { renderEnvironment, renderOrganization } from '../../../src/render/ops/account.js';
 import { annotationWords, renderGrants, renderTools } from '../../../src/render/ops/connections.js';
 import { renderDelivery, renderRedeliverAll } from '../../../src/render/ops/hooks.js';

@@ -383,7 +383,7 @@ describe('the local control plane HTTP/1.1 server', () => {
     expect(requests.length).toBeLessThan(count);
     client.socket.resume();
     const text = await client.untilEnough((received) => received.length >= count * 65_536 && answers(received).length === count && received.endsWith('b'.repeat(65_536)), 20_000);
-    expect(answers(text).every((answer) => answer.endsWith('\r\n\r\n' + 'b'.repeat(65_536)))).toBe(true);
+    expect(answers(text).every((answer) => answer.endsWith(`\r\n\r\n${'b'.repeat(65_536)}`))).toBe(true);
     expect(requests.length).toBe(count);
   }, 30_000);
 
@@ -446,7 +446,7 @@ describe('the local control plane HTTP/1.1 server', () => {
   it('skips empty lines before a request (a client may send one after a body)', async () => {
     const { port } = await start();
     const client = await raw(port);
-    client.socket.write(post('/one', '1') + '\r\n' + post('/two', '2') + '\r\n\r\n' + post('/three', '3'));
+    client.socket.write(`${post('/one', '1')}\r\n${post('/two', '2')}\r\n\r\n${post('/three', '3')}`);
     expect(answers(await client.until(/"\/three"/)).map((answer) => bodyOf(answer).url)).toEqual(['/one', '/two', '/three']);
   });
 
@@ -469,7 +469,7 @@ describe('the local control plane HTTP/1.1 server', () => {
     clearInterval(timer);
     expect(Date.now() - started).toBeLessThan(2_000);
     const trailing = await raw(port);
-    trailing.socket.write(post('/one', '1') + '\r\n');
+    trailing.socket.write(`${post('/one', '1')}\r\n`);
     const text = await trailing.closed;
     expect(answers(text)).toHaveLength(1);
     expect(text).toMatch(/^HTTP\/1\.1 200 /);

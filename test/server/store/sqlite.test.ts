@@ -42,9 +42,9 @@ describe('loadSqlite', () => {
   });
 
   it('says rebuild when the native module cannot be loaded (a skipped or failed build)', () => {
-    const withoutBinding = function () {
+    const withoutBinding = (() => {
       throw new Error('Could not locate the bindings file. Tried:\n → /x/build/better_sqlite3.node');
-    } as unknown as typeof Database;
+    }) as unknown as typeof Database;
     const load = () => loadSqlite(() => withoutBinding);
     expect(load).toThrow(SqliteUnavailableError);
     expect(load).toThrow('the local control plane could not load better-sqlite3 (Could not locate the bindings file. Tried:)');
