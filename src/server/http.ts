@@ -5,7 +5,7 @@
 // so an unauthenticated caller cannot make the server read on, decode or parse anything.
 // `/dev/...` holds dev-only helpers (cookies, the session simulator), off unless the server was
 // started with them, never fault-injected.
-import { isRpc, OPERATIONS, type Rpc } from '../api/operations.js';
+import { isRpc, OPERATIONS, REPLACES_KEY_HEADER, type Rpc } from '../api/operations.js';
 import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
 import type { HandlerContext, ServerServices } from './context.js';
 import { environmentOf } from './context.js';
@@ -157,7 +157,8 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
     // With a delay, the operation acts once the requests that arrived with it are read too, so
     // that their delays start as they arrive rather than after each other's work.
     if (delay) await yieldToEventLoop();
-    const acting = fault.fail || fault.throttle ? undefined : act(rpc, tenancy, body);
+    const replaces = req.headers[REPLACES_KEY_HEADER];
+    const acting = fault.fail || fault.throttle ? undefined : act(rpc, { db, tenancy, services, profile, ...(typeof replaces === 'string' ? { replacesKeyId: replaces } : {}) }, body);
     // Its failure is answered after the delay (awaited below), not reported as unhandled meanwhile.
     acting?.catch(() => undefined);
     await delay;
@@ -183,9 +184,8 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
   const inTurn = <T>(rpc: Rpc, work: () => Promise<T>): Promise<T> => (mayAnswerLarge(rpc) ? largeAnswers.run(work) : work());
 
   /** Runs the operation and makes its answer (undefined: 204), once what it did is committed. */
-  async function act(rpc: Rpc, tenancy: HandlerContext['tenancy'], body: unknown): Promise<string[] | undefined> {
+  async function act(rpc: Rpc, ctx: HandlerContext, body: unknown): Promise<string[] | undefined> {
     validateRequest(rpc, body);
-    const ctx: HandlerContext = { db, tenancy, services, profile };
     const result = await inTurn(rpc, async () => (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never));
     // No answer before what it reports (or read) is on disk (group commit, store/group-commit.ts).
     await committed(db);
