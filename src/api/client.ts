@@ -4,7 +4,7 @@
 import { ApiError, UserError } from '../errors.js';
 import { ANSWER_SHAPES, shapeMismatch } from './answer-shape.js';
 import { isLoopbackHost } from './credentials.js';
-import { OPERATIONS, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
+import { OPERATIONS, REPLACES_KEY_HEADER, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
 import { proxyFor } from './proxy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
@@ -148,7 +148,7 @@ export class ControlApiClient implements RpcCaller {
       if (this.cancelled.signal.aborted) throw new ApiError(rpc, 0, 'cancelled', 'the request was cancelled: its answer is no longer needed');
       try {
         this.throttling?.request();
-        return await this.attempt(rpc, request, attempt);
+        return await this.attempt(rpc, request, attempt, options.replacesKeyId);
       } catch (error) {
         if (!(error instanceof ApiError) || !isRetryable(error)) throw error;
         const throttled = isThrottlingStatus(error.status);
@@ -237,7 +237,7 @@ export class ControlApiClient implements RpcCaller {
     return headers;
   }
 
-  private async attempt<R extends Rpc>(rpc: R, request: RequestOf<R>, attempt: number): Promise<ResponseOf<R>> {
+  private async attempt<R extends Rpc>(rpc: R, request: RequestOf<R>, attempt: number, replacesKeyId?: string): Promise<ResponseOf<R>> {
     const requestId = newRequestId();
     const path = `${this.basePath}${operationPath(rpc)}`;
     const body = BODYLESS.has(rpc) ? undefined : JSON.stringify(request ?? {});
@@ -246,6 +246,7 @@ export class ControlApiClient implements RpcCaller {
     let secretsFound: string[] | undefined;
     const secrets = (): string[] => (secretsFound ??= [...secretValuesIn(request), ...this.credentialSecrets()]);
     const headers = this.headers(requestId, body !== undefined);
+    if (replacesKeyId !== undefined) headers[REPLACES_KEY_HEADER] = replacesKeyId;
     if (this.options.debug) {
       this.trace(`→ POST ${path} (${rpc}, attempt ${attempt}, request ${requestId})`);
       this.trace(`  headers ${JSON.stringify(redact(headers, secrets()))}`);

@@ -274,7 +274,16 @@ export interface CallOptions<R extends Rpc> {
    * not harmless on every server (e.g. `agents.upsert`, which may make a version per call).
    */
   beforeRetry?: () => Promise<ResponseOf<R> | undefined>;
+  /**
+   * For `apiKeys.create`: the id of the live key of the same name that the new key replaces (sent
+   * as the REPLACES_KEY_HEADER). The local control plane refuses a second live key of a name
+   * unless it replaces that one; other servers ignore the header.
+   */
+  replacesKeyId?: string;
 }
+
+/** The request header that carries CallOptions.replacesKeyId. */
+export const REPLACES_KEY_HEADER = 'x-agentform-replaces-key';
 
 /** Anything that can call an operation: the HTTP client, or a fake in unit tests. */
 export interface RpcCaller {

@@ -267,17 +267,27 @@ const apiKey: Writer = async (change, context) => {
   };
   const previousId = change.action === 'replace' ? context.ids.get(change.address) : undefined;
   const request = { key: { name: change.name, scopes: body.scopes ?? [], ...body } as { name: string; scopes: string[] } };
+  // The key it replaces stays live until the new one's token is saved: a server that keeps one
+  // live key per name (the local control plane) is told which one this is.
+  const options = previousId ? { replacesKeyId: previousId } : {};
   let created;
   try {
-    created = await context.caller.call('apiKeys.create', request);
+    created = await context.caller.call('apiKeys.create', request, options);
   } catch (error) {
+    if (error instanceof ApiError && error.code === 'already_exists') {
+      // Another run (a second checkout applying at once) created it first; its token is with that run.
+      throw new UserError(
+        `${change.address}: ${error.message}`,
+        'another apply probably created this key at the same time, and its token is where that run saved it: run plan again to see the key as it is now',
+      );
+    }
     // The key was made but the answer with its token was lost: nobody can ever use that key.
     // Revoke it and make another, so a lost answer never leaves a live key without a token.
     const orphan = error instanceof ApiError && error.code === 'token_lost' ? (error.details as { keyId?: unknown } | undefined)?.keyId : undefined;
     if (typeof orphan !== 'string') throw error;
     await context.caller.call('apiKeys.revoke', { id: orphan });
     context.info(change.address, `revoked key ${orphan}: it was created, but the answer carrying its token was lost`);
-    created = await context.caller.call('apiKeys.create', request);
+    created = await context.caller.call('apiKeys.create', request, options);
   }
   context.ids.set(change.address, created.key.id);
   let savedTo: string | undefined;

@@ -36,6 +36,8 @@ export interface HandlerContext {
   services: ServerServices;
   /** The server profile's choices (defaults, versioning); the answer's shape is applied in http.ts. */
   profile: ServerProfile;
+  /** apiKeys.create: the live key of the same name the new one replaces (REPLACES_KEY_HEADER). */
+  replacesKeyId?: string;
 }
 
 /** The environment an environment-scoped operation acts on. */

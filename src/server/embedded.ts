@@ -59,6 +59,8 @@ export interface LocalControlPlaneOptions {
   onInternalError?: (error: unknown) => void;
   /** Slow-client limits (default 10 s for headers, 30 s for a whole request). */
   timeouts?: Partial<ServerTimeouts>;
+  /** Connections open at once before more are answered 503 (default DEFAULT_MAX_CONNECTIONS, 256). */
+  maxConnections?: number;
   /**
    * How the server fills the API description's gaps (src/server/profiles.ts). Default: the
    * AGENTFORM_SERVER_PROFILE environment variable, else `default`; so every embedded plane — the
@@ -130,6 +132,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     profile,
     devEndpoints: opts.devEndpoints === true,
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+    ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
     onInternalError:
       opts.onInternalError ?? ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),
   });

@@ -5,7 +5,7 @@
 // so an unauthenticated caller cannot make the server read on, decode or parse anything.
 // `/dev/...` holds dev-only helpers (cookies, the session simulator), off unless the server was
 // started with them, never fault-injected.
-import { isRpc, OPERATIONS, type Rpc } from '../api/operations.js';
+import { isRpc, OPERATIONS, REPLACES_KEY_HEADER, type Rpc } from '../api/operations.js';
 import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
 import type { HandlerContext, ServerServices } from './context.js';
 import { environmentOf } from './context.js';
@@ -18,6 +18,7 @@ import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
 import { committed } from './store/group-commit.js';
 import { BodyTooLarge, Http1Server, type HttpRequest, type HttpResponse } from './http1/server.js';
+import { LARGE_ANSWERS_AT_ONCE, mayAnswerLarge, TurnGate } from './list-gate.js';
 import { hasNoBody, isJsonContentType, parseRequestBody } from './request-body.js';
 import { ServiceError } from './service-error.js';
 import { yieldToEventLoop } from './util.js';
@@ -36,6 +37,12 @@ export interface ServerTimeouts {
 }
 export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
+/**
+ * Connections open at once; one more is answered 503 with `retry-after: 1` (http1/server.ts). An
+ * apply opens at most 64 to one server (src/api/transport.ts), so this leaves room for a few at once.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 256;
+
 export interface HttpServerOptions {
   db: Db;
   services: ServerServices;
@@ -47,6 +54,8 @@ export interface HttpServerOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Serve /dev/ (default off: 404). */
   devEndpoints?: boolean;
+  /** Default DEFAULT_MAX_CONNECTIONS. */
+  maxConnections?: number;
 }
 
 /**
@@ -148,7 +157,8 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
     // With a delay, the operation acts once the requests that arrived with it are read too, so
     // that their delays start as they arrive rather than after each other's work.
     if (delay) await yieldToEventLoop();
-    const acting = fault.fail || fault.throttle ? undefined : act(rpc, tenancy, body);
+    const replaces = req.headers[REPLACES_KEY_HEADER];
+    const acting = fault.fail || fault.throttle ? undefined : act(rpc, { db, tenancy, services, profile, ...(typeof replaces === 'string' ? { replacesKeyId: replaces } : {}) }, body);
     // Its failure is answered after the delay (awaited below), not reported as unhandled meanwhile.
     acting?.catch(() => undefined);
     await delay;
@@ -169,14 +179,17 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
     } else await sendJsonParts(res, answer);
   }
 
+  const largeAnswers = new TurnGate(LARGE_ANSWERS_AT_ONCE);
+  /** Runs `work` in its turn if `rpc` may answer large (list-gate.ts), else at once. */
+  const inTurn = <T>(rpc: Rpc, work: () => Promise<T>): Promise<T> => (mayAnswerLarge(rpc) ? largeAnswers.run(work) : work());
+
   /** Runs the operation and makes its answer (undefined: 204), once what it did is committed. */
-  async function act(rpc: Rpc, tenancy: HandlerContext['tenancy'], body: unknown): Promise<string[] | undefined> {
+  async function act(rpc: Rpc, ctx: HandlerContext, body: unknown): Promise<string[] | undefined> {
     validateRequest(rpc, body);
-    const ctx: HandlerContext = { db, tenancy, services, profile };
-    const result = await (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never);
+    const result = await inTurn(rpc, async () => (HANDLERS[rpc] as Handler<Rpc>)(ctx, body as never));
     // No answer before what it reports (or read) is on disk (group commit, store/group-commit.ts).
     await committed(db);
-    return result === undefined ? undefined : serialiseParts(profile.present(rpc, result));
+    return result === undefined ? undefined : inTurn(rpc, () => serialiseParts(profile.present(rpc, result)));
   }
 
   async function runDev(req: HttpRequest, res: HttpResponse, path: string): Promise<void> {
@@ -211,7 +224,8 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
   }
 
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
-  return new Http1Server({ ...timeouts, maxBodyBytes: MAX_BODY_BYTES }, (req, res) => {
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+  return new Http1Server({ ...timeouts, maxBodyBytes: MAX_BODY_BYTES, maxConnections }, (req, res) => {
     const handle = async (): Promise<void> => {
       const path = pathOfTarget(req.url);
       if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed: every operation is a POST`);

@@ -1,13 +1,13 @@
 // What a request body must be before any handler sees it: JSON sent as `application/json`, valid
 // UTF-8, nested at most MAX_JSON_DEPTH levels, no `__proto__` key (a plain object would take it as
 // its prototype, so the key would vanish from hashes and stored copies), no lone surrogate, and
-// names and descriptions within FIELD_LIMITS. Each failure is a 4xx naming the problem.
+// every string and key within its length limit (string-limits.ts). Each failure is a 4xx naming
+// the problem.
 import type { RequestHeaders } from './http1/request-head.js';
 import { ServiceError } from './service-error.js';
+import { DEFAULT_STRING_LIMIT, fallbackUnder, KEY_LIMIT, limitUnder } from './string-limits.js';
 
 export const MAX_JSON_DEPTH = 64;
-/** Longest string, in characters, of every field with this key, wherever it appears. */
-export const FIELD_LIMITS: Readonly<Record<string, number>> = { name: 200, description: 4_000 };
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -65,8 +65,8 @@ function nestingBeyond(text: string, limit: number): boolean {
 const fieldPath = (parent: string, key: string | number): string =>
   typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
 
-function refuse(field: string, message: string): ServiceError {
-  return new ServiceError('invalid_argument', `${field}: ${message}`, { field });
+function refuse(field: string, message: string, maxLength?: number): ServiceError {
+  return new ServiceError('invalid_argument', `${field}: ${message}`, maxLength === undefined ? { field } : { field, maxLength });
 }
 
 /** Where a value sits in the body: its parent's place and its own key; the path text is built only for an error. */
@@ -81,28 +81,37 @@ function pathOf(place: Place | undefined): string {
   return keys.reduceRight<string>((path, key) => fieldPath(path, key), '');
 }
 
+/** A value still to check: where it sits, the limit if it is a string, and the limit of strings below it by default. */
+interface Pending {
+  value: unknown;
+  place: Place | undefined;
+  limit: number;
+  fallback: number;
+}
+
 /**
- * Walks the parsed body (its depth is already bounded) and refuses what FIELD_LIMITS and the rules
- * above forbid. Valid UTF-8 cannot encode a lone surrogate, so only a `\u` escape can make one:
- * without any in the text (`escapes` false), strings and keys are not searched for them.
+ * Walks the parsed body (its depth is already bounded) and refuses what the length limits and the
+ * rules above forbid. Valid UTF-8 cannot encode a lone surrogate, so only a `\u` escape can make
+ * one: without any in the text (`escapes` false), strings and keys are not searched for them.
  */
 function checkValues(root: unknown, escapes: boolean): void {
-  const stack: Array<{ value: unknown; place: Place | undefined }> = [{ value: root, place: undefined }];
+  const stack: Pending[] = [{ value: root, place: undefined, limit: DEFAULT_STRING_LIMIT, fallback: DEFAULT_STRING_LIMIT }];
   while (stack.length > 0) {
-    const { value, place } = stack.pop()!;
+    const { value, place, limit, fallback } = stack.pop()!;
     if (typeof value === 'string') {
+      if (value.length > limit) throw refuse(pathOf(place) || '(body)', `must be at most ${limit} characters (it has ${value.length})`, limit);
       if (escapes && LONE_SURROGATE.test(value)) throw refuse(pathOf(place) || '(body)', 'holds an unpaired UTF-16 surrogate (not valid Unicode text)');
     } else if (Array.isArray(value)) {
-      for (let index = 0; index < value.length; index++) stack.push({ value: value[index], place: { parent: place, key: index } });
+      // An array's items are held to the limit of the key that holds the array (each of `steps`).
+      for (let index = 0; index < value.length; index++) stack.push({ value: value[index], place: { parent: place, key: index }, limit, fallback });
     } else if (value !== null && typeof value === 'object') {
       for (const key of Object.keys(value)) {
-        const item = (value as Record<string, unknown>)[key];
         const at: Place = { parent: place, key };
         if (key === '__proto__') throw refuse(pathOf(at), 'the key "__proto__" is not allowed');
+        if (key.length > KEY_LIMIT) throw refuse(pathOf(place) || '(body)', `a property name must be at most ${KEY_LIMIT} characters (one has ${key.length})`, KEY_LIMIT);
         if (escapes && LONE_SURROGATE.test(key)) throw refuse(pathOf(at), 'the key holds an unpaired UTF-16 surrogate');
-        const limit = FIELD_LIMITS[key];
-        if (limit !== undefined && typeof item === 'string' && item.length > limit) throw refuse(pathOf(at), `must be at most ${limit} characters (it has ${item.length})`);
-        stack.push({ value: item, place: at });
+        const below = fallbackUnder(key, fallback);
+        stack.push({ value: (value as Record<string, unknown>)[key], place: at, limit: limitUnder(key, below), fallback: below });
       }
     }
   }

@@ -5,7 +5,7 @@
 // configuration onto the fresh read, so such a field is sent as the server has it now.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
-import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
+import type { CallOptions, RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
 import { applyPlan } from '../../src/apply/executor.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { DesiredState, JsonObject, ResourceKind } from '../../src/model/resources.js';
@@ -20,9 +20,9 @@ class Volatile implements RpcCaller {
   reads = 0;
   upserted: JsonObject[] = [];
   constructor(private readonly client: ControlApiClient) {}
-  async call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>> {
+  async call<R extends Rpc>(rpc: R, request: RequestOf<R>, options?: CallOptions<R>): Promise<ResponseOf<R>> {
     if (rpc === 'agents.upsert') this.upserted.push((request as unknown as { definition: JsonObject }).definition);
-    const answer: unknown = await this.client.call(rpc, request);
+    const answer: unknown = await this.client.call(rpc, request, options);
     if (!Array.isArray(answer)) return answer as ResponseOf<R>;
     return answer.map((record: Record<string, unknown>) => {
       const stamp = `2026-01-01T00:00:${String(++this.reads).padStart(2, '0')}Z`;

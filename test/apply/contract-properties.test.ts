@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControlApiClient } from '../../src/api/client.js';
-import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
+import type { CallOptions, RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
 import type { JsonObject, JsonValue } from '../../src/model/resources.js';
 import { NESTED_VOLATILE_FIELD } from '../../src/server/pessimistic.js';
 import { SERVER_PROFILE_NAMES } from '../../src/server/profiles.js';
@@ -38,12 +38,12 @@ const isWrite = (rpc: Rpc) => !/\.(list|get|models|events|pending)$/.test(rpc);
 class Recording implements RpcCaller {
   writes: string[] = [];
   constructor(private readonly client: ControlApiClient) {}
-  call<R extends Rpc>(rpc: R, request: RequestOf<R>): Promise<ResponseOf<R>> {
+  call<R extends Rpc>(rpc: R, request: RequestOf<R>, options?: CallOptions<R>): Promise<ResponseOf<R>> {
     if (isWrite(rpc)) {
       const body = request as { slug?: string };
       this.writes.push(rpc === 'agents.upsert' ? `agent/${body.slug}` : rpc === 'environments.update' ? `environment/${body.slug}` : rpc);
     }
-    return this.client.call(rpc, request);
+    return this.client.call(rpc, request, options);
   }
 }
 

@@ -1,7 +1,7 @@
 // Issue 45, items 3 and 4, under both server profiles: a key creates keys only within its own spend
 // caps and expiry (a bound left out is the creator's, a wider one is refused), and only an
-// environment's own credential (or the key that created it, while it has no key) archives it;
-// the operator undoes an archive with `--unarchive`.
+// environment's own credential (or the key that created it, while it has no key) archives or
+// updates it; the operator undoes an archive with `--unarchive`.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ServerProfileName } from '../../src/server/profiles.js';
 import { call, startServer } from '../server/helpers.js';
@@ -80,6 +80,38 @@ describe.each(PROFILES)('profile %s', (profile) => {
       expect(plane.tokens.prod).toBe(prodToken);
       expect((await call(plane.url, 'agents.list', {}, prodToken)).status).toBe(200);
       expect((await call(plane.url, 'environments.get', { slug: 'prod' }, prodToken)).body.archivedAt ?? null).toBeNull();
+    });
+  });
+
+  describe('updating an environment', () => {
+    const past = '2001-01-01T00:00:00Z';
+    it.each([
+      ['an expiresAt in the past', { expiresAt: past }],
+      ['a spend cap of 0', { spend: { dailyUsd: 0 } }],
+      ['a new name', { name: 'Renamed' }],
+    ])("is refused to another environment's key (%s), which leaves it as it was", async (_label, patch) => {
+      // The fields an update sets (the pessimistic profile adds volatile ones of its own).
+      const settings = async () => {
+        const { name, kind, expiresAt, spend, retention, updatedAt } = (await call(plane.url, 'environments.get', { slug: 'prod' }, plane.tokens.prod!)).body;
+        return { name, kind, expiresAt, spend, retention, updatedAt };
+      };
+      const before = await settings();
+      const answer = await call(plane.url, 'environments.update', { slug: 'prod', ...patch }, plane.tokens.dev!);
+      expect(answer.status, answer.text).toBe(403);
+      expect(answer.body.error).toMatchObject({ code: 'permission_denied', details: { field: 'slug' } });
+      expect(answer.body.error.message).toContain('environment prod can only be changed with one of its own credentials');
+      expect(await settings()).toEqual(before);
+      expect((await call(plane.url, 'agents.list', {}, plane.tokens.prod!)).status).toBe(200);
+    });
+
+    it("is allowed to the environment's own key, and to the key that created one with no key of its own", async () => {
+      const own = await call(plane.url, 'environments.update', { slug: 'prod', name: 'Production' }, plane.tokens.prod!);
+      expect(own.status, own.text).toBe(200);
+      expect(own.body.name).toBe('Production');
+      expect((await call(plane.url, 'environments.create', { slug: 'scratch', name: 'Scratch' }, plane.tokens.dev!)).status).toBe(200);
+      expect((await call(plane.url, 'environments.update', { slug: 'scratch', expiresAt: past }, plane.tokens.prod!)).status).toBe(403);
+      const byCreator = await call(plane.url, 'environments.update', { slug: 'scratch', name: 'Scratch 2' }, plane.tokens.dev!);
+      expect(byCreator.status, byCreator.text).toBe(200);
     });
   });
 });

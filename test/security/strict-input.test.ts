@@ -8,7 +8,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationPath } from '../../src/api/operations.js';
 import { MAX_BODY_BYTES } from '../../src/server/http.js';
-import { FIELD_LIMITS, MAX_JSON_DEPTH } from '../../src/server/request-body.js';
+import { MAX_JSON_DEPTH } from '../../src/server/request-body.js';
+import { AUTH_STRING_LIMIT, DEFAULT_STRING_LIMIT, FIELD_LIMITS, KEY_LIMIT } from '../../src/server/string-limits.js';
 import { canonicalJson } from '../../src/server/util.js';
 import { call, MINIMAL_DEFINITION, startServer } from '../server/helpers.js';
 
@@ -139,15 +140,45 @@ describe('strict input', () => {
 
     it.each(Object.entries(FIELD_LIMITS))('%s: at most %i characters, wherever it appears', async (field, limit) => {
       const at = (length: number) =>
-        call(plane.url, 'agents.upsert', { slug: `limit-${field}`, definition: { ...MINIMAL_DEFINITION, [field]: 'n'.repeat(length), tools: [{ type: 'builtin', name: 'current_time' }] } }, token);
+        call(plane.url, 'agents.upsert', { slug: `limit-${field.toLowerCase()}`, definition: { ...MINIMAL_DEFINITION, [field]: 'n'.repeat(length), tools: [{ type: 'builtin', name: 'current_time' }] } }, token);
       expect((await at(limit)).status).toBe(200);
       const over = await at(limit + 1);
       expect(over.status).toBe(400);
-      expect(over.body.error).toMatchObject({ details: { field: `definition.${field}` }, message: expect.stringContaining(`at most ${limit} characters`) });
+      expect(over.body.error).toMatchObject({ details: { field: `definition.${field}`, maxLength: limit }, message: expect.stringContaining(`at most ${limit} characters`) });
       if (field === 'name') {
         const secret = await call(plane.url, 'secrets.create', { name: 'S'.repeat(limit + 1), value: 'v' }, token);
-        expect(secret.body.error.details).toEqual({ field: 'name' });
+        expect(secret.body.error.details).toEqual({ field: 'name', maxLength: limit });
       }
+    });
+
+    // Strings the table does not name, items of an array, free auth fields and property names.
+    it.each([
+      ['a model name (the default)', 'definition.model.model', DEFAULT_STRING_LIMIT, (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, model: { provider: 'anthropic', model: s } } })],
+      ['an image step (an array item)', 'definition.sandbox.image.steps[1]', FIELD_LIMITS.steps!, (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, sandbox: { image: { steps: ['RUN true', s] } } } })],
+      ['a prompt', 'definition.system', FIELD_LIMITS.system!, (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, system: s } })],
+    ] as const)('agents.upsert: %s', async (_label, field, limit, body) => {
+      expect((await call(plane.url, 'agents.upsert', body('p'.repeat(limit)), token)).status).toBe(200);
+      const over = await call(plane.url, 'agents.upsert', body('p'.repeat(limit + 1)), token);
+      expect(over.status).toBe(400);
+      expect(over.body.error).toMatchObject({ code: 'invalid_argument', details: { field, maxLength: limit } });
+    });
+
+    it.each([
+      ['secrets.create', 'value', FIELD_LIMITS.value!, (s: string) => ({ name: 'LIMITED', value: s })],
+      ['connections.create', 'auth.token', AUTH_STRING_LIMIT, (s: string) => ({ name: 'limited', auth: { type: 'bearer', token: s } })],
+      ['connections.create', 'url', FIELD_LIMITS.url!, (s: string) => ({ name: 'limited-url', url: `https://example.com/${s.slice(20)}`, auth: { type: 'none' } })],
+    ] as const)('%s: %s', async (rpc, field, limit, body) => {
+      const over = await call(plane.url, rpc, body('v'.repeat(limit + 1)), token);
+      expect(over.status).toBe(400);
+      expect(over.body.error).toMatchObject({ code: 'invalid_argument', details: { field, maxLength: limit }, message: expect.stringContaining(`${field}: must be at most ${limit} characters`) });
+      expect((await call(plane.url, rpc, body('v'.repeat(limit)), token)).status).toBe(200);
+    });
+
+    it(`refuses a property name longer than ${KEY_LIMIT} characters, naming the object`, async () => {
+      const byTool = { ['t'.repeat(KEY_LIMIT + 1)]: 'deny' };
+      const over = await call(plane.url, 'agents.upsert', { slug: 'lim', definition: { ...MINIMAL_DEFINITION, policies: { toolCalls: { byTool } } } }, token);
+      expect(over.status).toBe(400);
+      expect(over.body.error).toMatchObject({ details: { field: 'definition.policies.toolCalls.byTool', maxLength: KEY_LIMIT } });
     });
   });
 

@@ -8,7 +8,7 @@ import { fillDefaults } from '../defaults.js';
 import { assertWithinBounds, inheritBounds, type KeyBounds } from '../key-bounds.js';
 import type { Db } from '../store/db.js';
 import { writeTx } from '../store/db.js';
-import { invalid, notFound } from '../service-error.js';
+import { invalid, notFound, ServiceError } from '../service-error.js';
 import { nowIso, parseJson } from '../util.js';
 import { environmentSlugOf } from './environments.js';
 import type { GroupHandlers } from './types.js';
@@ -55,6 +55,26 @@ export function keysOf(db: Db, environmentId: string): ApiKeyRow[] {
   return db.prepare('SELECT * FROM api_keys WHERE environment_id = ? ORDER BY created_at, id').all(environmentId) as ApiKeyRow[];
 }
 
+/**
+ * A name has one live key (neither revoked nor expired) per environment: two checkouts applying
+ * the same key at once made two, and a re-apply had to revoke one. A replacement (a changed key is
+ * a new key, the old one revoked once the new one's token is saved) names the key it replaces,
+ * which may stay live meanwhile; any other live key of the name is a 409.
+ */
+function assertNameFree(db: Db, environmentId: string, name: string, replacesKeyId: string | undefined): void {
+  const now = Date.now();
+  const live = (db.prepare('SELECT id, expires_at FROM api_keys WHERE environment_id = ? AND name = ? AND revoked_at IS NULL').all(environmentId, name) as Array<{
+    id: string;
+    expires_at: string | null;
+  }>).filter((row) => row.id !== replacesKeyId && (row.expires_at === null || Date.parse(row.expires_at) > now));
+  const taken = live[0];
+  if (!taken) return;
+  throw new ServiceError('already_exists', `key.name: a live key named ${JSON.stringify(name)} already exists in this environment (${taken.id}); revoke it first, or create the new key under another name`, {
+    field: 'key.name',
+    id: taken.id,
+  });
+}
+
 /** A credential with no key behind it (none today: cookies carry their key's bounds) is held to nothing more than its scopes. */
 const NO_BOUNDS: KeyBounds = { spend: {}, expiresAt: null };
 
@@ -70,6 +90,8 @@ export const apiKeys: GroupHandlers<'apiKeys'> = {
       if (key.expiresAt && Date.parse(key.expiresAt) <= Date.now()) {
         throw invalid('key.expiresAt', `is already past (${key.expiresAt}): a key must expire in the future`);
       }
+      // Checked and inserted in one write transaction: of two creates at once, the second sees the first.
+      assertNameFree(ctx.db, environmentId, key.name, ctx.replacesKeyId);
       const { id, token } = insertApiKey(ctx.db, {
         environmentId,
         environmentSlug: environmentSlugOf(ctx.db, environmentId),

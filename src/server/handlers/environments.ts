@@ -90,16 +90,19 @@ function patchObject(stored: string, patch: Record<string, number | null> | null
 }
 
 /**
- * Archiving ends every key of the environment, so only a credential of that environment may do it,
- * or the key that created it while it has no live key of its own (undoing one's own create cuts
- * nobody off). The local plane has no organization-level credential; its operator recovers with
- * `agentform server --unarchive <slug>`. Without this, a dev key could lock prod out for good.
+ * Archiving ends every key of the environment, and an update can do as much (an `expiresAt` in the
+ * past, a spend cap of 0, a short retention), so only a credential of that environment may do
+ * either, or the key that created it while it has no live key of its own (undoing or adjusting
+ * one's own create cuts nobody off). The local plane has no organization-level credential; its
+ * operator recovers with `agentform server --unarchive <slug>`. Without this, a dev key could lock
+ * prod out for good.
  */
-function assertMayArchive(db: Db, tenancy: Tenancy, row: EnvironmentRow): void {
+function assertOwnEnvironment(db: Db, tenancy: Tenancy, row: EnvironmentRow, rpc: 'environments.archive' | 'environments.update'): void {
   if (tenancy.environmentId === row.id) return;
   const liveKey = db.prepare('SELECT 1 FROM api_keys WHERE environment_id = ? AND revoked_at IS NULL LIMIT 1').get(row.id);
   if (tenancy.keyId && row.created_by === tenancy.actor && !liveKey) return;
-  throw new ServiceError('permission_denied', `environments.archive: environment ${row.slug} can only be archived with one of its own credentials, not one of another environment`, {
+  const verb = rpc === 'environments.archive' ? 'archived' : 'changed';
+  throw new ServiceError('permission_denied', `${rpc}: environment ${row.slug} can only be ${verb} with one of its own credentials, not one of another environment`, {
     field: 'slug',
   });
 }
@@ -114,6 +117,7 @@ export const environments: GroupHandlers<'environments'> = {
   'environments.update': (ctx, body) =>
     writeTx(ctx.db, () => {
       const row = rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug);
+      assertOwnEnvironment(ctx.db, ctx.tenancy, row, 'environments.update');
       // An update names only what changes (a patch); `null` resets a field to its default. Retention
       // and spend are patched field by field.
       const defaults = ctx.profile.defaults.environment as { spend?: Record<string, number>; retention?: Record<string, number> };
@@ -136,7 +140,7 @@ export const environments: GroupHandlers<'environments'> = {
   'environments.archive': (ctx, body) =>
     writeTx(ctx.db, () => {
       const row = rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug);
-      assertMayArchive(ctx.db, ctx.tenancy, row);
+      assertOwnEnvironment(ctx.db, ctx.tenancy, row, 'environments.archive');
       if (!row.archived_at) {
         const now = nowIso();
         ctx.db.prepare('UPDATE environments SET archived_at = ?, updated_at = ? WHERE id = ?').run(now, now, row.id);

@@ -16,13 +16,21 @@ import { ServerConnection, type ConnectionHost, type ConnectionLimits, type Http
 export type { ConnectionLimits, HttpRequest, HttpResponse } from './connection.js';
 export { BodyAbandoned, BodyTooLarge } from './connection.js';
 
+/** The connection limits, and how many connections may be open at once (default: no cap). */
+export interface ServerLimits extends ConnectionLimits {
+  maxConnections?: number;
+}
+
+/** How long a refused connection is given to read its 503 before it is closed anyway. */
+const REFUSAL_LINGER_MS = 1_000;
+
 export class Http1Server extends HttpServer implements ConnectionHost {
   private readonly clients = new Set<ServerConnection>();
   private sweep: NodeJS.Timeout | undefined;
   closing = false;
 
   constructor(
-    readonly limits: ConnectionLimits,
+    readonly limits: ServerLimits,
     onRequest: (request: HttpRequest, response: HttpResponse) => void,
   ) {
     super();
@@ -69,6 +77,10 @@ export class Http1Server extends HttpServer implements ConnectionHost {
       socket.destroy();
       return;
     }
+    if (this.limits.maxConnections !== undefined && this.clients.size >= this.limits.maxConnections) {
+      refuseOverCap(socket, this.limits.maxConnections);
+      return;
+    }
     this.clients.add(new ServerConnection(socket, this));
   }
 
@@ -92,4 +104,25 @@ export class Http1Server extends HttpServer implements ConnectionHost {
     if (this.sweep) clearInterval(this.sweep);
     this.sweep = undefined;
   }
+}
+
+/**
+ * Answers a connection past the cap with 503 and `retry-after: 1` (the API's "busy, try later",
+ * which clients retry), then closes it. Refused rather than kept waiting: a waiting connection
+ * holds a descriptor and buffers too, so waiting without bound is the exhaustion the cap is there
+ * to stop, and a prompt 503 tells the client when to come back. What the client sends meanwhile is
+ * read and dropped: closing with unread bytes would reset the connection, and the client might
+ * lose the answer.
+ */
+function refuseOverCap(socket: Socket, cap: number): void {
+  const text = JSON.stringify({ error: { code: 'unavailable', message: `the server has its limit of ${cap} connections open; retry` } });
+  socket.on('error', () => undefined);
+  socket.on('end', () => socket.destroy());
+  socket.resume();
+  socket.end(
+    `HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${text}`,
+  );
+  const linger = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+  linger.unref();
+  socket.on('close', () => clearTimeout(linger));
 }

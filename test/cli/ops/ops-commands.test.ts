@@ -390,10 +390,15 @@ describe('keys and secrets', () => {
 
   it('keys revoke NAME revokes the live key of that name, never a revoked one', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentform-keys-'));
-    for (const file of ['first.token', 'second.token']) {
-      const created = await cli(['keys', 'create', 'rotating', '--scopes', 'read', '--token-file', join(dir, file)]);
-      expect(created.code, created.stderr).toBe(0);
-    }
+    const created = await cli(['keys', 'create', 'rotating', '--scopes', 'read', '--token-file', join(dir, 'first.token')]);
+    expect(created.code, created.stderr).toBe(0);
+    // The local plane keeps one live key per name, so a second plain create is refused, saying why.
+    const again = await cli(['keys', 'create', 'rotating', '--scopes', 'read', '--token-file', join(dir, 'second.token')]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('a live key named "rotating" already exists');
+    // Two live keys of a name: a replacement under way (or a server without that rule).
+    const [live] = (await client.call('apiKeys.list', {})).filter((key) => key.name === 'rotating');
+    await client.call('apiKeys.create', { key: { name: 'rotating', scopes: ['read'] } }, { replacesKeyId: live!.id });
     const ambiguous = await cli(['keys', 'revoke', 'rotating']);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toMatch(/2 API keys are named rotating: key_\S+, key_\S+/);

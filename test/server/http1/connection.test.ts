@@ -4,9 +4,9 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BodyTooLarge, Http1Server, type ConnectionLimits, type HttpRequest, type HttpResponse } from '../../../src/server/http1/server.js';
+import { BodyTooLarge, Http1Server, type HttpRequest, type HttpResponse, type ServerLimits } from '../../../src/server/http1/server.js';
 
-const LIMITS: ConnectionLimits = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, maxBodyBytes: 1024 };
+const LIMITS: ServerLimits = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, maxBodyBytes: 1024 };
 const servers: Http1Server[] = [];
 const sockets: Socket[] = [];
 
@@ -74,7 +74,7 @@ async function handler(req: HttpRequest, res: HttpResponse): Promise<void> {
   res.end(text);
 }
 
-async function start(limits: Partial<ConnectionLimits> = {}): Promise<{ server: Http1Server; port: number; requests: string[]; connections: () => number }> {
+async function start(limits: Partial<ServerLimits> = {}): Promise<{ server: Http1Server; port: number; requests: string[]; connections: () => number }> {
   const requests: string[] = [];
   let connections = 0;
   const server = new Http1Server({ ...LIMITS, ...limits }, (req, res) => void handler(req, res));
@@ -497,5 +497,29 @@ describe('the local control plane HTTP/1.1 server', () => {
     const { port } = await start();
     const response = await fetch(`http://127.0.0.1:${port}/parts`, { method: 'POST', body: 'p' });
     expect(await response.json()).toMatchObject({ url: '/parts', body: 'p' });
+  });
+
+  it('answers a connection past maxConnections 503 with retry-after and closes it; a freed place is taken again', async () => {
+    const { port } = await start({ maxConnections: 2 });
+    const first = await raw(port);
+    const second = await raw(port);
+    // Both are served (and so counted) before the third arrives.
+    for (const client of [first, second]) {
+      client.socket.write('GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
+      await client.until(/"url":"\/a"/);
+    }
+    const third = await raw(port);
+    third.socket.write('POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc');
+    const refused = await third.closed;
+    expect(refused).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(refused).toMatch(/\r\nRetry-After: 1\r\n/);
+    expect(refused).toMatch(/\r\nConnection: close\r\n/);
+    expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'unavailable', message: expect.stringContaining('limit of 2 connections') } });
+    first.socket.destroy();
+    await first.closed;
+    await sleep(20);
+    const fourth = await raw(port);
+    fourth.socket.write('GET /c HTTP/1.1\r\nHost: x\r\n\r\n');
+    await fourth.until(/"url":"\/c"/);
   });
 });

@@ -21,6 +21,7 @@ export function register(program: Command): void {
     .option('--profile <name>', 'how the server fills what the API description leaves open: default or pessimistic (default: $AGENTFORM_SERVER_PROFILE, else default)')
     .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
     .option('--durability <mode>', 'full: every acknowledged write survives a power loss (fsync per commit); normal: faster, a power loss may lose the last writes', 'full')
+    .option('--max-connections <n>', 'connections open at once; one more is answered 503 with retry-after: 1 (default 256)')
     .option('--dev-endpoints', 'serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook delivery list)')
     .action(async (options: ServerOptions) => {
       const { runServer } = await import('./run.js');

@@ -17,4 +17,5 @@ export interface ServerOptions {
   profile?: string;
   devEndpoints?: boolean;
   durability: string;
+  maxConnections?: string;
 }

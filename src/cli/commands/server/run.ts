@@ -52,6 +52,7 @@ export async function runServer(options: ServerOptions): Promise<void> {
       allowRemoteOutbound: options.allowRemoteOutbound === true,
       devEndpoints: options.devEndpoints === true,
       durability,
+      ...(options.maxConnections === undefined ? {} : { maxConnections: integerOption('max-connections', options.maxConnections, 1, 1_000_000)! }),
       warmUp: true,
     });
   } catch (error) {
