@@ -5,7 +5,13 @@ import { defineConfig } from 'vitest/config';
  * everything that drives the real CLI or a real server end to end. Each project names its profile
  * in the output (`|default|`, `|pessimistic|`); pick one with `--project pessimistic`.
  */
-export const PESSIMISTIC_SUITES = ['test/cli/**/*.test.ts', 'test/examples/**/*.test.ts', 'test/security/leak*.test.ts', 'test/security/control-characters.test.ts', 'test/durability/*.test.ts'];
+export const PESSIMISTIC_SUITES = [
+  'test/cli/**/*.test.ts',
+  'test/examples/**/*.test.ts',
+  'test/security/leak*.test.ts',
+  'test/security/control-characters.test.ts',
+  'test/durability/*.test.ts',
+];
 // The many-seed durability loops and the load test run with `npm run test:stress`.
 const EXCLUDE = ['**/node_modules/**', 'test/**/*.stress.test.ts'];
 
@@ -22,7 +28,12 @@ export default defineConfig({
       // is the CLI's, which the other suites check under both profiles: once is enough.
       {
         extends: true,
-        test: { name: 'pessimistic', include: PESSIMISTIC_SUITES, exclude: [...EXCLUDE, 'test/examples/gitlab-pipeline.test.ts', 'test/examples/github-pipeline.test.ts'], env: { AGENTFORM_SERVER_PROFILE: 'pessimistic' } },
+        test: {
+          name: 'pessimistic',
+          include: PESSIMISTIC_SUITES,
+          exclude: [...EXCLUDE, 'test/examples/gitlab-pipeline.test.ts', 'test/examples/github-pipeline.test.ts'],
+          env: { AGENTFORM_SERVER_PROFILE: 'pessimistic' },
+        },
       },
     ],
   },

@@ -10,7 +10,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/durability/**/*.stress.test.ts', 'test/config/**/*.stress.test.ts'], env: { AGENTFORM_SERVER_PROFILE: 'default' } } },
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['test/durability/**/*.stress.test.ts', 'test/config/**/*.stress.test.ts'],
+          env: { AGENTFORM_SERVER_PROFILE: 'default' },
+        },
+      },
       {
         extends: true,
         test: {

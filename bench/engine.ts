@@ -11,7 +11,10 @@ function definition(index: number, prompt: string): JsonObject {
     name: `Agent ${index}`,
     model: { provider: 'openai', model: 'gpt-4o', fallback: { on: ['unavailable'], models: [{ provider: 'anthropic', model: 'claude' }] } },
     system: prompt,
-    tools: [{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: 'search' }],
+    tools: [
+      { type: 'builtin', name: 'current_time' },
+      { type: 'builtin', name: 'search' },
+    ],
     policies: { toolCalls: { default: 'allow', byTool: { search: 'allow' } } },
     limits: { maxTurns: 20 },
     sandbox: { tools: { allow: ['read', 'grep', 'ls'] } },
@@ -49,4 +52,6 @@ for (let run = 0; run < runs; run++) {
   times.push((used.user + used.system) / 1000);
 }
 times.sort((a, b) => a - b);
-console.log(`computePlan, ${COUNT} agents: median ${times[Math.floor(runs / 2)]!.toFixed(1)} ms CPU (min ${times[0]!.toFixed(1)}, max ${times[runs - 1]!.toFixed(1)}); ${JSON.stringify(summary)}`);
+console.log(
+  `computePlan, ${COUNT} agents: median ${times[Math.floor(runs / 2)]!.toFixed(1)} ms CPU (min ${times[0]!.toFixed(1)}, max ${times[runs - 1]!.toFixed(1)}); ${JSON.stringify(summary)}`,
+);

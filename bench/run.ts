@@ -11,11 +11,25 @@ function table(figures: Figure[]): string {
     const verdict = figure.budget === null ? '' : figure.value <= figure.budget ? 'ok' : 'OVER';
     const peer = figure.peer === undefined ? '' : `${figure.peer}`;
     const peerRatio = figure.peer ? (figure.value / figure.peer).toFixed(2) : '';
-    return [figure.scenario, figure.metric, `${figure.value} ${figure.unit}`, figure.budget === null ? '' : `${figure.budget}`, figure.lowerBound === null ? '' : `${figure.lowerBound}`, ratio, peer, peerRatio, verdict];
+    return [
+      figure.scenario,
+      figure.metric,
+      `${figure.value} ${figure.unit}`,
+      figure.budget === null ? '' : `${figure.budget}`,
+      figure.lowerBound === null ? '' : `${figure.lowerBound}`,
+      ratio,
+      peer,
+      peerRatio,
+      verdict,
+    ];
   });
   const header = ['scenario', 'metric', 'value', 'budget', 'lower bound', 'ratio', 'decK', '÷ decK', ''];
   const widths = header.map((_, column) => Math.max(header[column]!.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 

@@ -51,7 +51,11 @@ const yamlDebugSwitchesOnce = {
   name: 'agentform:yaml-debug-switches-once',
   transform(code, id) {
     const file = id.replaceAll('\\', '/');
-    const switches = file.endsWith('node_modules/yaml/dist/parse/parser.js') ? ['LOG_TOKENS'] : file.endsWith('node_modules/yaml/dist/compose/composer.js') ? ['LOG_STREAM'] : [];
+    const switches = file.endsWith('node_modules/yaml/dist/parse/parser.js')
+      ? ['LOG_TOKENS']
+      : file.endsWith('node_modules/yaml/dist/compose/composer.js')
+        ? ['LOG_STREAM']
+        : [];
     if (switches.length === 0) return null;
     const imported = "var node_process = require('process');";
     let out = code;
@@ -93,7 +97,14 @@ writeFileSync(join(bundleDir, 'package.json'), '{ "type": "commonjs" }\n');
 // ASCII only (strings escaped, JSDoc left out; license comments kept): V8 holds a source with one
 // non-ASCII character at two bytes a character, and arrows in messages and comments had made the
 // sources of most chunks a plan loads two-byte (plan of 20 agents, A/B: ~1 ms and 0.4 MB less).
-const { output } = await bundle.write({ dir: bundleDir, format: 'cjs', entryFileNames: '[name].js', chunkFileNames: '[name]-[hash].js', charset: 'ascii', comments: { legal: true, annotation: true, jsdoc: false } });
+const { output } = await bundle.write({
+  dir: bundleDir,
+  format: 'cjs',
+  entryFileNames: '[name].js',
+  chunkFileNames: '[name]-[hash].js',
+  charset: 'ascii',
+  comments: { legal: true, annotation: true, jsdoc: false },
+});
 await bundle.close();
 // Chunks that import() a module outside the bundle (a Node built-in, in the MCP SDK): compiled from
 // a code cache (vm.Script), import() would have no loader, so they keep none and Node compiles them.
@@ -101,7 +112,11 @@ const bundled = new Set(output.map((file) => file.fileName));
 const dynamicImporters = output.filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !bundled.has(id))).map((file) => file.fileName);
 node(join(bundleDir, 'write-precompiled-schemas.js'));
 for (const mode of V8_MODES) {
-  execFileSync(process.execPath, [join(bundleDir, 'write-code-cache.js'), join(repo, 'examples')], { cwd: repo, stdio: 'inherit', env: { ...process.env, AGENTFORM_V8_MODE: mode } });
+  execFileSync(process.execPath, [join(bundleDir, 'write-code-cache.js'), join(repo, 'examples')], {
+    cwd: repo,
+    stdio: 'inherit',
+    env: { ...process.env, AGENTFORM_V8_MODE: mode },
+  });
 }
 chmodSync(join(bundleDir, 'agentform.js'), 0o755);
 await trainCodeCache();
@@ -121,9 +136,17 @@ async function trainCodeCache() {
   for (const mode of V8_MODES) {
     const project = quickstartCopy();
     try {
-      const runs = [['validate', project], ['apply', project, '--auto-approve'], ['plan', project]];
+      const runs = [
+        ['validate', project],
+        ['apply', project, '--auto-approve'],
+        ['plan', project],
+      ];
       for (const args of runs) {
-        execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: { ...trainingEnv, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_V8_MODE: mode } });
+        execFileSync(process.execPath, [cli, ...args], {
+          cwd: project,
+          stdio: 'ignore',
+          env: { ...trainingEnv, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_V8_MODE: mode },
+        });
       }
     } catch (error) {
       console.warn(`build: the bundle's ${mode} code cache is incomplete (${String(error)}); the CLI runs, slower`);
@@ -163,7 +186,10 @@ function quickstartCopy() {
 async function trainServerCodeCache(cli, env) {
   const data = mkdtempSync(join(tmpdir(), 'agentform-train-server-'));
   const project = quickstartCopy();
-  const server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data', data, '--environments', 'dev'], { env: { ...env, AGENTFORM_WRITE_CODE_CACHE: '1' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, [cli, 'server', '--port', '0', '--data', data, '--environments', 'dev'], {
+    env: { ...env, AGENTFORM_WRITE_CODE_CACHE: '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise((resolve) => server.once('exit', resolve));
   try {
     const url = await new Promise((resolve, reject) => {
@@ -178,7 +204,10 @@ async function trainServerCodeCache(cli, env) {
     });
     const token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token;
     const client = { ...env, NO_COLOR: '1', AGENTFORM_TOKEN: token };
-    for (const args of [['apply', project, '--url', url, '--auto-approve'], ['plan', project, '--url', url]]) {
+    for (const args of [
+      ['apply', project, '--url', url, '--auto-approve'],
+      ['plan', project, '--url', url],
+    ]) {
       execFileSync(process.execPath, [cli, ...args], { cwd: project, stdio: 'ignore', env: client, timeout: 60_000 });
     }
   } finally {

@@ -11,7 +11,8 @@ export const ERROR_CODES = {
   no_url: 'no Control API URL for the environment (flags, variables, agentform.yaml)',
   no_credential: 'no API key or cookie for the environment',
   key_environment_mismatch: 'the API key is for another environment; it was not sent anywhere',
-  plan_refused: 'the engine refuses to plan what was asked (mass delete, a cycle, a missing promotion source, a promoted agent that names what the target lacks)',
+  plan_refused:
+    'the engine refuses to plan what was asked (mass delete, a cycle, a missing promotion source, a promoted agent that names what the target lacks)',
   stale_plan: 'a saved plan no longer matches the configuration or the live state',
   preflight_refused: 'apply found problems before its first write; nothing was changed',
   apply_failed: 'apply finished with failed or skipped changes',
@@ -126,10 +127,23 @@ export interface ErrorReport {
 
 export function describeError(error: unknown): ErrorReport {
   if (error instanceof ProblemsError) {
-    return { code: error.code, fault: error.fault, message: error.message, problems: error.problems.map((problem) => ({ ...problem })), exitCode: error.exitCode };
+    return {
+      code: error.code,
+      fault: error.fault,
+      message: error.message,
+      problems: error.problems.map((problem) => ({ ...problem })),
+      exitCode: error.exitCode,
+    };
   }
   if (error instanceof UserError) {
-    return { code: error.code, fault: error.fault, message: error.message, ...(error.hint ? { hint: error.hint } : {}), ...(error.location ? { location: error.location } : {}), exitCode: error.exitCode };
+    return {
+      code: error.code,
+      fault: error.fault,
+      message: error.message,
+      ...(error.hint ? { hint: error.hint } : {}),
+      ...(error.location ? { location: error.location } : {}),
+      exitCode: error.exitCode,
+    };
   }
   if (error instanceof ApiError) {
     // No answer, throttling, server errors and a success answer the client cannot use (malformed)

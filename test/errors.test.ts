@@ -12,10 +12,18 @@ describe('describeError', () => {
     ['an interrupt', new AbortedError('Apply interrupted', 130), { code: 'interrupted', exitCode: 130 }],
     ['a refused plan', new PlanError('mass delete'), { code: 'plan_refused', fault: 'user' }],
     ['problems', new ProblemsError('2 errors', [{ message: 'x' }]), { code: 'invalid_configuration', fault: 'user', problems: [{ message: 'x' }] }],
-    ['an API refusal', new ApiError('agents.get', 404, 'not_found', 'no agent'), { code: 'api_error', fault: 'user', apiCode: 'not_found', status: 404, rpc: 'agents.get' }],
+    [
+      'an API refusal',
+      new ApiError('agents.get', 404, 'not_found', 'no agent'),
+      { code: 'api_error', fault: 'user', apiCode: 'not_found', status: 404, rpc: 'agents.get' },
+    ],
     ['no answer', new ApiError('agents.get', 0, 'connection_refused', 'refused'), { code: 'api_error', fault: 'service', apiCode: 'connection_refused' }],
     ['a server error', new ApiError('agents.get', 503, 'unavailable', 'down'), { code: 'api_error', fault: 'service' }],
-    ['a malformed success answer', new ApiError('agents.list', 200, 'invalid_response', 'malformed'), { code: 'api_error', fault: 'service', apiCode: 'invalid_response', status: 200 }],
+    [
+      'a malformed success answer',
+      new ApiError('agents.list', 200, 'invalid_response', 'malformed'),
+      { code: 'api_error', fault: 'service', apiCode: 'invalid_response', status: 200 },
+    ],
     ['a bug', new TypeError('x is undefined'), { code: 'internal', fault: 'tool', message: 'x is undefined', exitCode: 1 }],
   ])('%s', (_name, error, expected) => {
     expect(describeError(error)).toMatchObject(expected);

@@ -30,8 +30,10 @@ export function writeProject(size: ProjectSize, environment = 'bench'): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentform-bench-'));
   writeFileSync(join(dir, 'agentform.yaml'), `version: 1\nenvironments:\n  ${environment}:\n    url: http://127.0.0.1:9\n`);
   const platform: string[] = [];
-  for (let p = 0; p < size.providers; p++) platform.push(`kind: Provider\nname: provider-${p}\nspec:\n  type: openai\n  secret: \${env:BENCH_PROVIDER_SECRET:-placeholder}\n`);
-  for (let c = 0; c < size.connections; c++) platform.push(`kind: Connection\nname: connection-${c}\nspec:\n  auth: {type: svc-signed}\n  hookEvents: [session.started]\n`);
+  for (let p = 0; p < size.providers; p++)
+    platform.push(`kind: Provider\nname: provider-${p}\nspec:\n  type: openai\n  secret: \${env:BENCH_PROVIDER_SECRET:-placeholder}\n`);
+  for (let c = 0; c < size.connections; c++)
+    platform.push(`kind: Connection\nname: connection-${c}\nspec:\n  auth: {type: svc-signed}\n  hookEvents: [session.started]\n`);
   writeFileSync(join(dir, 'platform.yaml'), platform.join('---\n'));
   const perFile = size.agentsPerFile ?? 10;
   mkdirSync(join(dir, 'agents'));
@@ -50,11 +52,13 @@ export function changeAgents(dir: string, size: ProjectSize, share: number): num
   let changed = 0;
   for (let start = 0; start < size.agents; start += perFile) {
     const file = join(dir, 'agents', `agents-${start / perFile}.yaml`);
-    const documents = readFileSync(file, 'utf8').split('---\n').map((document, offset) => {
-      if ((start + offset) % step !== 0) return document;
-      changed += 1;
-      return document.replace('maxTurns: 20', 'maxTurns: 21');
-    });
+    const documents = readFileSync(file, 'utf8')
+      .split('---\n')
+      .map((document, offset) => {
+        if ((start + offset) % step !== 0) return document;
+        changed += 1;
+        return document.replace('maxTurns: 20', 'maxTurns: 21');
+      });
     writeFileSync(file, documents.join('---\n'));
   }
   return changed;

@@ -31,9 +31,7 @@ export async function startLatencyProxyThread(upstream: string, latencyMs: numbe
   failure.catch(() => undefined);
   const ask = (command: Command | 'start', value?: number): Promise<Reply> => {
     const id = nextId++;
-    const answered = new Promise<Reply>((resolve, reject) =>
-      pending.set(id, (reply) => (reply.error ? reject(new Error(reply.error)) : resolve(reply))),
-    );
+    const answered = new Promise<Reply>((resolve, reject) => pending.set(id, (reply) => (reply.error ? reject(new Error(reply.error)) : resolve(reply))));
     worker.postMessage({ id, command, value });
     return Promise.race([answered, failure]);
   };

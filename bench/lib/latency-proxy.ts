@@ -20,7 +20,10 @@ export async function startLatencyProxy(upstream: string, latencyMs: number): Pr
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const rpc = (request.url ?? '').replace(/^\/v1\//, '').split('/').join('.');
+      const rpc = (request.url ?? '')
+        .replace(/^\/v1\//, '')
+        .split('/')
+        .join('.');
       counts.set(rpc, (counts.get(rpc) ?? 0) + 1);
       setTimeout(() => {
         pool

@@ -57,4 +57,3 @@ export async function withServerProcess<T>(prefix: string, run: (server: Server)
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
-

@@ -77,7 +77,11 @@ export function peerFigures(rows: PeerRow[]): Figure[] {
 export const peerDeck: Scenario = {
   name: 'peer decK side by side',
   async run(): Promise<Figure[]> {
-    const missing = !onPath('deck') ? 'deck (Kong decK 1.4: apt-get install -y deck)' : !existsSync('/usr/bin/time') ? '/usr/bin/time (apt-get install -y time)' : undefined;
+    const missing = !onPath('deck')
+      ? 'deck (Kong decK 1.4: apt-get install -y deck)'
+      : !existsSync('/usr/bin/time')
+        ? '/usr/bin/time (apt-get install -y time)'
+        : undefined;
     if (missing) {
       process.stderr.write(`  skipped: ${missing} is not installed; the side-by-side figures need it\n`);
       return [];
@@ -93,13 +97,30 @@ export const peerDeck: Scenario = {
         // A cache of its own, cold at the start (the untimed warm-up run fills it), unless turned off.
         AGENTFORM_PARSE_CACHE: process.env.PEER_PARSE_CACHE === 'off' ? 'off' : join(out, 'parse-cache'),
       };
-      process.stderr.write(`  load average before: ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n`);
+      process.stderr.write(
+        `  load average before: ${loadavg()
+          .map((value) => value.toFixed(2))
+          .join(' ')}\n`,
+      );
       const gen = spawnSync(process.execPath, [join(HERE, 'gen.mjs'), ...sizes.split(',')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
       if (gen.status !== 0) throw new Error('bench/peer-deck/gen.mjs failed');
-      const args = ['--sizes', sizes, '--latencies', process.env.PEER_LATENCIES ?? '0,20', '--reps', process.env.PEER_REPS ?? '3', '--out', join(out, 'results.json')];
+      const args = [
+        '--sizes',
+        sizes,
+        '--latencies',
+        process.env.PEER_LATENCIES ?? '0,20',
+        '--reps',
+        process.env.PEER_REPS ?? '3',
+        '--out',
+        join(out, 'results.json'),
+      ];
       const run = spawnSync(process.execPath, [join(HERE, 'runner.mjs'), ...args], { env, stdio: ['ignore', 'inherit', 'inherit'] });
       if (run.status !== 0) throw new Error('bench/peer-deck/runner.mjs failed');
-      process.stderr.write(`  load average after: ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n`);
+      process.stderr.write(
+        `  load average after: ${loadavg()
+          .map((value) => value.toFixed(2))
+          .join(' ')}\n`,
+      );
       const table = spawnSync(process.execPath, [join(HERE, 'table.mjs'), join(out, 'results.json')], { encoding: 'utf8' });
       process.stderr.write(table.stdout);
       return peerFigures((JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { results: PeerRow[] }).results);

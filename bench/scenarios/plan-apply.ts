@@ -65,7 +65,14 @@ export const planAndApply: Scenario = {
         await proxy.reset();
         const noop = await runCliTimed(['apply', dir, '--auto-approve'], env);
         expectSuccess(noop, 'apply with nothing to do');
-        figures.push(requests('apply with nothing to do', 'write requests', total(await proxy.counts(), (rpc) => !isReadRpc(rpc)), 0));
+        figures.push(
+          requests(
+            'apply with nothing to do',
+            'write requests',
+            total(await proxy.counts(), (rpc) => !isReadRpc(rpc)),
+            0,
+          ),
+        );
 
         await proxy.reset();
         const plan = await runCliMedian(['plan', dir, '--detailed-exitcode'], env, RUNS);
@@ -114,7 +121,10 @@ export const upsertThroughput: Scenario = {
     for (const durability of ['full', 'normal'] as const) {
       const dataDir = mkdtempSync(join(tmpdir(), 'agentform-bench-data-'));
       const local = await startLocalControlPlane({ dataDir, environments: ['bench'], durability });
-      const clients = Array.from({ length: 16 }, () => new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.bench as string } }));
+      const clients = Array.from(
+        { length: 16 },
+        () => new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.bench as string } }),
+      );
       const perClient = 150;
       try {
         const started = performance.now();

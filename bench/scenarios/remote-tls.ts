@@ -35,7 +35,29 @@ function certificate(dir: string): Tls | undefined {
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-days',
+        '1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
   } catch {
     return undefined;
   }
@@ -91,7 +113,14 @@ export const remoteTls: Scenario = {
           const writes = size.agents + size.connections + size.providers;
           const writeRounds = Math.max(2, Math.ceil(writes / PARALLELISM));
           const name = `${size.agents} agents, ${size.connections} connections, ${size.providers} providers`;
-          figures.push(ms(`remote TLS, ${RTT_MS} ms RTT: apply from empty, ${name}, --parallelism ${PARALLELISM}`, `wall (median of ${RUNS})`, median(applies), (3 + writeRounds) * RTT_MS));
+          figures.push(
+            ms(
+              `remote TLS, ${RTT_MS} ms RTT: apply from empty, ${name}, --parallelism ${PARALLELISM}`,
+              `wall (median of ${RUNS})`,
+              median(applies),
+              (3 + writeRounds) * RTT_MS,
+            ),
+          );
           figures.push(ms(`remote TLS, ${RTT_MS} ms RTT: plan, no changes, ${name}`, `wall (median of ${RUNS})`, median(plans), 3 * RTT_MS));
         } finally {
           rmSync(dir, { recursive: true, force: true });
@@ -104,4 +133,11 @@ export const remoteTls: Scenario = {
   },
 };
 
-const ms = (scenario: string, metric: string, value: number, lowerBound: number): Figure => ({ scenario, metric, value: round(value), unit: 'ms', budget: null, lowerBound });
+const ms = (scenario: string, metric: string, value: number, lowerBound: number): Figure => ({
+  scenario,
+  metric,
+  value: round(value),
+  unit: 'ms',
+  budget: null,
+  lowerBound,
+});

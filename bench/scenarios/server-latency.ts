@@ -101,7 +101,9 @@ export const connectionsList: Scenario = {
   name: 'local control plane: connections.list of 1,000 connections',
   run: () =>
     withServerProcess('agentform-bench-connections-', async (server): Promise<Figure[]> => {
-      await inBatchesOf16(CONNECTIONS, (i) => call(server, 'connections.create', { name: `connection-${i}`, url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: `bench-token-${i}` } }));
+      await inBatchesOf16(CONNECTIONS, (i) =>
+        call(server, 'connections.create', { name: `connection-${i}`, url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: `bench-token-${i}` } }),
+      );
       const times: number[] = [];
       for (let i = 0; i < CONNECTION_LISTS; i++) {
         const started = performance.now();

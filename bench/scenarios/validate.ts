@@ -51,7 +51,10 @@ export function writeBenchProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentform-bench-'));
   const environment = (name: string) => `  ${name}:\n    url: local\n    variables: {company: Example ${name}}\n`;
   writeFileSync(join(dir, 'agentform.yaml'), `version: 1\nenvironments:\n${environment('dev')}${environment('staging')}${environment('production')}`);
-  writeFileSync(join(dir, 'platform.yaml'), 'kind: Provider\nname: openai\nspec:\n  type: openai\n  secret: ${env:BENCH_KEY:-placeholder}\n---\nkind: Connection\nname: tools\nspec:\n  auth: {type: svc-signed}\n');
+  writeFileSync(
+    join(dir, 'platform.yaml'),
+    'kind: Provider\nname: openai\nspec:\n  type: openai\n  secret: ${env:BENCH_KEY:-placeholder}\n---\nkind: Connection\nname: tools\nspec:\n  auth: {type: svc-signed}\n',
+  );
   for (let file = 0; file < FILES; file++) {
     const path = join(dir, 'agents', `group-${Math.floor(file / 20)}`, `agents-${file}.yaml`);
     mkdirSync(dirname(path), { recursive: true });
@@ -76,7 +79,13 @@ export const validateLarge: Scenario = {
       const problems = await validateProject(dir, { env: {} });
       const inProcessMs = performance.now() - start;
       const errors = problems.filter((problem) => problem.severity === 'error');
-      if (errors.length > 0) throw new Error(`bench project is invalid: ${errors.slice(0, 3).map((problem) => problem.message).join('; ')}`);
+      if (errors.length > 0)
+        throw new Error(
+          `bench project is invalid: ${errors
+            .slice(0, 3)
+            .map((problem) => problem.message)
+            .join('; ')}`,
+        );
       const cli = await runCliMedian(['validate', dir], {}, 3);
       // A fresh CI checkout without the parse cache kept: every file parsed (plain YAML: the plain parser).
       const cold = await runCliMedian(['validate', dir], { AGENTFORM_PARSE_CACHE: 'off' }, 3);

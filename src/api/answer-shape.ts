@@ -22,10 +22,31 @@ const CONNECTION = fields({ id: 'string', name: 'string', auth: fields({ type: '
 const GRANT = fields({ id: 'string', connectionId: 'string', identity: IDENTITY });
 const PROVIDER = fields({ id: 'string', name: 'string', type: 'string' });
 const SECRET = fields({ id: 'string', name: 'string' });
-const HOOK_DELIVERY = fields({ id: 'string', sessionId: 'string', connectionId: 'string', eventSeq: 'number', eventType: 'string', status: 'string', attempts: 'number' });
+const HOOK_DELIVERY = fields({
+  id: 'string',
+  sessionId: 'string',
+  connectionId: 'string',
+  eventSeq: 'number',
+  eventType: 'string',
+  status: 'string',
+  attempts: 'number',
+});
 const USAGE_TOTALS = fields(
   Object.fromEntries(
-    ['activeSeconds', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'cacheReportingCalls', 'serverToolRequests', 'turns', 'modelCalls', 'toolCalls', 'costUsd', 'unpricedCalls'].map((name) => [name, 'number' as const]),
+    [
+      'activeSeconds',
+      'inputTokens',
+      'outputTokens',
+      'cacheReadTokens',
+      'cacheWriteTokens',
+      'cacheReportingCalls',
+      'serverToolRequests',
+      'turns',
+      'modelCalls',
+      'toolCalls',
+      'costUsd',
+      'unpricedCalls',
+    ].map((name) => [name, 'number' as const]),
   ),
 );
 

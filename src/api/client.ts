@@ -4,7 +4,17 @@
 import { ApiError, UserError } from '../errors.js';
 import { ANSWER_SHAPES, shapeMismatch } from './answer-shape.js';
 import { isLoopbackHost } from './credentials.js';
-import { OPERATIONS, REPLACES_KEY_HEADER, RPC_NAMES, operationPath, type CallOptions, type RequestOf, type ResponseOf, type Rpc, type RpcCaller } from './operations.js';
+import {
+  OPERATIONS,
+  REPLACES_KEY_HEADER,
+  RPC_NAMES,
+  operationPath,
+  type CallOptions,
+  type RequestOf,
+  type ResponseOf,
+  type Rpc,
+  type RpcCaller,
+} from './operations.js';
 import { redact, redactText, secretValuesIn } from './redact.js';
 import { proxyFor } from './proxy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
@@ -16,9 +26,7 @@ import { NOT_SENT_TRANSPORT_CODES, RETRYABLE_TRANSPORT_CODES, Transport, type Ex
 import { monotonicMs } from '../util/clock.js';
 import type { Variables } from '../util/variables.js';
 
-export type Credential =
-  | { kind: 'key'; token: string }
-  | { kind: 'cookie'; cookie: string; organization?: string; environment?: string };
+export type Credential = { kind: 'key'; token: string } | { kind: 'cookie'; cookie: string; organization?: string; environment?: string };
 
 export interface RequestEvent {
   rpc: Rpc;
@@ -52,11 +60,12 @@ export interface ClientOptions {
 type CamelTail<S extends string> = S extends `${infer Head}.${infer Rest}` ? `${Capitalize<Head>}${CamelTail<Rest>}` : Capitalize<S>;
 type MethodName<R extends string> = R extends `${infer Head}.${infer Rest}` ? `${Head}${CamelTail<Rest>}` : R;
 /** Operations whose request has no required field take it optionally: `client.providersList()`. */
-type OperationMethod<R extends Rpc> = Record<string, never> extends RequestOf<R>
-  ? (request?: RequestOf<R>) => Promise<ResponseOf<R>>
-  : undefined extends RequestOf<R>
+type OperationMethod<R extends Rpc> =
+  Record<string, never> extends RequestOf<R>
     ? (request?: RequestOf<R>) => Promise<ResponseOf<R>>
-    : (request: RequestOf<R>) => Promise<ResponseOf<R>>;
+    : undefined extends RequestOf<R>
+      ? (request?: RequestOf<R>) => Promise<ResponseOf<R>>
+      : (request: RequestOf<R>) => Promise<ResponseOf<R>>;
 /** `agents.upsert` → `agentsUpsert`, `connections.grants.import` → `connectionsGrantsImport`. */
 export type OperationMethods = {
   [R in Rpc as MethodName<R>]: OperationMethod<R>;
@@ -178,7 +187,10 @@ export class ControlApiClient implements RpcCaller {
           }
         }
         const wait = Math.min(delay, left);
-        const bound = throttled && !this.policy.countThrottled ? `${Math.ceil(left / 1000)} s of the retry budget left` : `attempt ${attempt + 1} of ${this.policy.maxAttempts}`;
+        const bound =
+          throttled && !this.policy.countThrottled
+            ? `${Math.ceil(left / 1000)} s of the retry budget left`
+            : `attempt ${attempt + 1} of ${this.policy.maxAttempts}`;
         this.trace(`  retrying ${rpc} in ${wait} ms (${bound}) after ${error.code}`);
         if (throttled) this.throttling?.waited(wait);
         waitedMs += wait;
@@ -334,7 +346,8 @@ export class ControlApiClient implements RpcCaller {
  */
 function answerOf<R extends Rpc>(rpc: R, exchange: Exchange, requestId: string): ResponseOf<R> {
   const shape = ANSWER_SHAPES[rpc];
-  const malformed = (why: string) => new ApiError(rpc, exchange.status, 'invalid_response', `the server's answer to ${rpc} is malformed: ${why}`, undefined, requestId);
+  const malformed = (why: string) =>
+    new ApiError(rpc, exchange.status, 'invalid_response', `the server's answer to ${rpc} is malformed: ${why}`, undefined, requestId);
   if (exchange.text.trim() === '') {
     if (shape === 'any') return undefined as ResponseOf<R>;
     throw malformed('the body is empty');
@@ -363,7 +376,12 @@ function redactedBody(text: string, secrets: readonly string[]): string {
 
 function unknownOutcome(rpc: Rpc, cause: unknown): ApiError {
   const why = cause instanceof Error ? cause.message : String(cause);
-  return new ApiError(rpc, 0, 'unknown_outcome', `${rpc} may or may not have taken effect, and checking failed: ${why}. Run again: the plan will show what exists.`);
+  return new ApiError(
+    rpc,
+    0,
+    'unknown_outcome',
+    `${rpc} may or may not have taken effect, and checking failed: ${why}. Run again: the plan will show what exists.`,
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

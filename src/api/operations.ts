@@ -219,7 +219,11 @@ export const OPERATIONS: { readonly [R in Rpc]: OperationInfo } = {
 
   'sandboxes.list': doc('read', 'read'),
 
-  'connections.create': doc('control', 'create', 'optional url, transport, channel, hooksUrl, hookEvents, further auth fields (all write-only; only `auth.type` is read back and compared)'),
+  'connections.create': doc(
+    'control',
+    'create',
+    'optional url, transport, channel, hooksUrl, hookEvents, further auth fields (all write-only; only `auth.type` is read back and compared)',
+  ),
   'connections.list': assumed('read', 'read', 'returns Connection[]'),
   'connections.update': assumed('control', 'idempotent', '{id, ...the create fields}'),
   'connections.delete': assumed('control', 'idempotent', '{id}; empty response'),
@@ -256,7 +260,7 @@ export function operationPath(rpc: Rpc): string {
 }
 
 export function isRpc(name: string): name is Rpc {
-  return  Object.hasOwn(OPERATIONS, name);
+  return Object.hasOwn(OPERATIONS, name);
 }
 
 /**

@@ -52,7 +52,10 @@ export function parseProxyUrl(value: string, source: string): ProxyRoute {
   // authority (an unencoded @ / ? #): the host and port parsed are then parts of the credentials,
   // which must not be used, nor shown in a message.
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '') {
-    throw new UserError(`${source} holds something after the proxy's host and port`, 'expected http://user:password@host:port, with @ / ? # : in the user or password percent-encoded (%40 %2F %3F %23 %3A)');
+    throw new UserError(
+      `${source} holds something after the proxy's host and port`,
+      'expected http://user:password@host:port, with @ / ? # : in the user or password percent-encoded (%40 %2F %3F %23 %3A)',
+    );
   }
   const route: ProxyRoute = { host: unbracketed(url.hostname), port: portOf(url), label: `http://${url.host}`, source };
   if (url.username !== '' || url.password !== '') {

@@ -46,7 +46,9 @@ export function redact(value: unknown, extraSecrets: readonly string[] = []): un
     for (const [key, inner] of Object.entries(value)) {
       if (isSecretField(key) && inner !== null && inner !== undefined) out[key] = REDACTED;
       else if (isAuthObject(key, inner)) {
-        out[key] = Object.fromEntries(Object.entries(inner).map(([field, setting]) => [field, isSecretAuthField(field, setting) ? REDACTED : redact(setting, extraSecrets)]));
+        out[key] = Object.fromEntries(
+          Object.entries(inner).map(([field, setting]) => [field, isSecretAuthField(field, setting) ? REDACTED : redact(setting, extraSecrets)]),
+        );
       } else out[key] = redact(inner, extraSecrets);
     }
     return out;

@@ -13,7 +13,10 @@ export function requestTimeoutMsFrom(env: Variables): number {
   const seconds = /^(\d+\.?\d*|\.\d+)$/.test(raw) ? Number(raw) : Number.NaN;
   const ms = Math.round(seconds * 1000);
   if (!(ms >= 1) || ms > MAX_TIMER_MS) {
-    throw new UserError(`AGENTFORM_TIMEOUT must be a number of seconds from 0.001 to ${Math.floor(MAX_TIMER_MS / 1000)}, not ${JSON.stringify(raw)}`, 'e.g. AGENTFORM_TIMEOUT=120 (the default is 30)');
+    throw new UserError(
+      `AGENTFORM_TIMEOUT must be a number of seconds from 0.001 to ${Math.floor(MAX_TIMER_MS / 1000)}, not ${JSON.stringify(raw)}`,
+      'e.g. AGENTFORM_TIMEOUT=120 (the default is 30)',
+    );
   }
   return ms;
 }

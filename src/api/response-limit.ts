@@ -25,7 +25,10 @@ export function maxResponseBytesFrom(env: Variables): number {
 
 /** A limit as messages show it: `64 MiB`, `1.5 KiB` or `1000 bytes`. */
 export function formatBytes(bytes: number): string {
-  for (const [unit, size] of [['MiB', 1024 * 1024], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['MiB', 1024 * 1024],
+    ['KiB', 1024],
+  ] as const) {
     if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
   }
   return `${bytes} bytes`;

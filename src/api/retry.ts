@@ -67,7 +67,10 @@ export function retryPolicyFrom(env: Variables, overrides: Partial<RetryPolicy> 
   const raw = env.AGENTFORM_MAX_RETRIES?.trim();
   if (!raw) return { ...DEFAULT_RETRY_POLICY, ...overrides };
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-    throw new UserError(`AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(raw)}`, `the default is ${DEFAULT_RETRY_POLICY.maxAttempts - 1}`);
+    throw new UserError(
+      `AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(raw)}`,
+      `the default is ${DEFAULT_RETRY_POLICY.maxAttempts - 1}`,
+    );
   }
   return { ...DEFAULT_RETRY_POLICY, maxAttempts: Number(raw) + 1, countThrottled: true, ...overrides };
 }

@@ -74,7 +74,12 @@ export class Transport {
     if (this.closed) throw this.failure(codedError('CLIENT_CLOSED', 'the client was closed'), options);
     let exchange: Promise<Exchange>;
     try {
-      exchange = this.connections().request({ head: requestHead(options, this.url.host, this.forwarding), ...(options.body !== undefined ? { body: options.body } : {}), timeoutMs: options.timeoutMs, maxBodyBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
+      exchange = this.connections().request({
+        head: requestHead(options, this.url.host, this.forwarding),
+        ...(options.body !== undefined ? { body: options.body } : {}),
+        timeoutMs: options.timeoutMs,
+        maxBodyBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      });
     } catch (error) {
       throw this.failure(error, options);
     }
@@ -139,7 +144,8 @@ function requestHead(options: Pick<SendOptions, 'path' | 'headers' | 'body'>, ho
 
 function headerLine(name: string, value: string): string {
   if (!HTTP_TOKEN.test(name)) throw codedError('ERR_INVALID_HTTP_TOKEN', `the header name ${JSON.stringify(name)} is not a valid HTTP token`);
-  if (!HEADER_VALUE.test(value)) throw codedError('ERR_INVALID_CHAR', `the header ${name} holds a character that cannot be sent (a line break, a control character or non-ASCII text)`);
+  if (!HEADER_VALUE.test(value))
+    throw codedError('ERR_INVALID_CHAR', `the header ${name} holds a character that cannot be sent (a line break, a control character or non-ASCII text)`);
   return `${name}: ${value}\r\n`;
 }
 
@@ -163,7 +169,14 @@ function socketFactory(url: URL, proxy: ProxyRoute | undefined): () => PoolSocke
   return () => {
     secureContext ??= tls.createSecureContext();
     // Said outright, so that NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment cannot turn the check off.
-    const options: ConnectionOptions = { host, port, rejectUnauthorized: true, secureContext, ...(isIP(host) === 0 ? { servername: host } : {}), ...(session ? { session } : {}) };
+    const options: ConnectionOptions = {
+      host,
+      port,
+      rejectUnauthorized: true,
+      secureContext,
+      ...(isIP(host) === 0 ? { servername: host } : {}),
+      ...(session ? { session } : {}),
+    };
     const secure = (socket?: Socket): TLSSocket => {
       const tlsSocket = tls.connect(socket ? { ...options, socket } : options);
       tlsSocket.on('session', (next: Buffer) => (session = next));
@@ -219,8 +232,7 @@ function transportError(error: unknown, context: FailureContext, options: SendOp
   const { origin, urlSource, proxy } = context;
   const cause = error as { code?: string | number; name?: string; message?: string; cause?: { code?: string } };
   const code = String(cause.code ?? cause.cause?.code ?? '');
-  const make = (transportCode: string, message: string) =>
-    new ApiError(options.rpc, 0, transportCode, redactText(message), undefined, options.requestId);
+  const make = (transportCode: string, message: string) => new ApiError(options.rpc, 0, transportCode, redactText(message), undefined, options.requestId);
   if (proxy) {
     // Connections go to the proxy when forwarding: failing to make one is the proxy's failure.
     const syscall = (error as { syscall?: string }).syscall;
@@ -243,7 +255,10 @@ function transportError(error: unknown, context: FailureContext, options: SendOp
     return make('dns', `could not resolve the host of ${origin} (${code}). Check the URL and the machine's DNS.`);
   }
   if (code === 'RESPONSE_TOO_LARGE') {
-    return make('response_too_large', `the server's answer to ${options.rpc} exceeded ${formatBytes(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)} (AGENTFORM_MAX_RESPONSE_BYTES)`);
+    return make(
+      'response_too_large',
+      `the server's answer to ${options.rpc} exceeded ${formatBytes(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES)} (AGENTFORM_MAX_RESPONSE_BYTES)`,
+    );
   }
   if (code === 'CLIENT_TIMEOUT' || code === 'ETIMEDOUT') {
     return make('timeout', `no answer from ${origin} within ${options.timeoutMs} ms`);

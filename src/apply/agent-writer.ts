@@ -5,6 +5,7 @@ import type { AgentWriter } from '../promotion/promote.js';
 
 export function agentWriter(caller: RpcCaller): AgentWriter {
   return {
-    upsert: (slug, definition, promotedFrom) => caller.call('agents.upsert', { slug, definition: agentDefinitionOf(definition), ...(promotedFrom ? { promotedFrom } : {}) }),
+    upsert: (slug, definition, promotedFrom) =>
+      caller.call('agents.upsert', { slug, definition: agentDefinitionOf(definition), ...(promotedFrom ? { promotedFrom } : {}) }),
   };
 }

@@ -5,15 +5,7 @@
 // configuration onto that fresh read, so fields the configuration does not set keep the value the
 // server has now (a server-owned field that changes on every read included).
 import { ApiError, UserError } from '../errors.js';
-import type {
-  ActualResource,
-  ActualState,
-  DesiredState,
-  Plan,
-  ResourceAddress,
-  ResourceChange,
-  ResourceKind,
-} from '../model/resources.js';
+import type { ActualResource, ActualState, DesiredState, Plan, ResourceAddress, ResourceChange, ResourceKind } from '../model/resources.js';
 import { RESOURCE_KINDS, addressOf } from '../model/resources.js';
 import { remoteFingerprint } from '../engine/remote-fingerprint.js';
 import type { ApplyEvent, ApplyResult } from './events.js';
@@ -88,10 +80,7 @@ export async function applyPlan(
     const isDelete = change.action === 'delete';
     const dependsOn: string[] = isDelete
       ? // A delete waits until nothing of a later kind can still reference it.
-        RESOURCE_KINDS.filter((kind) => kindIndex(kind) > kindIndex(change.kind)).flatMap((kind) => [
-          barrier('written', kind),
-          barrier('deleted', kind),
-        ])
+        RESOURCE_KINDS.filter((kind) => kindIndex(kind) > kindIndex(change.kind)).flatMap((kind) => [barrier('written', kind), barrier('deleted', kind)])
       : [...change.dependsOn];
     nodes.push({
       id: change.address,

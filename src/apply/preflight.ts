@@ -60,7 +60,9 @@ function tokenFileProblems(change: ResourceChange, resource: DesiredResource, fa
   if (typeof file !== 'string') return [];
   const out: string[] = [];
   if (resource.options?.[TOKEN_FILE_STATE] === 'foreign') {
-    out.push(`${change.address}: tokenFile ${file} holds another key's token (or something that is not a token of this environment): refusing to overwrite it; point tokenFile elsewhere, or remove the file if nothing needs it`);
+    out.push(
+      `${change.address}: tokenFile ${file} holds another key's token (or something that is not a token of this environment): refusing to overwrite it; point tokenFile elsewhere, or remove the file if nothing needs it`,
+    );
   }
   const why = facts.tokenFileProblems.get(resource.name);
   if (why) out.push(`${change.address}: cannot write tokenFile ${file}: ${why}`);
@@ -87,7 +89,7 @@ function requestBytes(change: ResourceChange, resource: DesiredResource, remote:
 function requestBody(change: ResourceChange, resource: DesiredResource, remote: JsonObject | undefined): JsonObject {
   const writeOnly: JsonObject = {};
   for (const field in resource.writeOnly) writeOnly[field] = resource.writeOnly[field]?.value ?? '';
-  return { ...(resource.kind === 'agent' ? remote ?? {} : {}), ...resource.spec, ...writeOnly, name: change.name };
+  return { ...(resource.kind === 'agent' ? (remote ?? {}) : {}), ...resource.spec, ...writeOnly, name: change.name };
 }
 
 /**

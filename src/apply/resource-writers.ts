@@ -5,13 +5,7 @@ import { MERGED_WRITE_FIELDS, type ConnectionInput, type RequestOf, type RpcCall
 import { mergeForWrite, restrictToShape, type NullHandling } from '../engine/merge.js';
 import { withoutNulls } from '../model/json.js';
 import { rulesFor } from '../engine/rules.js';
-import type {
-  ActualResource,
-  DesiredResource,
-  JsonObject,
-  ResourceAddress,
-  ResourceChange,
-} from '../model/resources.js';
+import type { ActualResource, DesiredResource, JsonObject, ResourceAddress, ResourceChange } from '../model/resources.js';
 import { addressOf, connectionAuthField } from '../model/resources.js';
 import { ApiError, UserError } from '../errors.js';
 import { appliedUpsert } from './upsert-readback.js';
@@ -79,7 +73,12 @@ function merged(change: ResourceChange, context: WriteContext, nulls: NullHandli
 }
 
 /** A merged body restricted to the request's known fields; `send` for updates that may patch. */
-function mergedBody<R extends keyof typeof MERGED_WRITE_FIELDS>(rpc: R, change: ResourceChange, context: WriteContext, nulls: NullHandling = 'send'): JsonObject {
+function mergedBody<R extends keyof typeof MERGED_WRITE_FIELDS>(
+  rpc: R,
+  change: ResourceChange,
+  context: WriteContext,
+  nulls: NullHandling = 'send',
+): JsonObject {
   return restrictToShape(merged(change, context, nulls), MERGED_WRITE_FIELDS[rpc]);
 }
 
@@ -146,7 +145,9 @@ const connection: Writer = async (change, context, release) => {
     return undefined;
   }
   const resource = desiredOf(change, context);
-  const written = wireBodyOf<Omit<ConnectionInput, 'name'> & { auth: ConnectionAuth }>(change.action === 'create' ? spec(resource) : mergedBody('connections.update', change, context));
+  const written = wireBodyOf<Omit<ConnectionInput, 'name'> & { auth: ConnectionAuth }>(
+    change.action === 'create' ? spec(resource) : mergedBody('connections.update', change, context),
+  );
   // The spec holds only auth.type; the other auth fields are write-only and sent with every write.
   const body = { ...written, auth: { ...written.auth, ...writeOnlyAuth(resource) } };
   let id: string;

@@ -3,7 +3,16 @@
 // first write, and by `plan --check-tools`. The lock file itself is read and written by the caller
 // (config/tool-lock-file.ts); this module only talks to the API and the pure engine.
 import type { RpcCaller } from '../api/operations.js';
-import { connectionsOfChangedAgents, diffSurface, isEmptyDiff, lockConnection, lockedSurface, withSurfaces, type SurfaceCheck, type SurfaceDiff } from '../engine/tool-surface.js';
+import {
+  connectionsOfChangedAgents,
+  diffSurface,
+  isEmptyDiff,
+  lockConnection,
+  lockedSurface,
+  withSurfaces,
+  type SurfaceCheck,
+  type SurfaceDiff,
+} from '../engine/tool-surface.js';
 import { ApiError, UserError } from '../errors.js';
 import type { ToolDescriptor } from '../model/api.js';
 import type { ActualState, DesiredState, Plan } from '../model/resources.js';
@@ -70,7 +79,8 @@ export function connectionIds(actual: ActualState): Map<string, string> {
   return new Map(actual.resources.filter((resource) => resource.kind === 'connection').map((resource) => [resource.name, resource.id]));
 }
 
-export const ACCEPT_HINT = 'review the change; to accept it run `agentform lock --update -e <env>` (or `agentform apply --update-lock`), then commit agentform.lock.yaml';
+export const ACCEPT_HINT =
+  'review the change; to accept it run `agentform lock --update -e <env>` (or `agentform apply --update-lock`), then commit agentform.lock.yaml';
 
 export interface ToolLockGateInput {
   client: RpcCaller;
@@ -112,7 +122,11 @@ export interface ToolLockGate {
 export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGate> {
   const environment = input.desired.target.name;
   const { existing, created } = connectionsOfChangedAgents(input.plan, input.desired);
-  const rewrites = new Set(input.plan.changes.filter((change) => change.kind === 'connection' && (change.action === 'update' || change.action === 'replace')).map((change) => change.name));
+  const rewrites = new Set(
+    input.plan.changes
+      .filter((change) => change.kind === 'connection' && (change.action === 'update' || change.action === 'replace'))
+      .map((change) => change.name),
+  );
   const readAfter = [...created, ...existing.filter((name) => rewrites.has(name))];
   const ids = connectionIds(input.actual);
   const record = new Map<string, LockedConnection>();
@@ -122,7 +136,9 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
     if (check.status === 'differs' && check.live) {
       if (input.updateLock) {
         record.set(check.connection, check.live);
-        input.say(`Tool surface of connection ${check.connection} changed; accepted (--update-lock):\n${input.renderDiff(check.connection, check.diff as SurfaceDiff)}`);
+        input.say(
+          `Tool surface of connection ${check.connection} changed; accepted (--update-lock):\n${input.renderDiff(check.connection, check.diff as SurfaceDiff)}`,
+        );
       } else {
         refusals.push(input.renderDiff(check.connection, check.diff as SurfaceDiff));
       }
@@ -133,18 +149,25 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
       if (input.lock && lockedSurface(input.lock, environment, check.connection)) {
         refusals.push(`connection ${check.connection}: cannot read its tools to compare them with the lock: ${check.error}`);
       } else {
-        input.say(`warning: connection ${check.connection} is not locked: cannot read its tools (${check.error}); run \`agentform lock -e ${environment}\` once its server answers`);
+        input.say(
+          `warning: connection ${check.connection} is not locked: cannot read its tools (${check.error}); run \`agentform lock -e ${environment}\` once its server answers`,
+        );
       }
     }
   }
   if (refusals.length > 0) {
-    throw new UserError(`refusing to apply: the tool surface of ${refusals.length === 1 ? 'a connection' : `${refusals.length} connections`} that changed agents use differs from agentform.lock.yaml (nothing was changed):\n${refusals.join('\n')}`, ACCEPT_HINT).withCode('tool_surface_differs');
+    throw new UserError(
+      `refusing to apply: the tool surface of ${refusals.length === 1 ? 'a connection' : `${refusals.length} connections`} that changed agents use differs from agentform.lock.yaml (nothing was changed):\n${refusals.join('\n')}`,
+      ACCEPT_HINT,
+    ).withCode('tool_surface_differs');
   }
   return {
     finish: async (tested = new Map()) => {
       // Compared with the lock as this run left it (entries recorded before the write included).
       const current = record.size > 0 ? withSurfaces(input.lock ?? { version: 1, environments: {} }, environment, record) : input.lock;
-      const known = readAfter.filter((name) => tested.has(name)).map((name) => compareSurface(current, environment, name, lockConnection(tested.get(name)!.tools)));
+      const known = readAfter
+        .filter((name) => tested.has(name))
+        .map((name) => compareSurface(current, environment, name, lockConnection(tested.get(name)!.tools)));
       const toRead = readAfter.filter((name) => !tested.has(name));
       const read = await idsAfterApply(input.client, toRead)
         .then((fresh) => checkSurfaces(input.client, current, environment, toRead, fresh, { readUnlocked: true }))
@@ -157,17 +180,24 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
       for (const check of after) {
         if (check.status === 'unlocked' && check.live) {
           record.set(check.connection, check.live);
-          input.say(`Locking connection ${check.connection} (${created.includes(check.connection) ? 'created' : 'changed'} by this apply): ${describeSurface(check.live)}`);
+          input.say(
+            `Locking connection ${check.connection} (${created.includes(check.connection) ? 'created' : 'changed'} by this apply): ${describeSurface(check.live)}`,
+          );
         } else if (check.status === 'differs' && check.live) {
           if (input.updateLock) record.set(check.connection, check.live);
           else late.push(input.renderDiff(check.connection, check.diff as SurfaceDiff));
         } else if (check.status === 'unreadable') {
-          input.say(`warning: connection ${check.connection} is not locked: cannot read its tools (${check.error}); run \`agentform lock -e ${environment}\` once its server answers`);
+          input.say(
+            `warning: connection ${check.connection} is not locked: cannot read its tools (${check.error}); run \`agentform lock -e ${environment}\` once its server answers`,
+          );
         }
       }
       if (record.size > 0) await input.save(withSurfaces(input.lock ?? { version: 1, environments: {} }, environment, record));
       if (late.length > 0) {
-        throw new UserError(`the connection${late.length === 1 ? '' : 's'} this apply created or changed serve${late.length === 1 ? 's' : ''} other tools than agentform.lock.yaml records (the lock was not changed for ${late.length === 1 ? 'it' : 'them'}):\n${late.join('\n')}`, ACCEPT_HINT).withCode('tool_surface_differs');
+        throw new UserError(
+          `the connection${late.length === 1 ? '' : 's'} this apply created or changed serve${late.length === 1 ? 's' : ''} other tools than agentform.lock.yaml records (the lock was not changed for ${late.length === 1 ? 'it' : 'them'}):\n${late.join('\n')}`,
+          ACCEPT_HINT,
+        ).withCode('tool_surface_differs');
       }
     },
   };

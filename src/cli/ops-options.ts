@@ -11,9 +11,7 @@ export interface OpsOptions {
 
 /** -e/--env and --dir (plus --json unless the command says otherwise) on an operations command. */
 export function addOpsOptions(command: Command, options: { json?: boolean } = {}): Command {
-  command
-    .addOption(new Option('-e, --env <name>', "an environment of the project's agentform.yaml (its url and token)"))
-    .addOption(dirOption());
+  command.addOption(new Option('-e, --env <name>', "an environment of the project's agentform.yaml (its url and token)")).addOption(dirOption());
   if (options.json !== false) command.addOption(new Option('--json', 'print the API answer as JSON, for scripts'));
   return command;
 }

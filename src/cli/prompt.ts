@@ -33,7 +33,10 @@ function ask(question: string): Promise<string | undefined> {
 export async function confirmOrRefuse(question: string, autoApprove: boolean | undefined, what: string): Promise<void> {
   if (autoApprove) return;
   if (!process.stdin.isTTY) {
-    throw new UserError(`refusing to ${what} without confirmation: there is no terminal to ask`, 'pass --auto-approve (in CI, after reviewing the change)').withCode('no_terminal');
+    throw new UserError(
+      `refusing to ${what} without confirmation: there is no terminal to ask`,
+      'pass --auto-approve (in CI, after reviewing the change)',
+    ).withCode('no_terminal');
   }
   const answer = await ask(question);
   if (answer?.trim() !== 'yes') throw new AbortedError(`${what[0]?.toUpperCase()}${what.slice(1)} cancelled.`);

@@ -36,7 +36,10 @@ export async function reviewAgentWrites(input: {
   for (const warning of await refuseWritesWithMissingReferences(input.client, input.desired, definitions)) process.stderr.write(`Warning: ${warning}\n`);
   const notes = [...writes]
     .filter(([, write]) => !write.judged.asConfigured)
-    .map(([slug, write]) => `agent/${slug} is judged as written, values its server filled in included: ${write.version} is not ${write.configuredIn}'s configuration of it`);
+    .map(
+      ([slug, write]) =>
+        `agent/${slug} is judged as written, values its server filled in included: ${write.version} is not ${write.configuredIn}'s configuration of it`,
+    );
   const judged = new Map([...writes].map(([slug, write]) => [slug, write.judged.definition]));
   const policy = reviewPromotion({ project: input.project, desired: input.desired, promoted: judged, notes, ...(input.lock ? { lock: input.lock } : {}) });
   if (policy.findings.length > 0 || policy.notes.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(input.color)).join('\n')}\n`);

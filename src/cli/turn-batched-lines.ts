@@ -59,7 +59,11 @@ export class TurnBatchedLines {
  * signal do what it would have done without this listener (`raise`, by default sending it again
  * once the listener is gone: the process ends as killed).
  */
-export function flushBeforeSignal(lines: TurnBatchedLines, signal: NodeJS.Signals, raise: (signal: NodeJS.Signals) => void = (sent) => process.kill(process.pid, sent)): () => void {
+export function flushBeforeSignal(
+  lines: TurnBatchedLines,
+  signal: NodeJS.Signals,
+  raise: (signal: NodeJS.Signals) => void = (sent) => process.kill(process.pid, sent),
+): () => void {
   const onSignal = () => {
     process.off(signal, onSignal);
     try {

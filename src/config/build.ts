@@ -2,7 +2,17 @@
 // write-only values, per-kind spec shapes (src/model/resources.ts) and the reference checks.
 import { resolve } from 'node:path';
 import type { SourceLocation } from '../errors.js';
-import { CONNECTION_AUTH_PREFIX, type DesiredResource, type DesiredState, type EnvironmentTarget, type JsonObject, type JsonValue, type Reference, type ResourceKind, type WriteOnlyValue } from '../model/resources.js';
+import {
+  CONNECTION_AUTH_PREFIX,
+  type DesiredResource,
+  type DesiredState,
+  type EnvironmentTarget,
+  type JsonObject,
+  type JsonValue,
+  type Reference,
+  type ResourceKind,
+  type WriteOnlyValue,
+} from '../model/resources.js';
 import { checkSubagents } from './subagent-checks.js';
 import { hasUnsetEnv, type InterpolationContext, interpolateString, interpolateValue, writeOnlyValue } from './interpolation-context.js';
 import { envReferenceName } from './interpolate.js';
@@ -77,7 +87,12 @@ export function environmentTarget(project: ProjectRoot, environment: string, opt
   };
 }
 
-function rootContextOf(project: ProjectRoot, environment: string, options: BuildOptions, problems: ProblemList): (basePath: PathSegment[]) => InterpolationContext {
+function rootContextOf(
+  project: ProjectRoot,
+  environment: string,
+  options: BuildOptions,
+  problems: ProblemList,
+): (basePath: PathSegment[]) => InterpolationContext {
   const variables = project.environments[environment]?.variables ?? {};
   return (basePath) => ({
     sourceFile: project.root.absolutePath,
@@ -93,7 +108,13 @@ function rootContextOf(project: ProjectRoot, environment: string, options: Build
   });
 }
 
-export function buildEnvironment(project: Project, environment: string, options: BuildOptions, problems: ProblemList, dangling: DanglingReference[]): DesiredState {
+export function buildEnvironment(
+  project: Project,
+  environment: string,
+  options: BuildOptions,
+  problems: ProblemList,
+  dangling: DanglingReference[],
+): DesiredState {
   const settings = project.environments[environment];
   if (!settings) throw new Error(`unknown environment ${environment}`);
   const rootContext = rootContextOf(project, environment, options, problems);
@@ -142,17 +163,22 @@ function resolveCredential(source: string, processEnv: NodeJS.ProcessEnv): Write
 
 function promotionFor(document: ResourceDocument, environment: string, project: Project, problems: ProblemList): Promotion | undefined {
   const raw = document.overlayPromote[environment];
-  if (raw === undefined) return document.promote && document.promote.from !== environment ? document.promote : checkSelfPromotion(document, environment, problems);
+  if (raw === undefined)
+    return document.promote && document.promote.from !== environment ? document.promote : checkSelfPromotion(document, environment, problems);
   const path = ['overlays', environment, 'promote'];
   if (!isObject(raw) || typeof raw.from !== 'string' || typeof raw.version !== 'number' || !Number.isInteger(raw.version) || raw.version < 1) {
     problems.error('promote must be {from: <environment>, version: <integer ≥ 1>}', document.source.locate(path), path);
     return undefined;
   }
   const unknownKeys = Object.keys(raw).filter((key) => key !== 'from' && key !== 'version');
-  for (const key of unknownKeys) problems.error(`unknown key "${key}" in promote${didYouMean(key, ['from', 'version'])}`, document.source.locate([...path, key], 'key'), [...path, key]);
+  for (const key of unknownKeys)
+    problems.error(`unknown key "${key}" in promote${didYouMean(key, ['from', 'version'])}`, document.source.locate([...path, key], 'key'), [...path, key]);
   const names = Object.keys(project.environments);
   if (!names.includes(raw.from)) {
-    problems.error(`promote from unknown environment "${raw.from}"${didYouMean(raw.from, names)}`, document.source.locate([...path, 'from']), [...path, 'from']);
+    problems.error(`promote from unknown environment "${raw.from}"${didYouMean(raw.from, names)}`, document.source.locate([...path, 'from']), [
+      ...path,
+      'from',
+    ]);
     return undefined;
   }
   if (raw.from === environment) {
@@ -164,7 +190,11 @@ function promotionFor(document: ResourceDocument, environment: string, project: 
 
 function checkSelfPromotion(document: ResourceDocument, environment: string, problems: ProblemList): undefined {
   if (document.promote && document.promote.from === environment) {
-    problems.error(`${document.kind} "${document.name}" promotes from "${environment}" into "${environment}" itself: limit it with environments/exceptEnvironments or use an overlay`, document.source.locate(['promote', 'from']), ['promote', 'from']);
+    problems.error(
+      `${document.kind} "${document.name}" promotes from "${environment}" into "${environment}" itself: limit it with environments/exceptEnvironments or use an overlay`,
+      document.source.locate(['promote', 'from']),
+      ['promote', 'from'],
+    );
   }
   return undefined;
 }
@@ -183,7 +213,8 @@ function buildDocument(document: ResourceDocument, environment: string, project:
     const inOverlay = ['overlays', environment, ...path];
     return overlay && source.has(inOverlay) ? source.locate(inOverlay, target) : source.locate(['spec', ...path], target);
   };
-  const specPath = (path: readonly PathSegment[]): PathSegment[] => (overlay && source.has(['overlays', environment, ...path]) ? ['overlays', environment, ...path] : ['spec', ...path]);
+  const specPath = (path: readonly PathSegment[]): PathSegment[] =>
+    overlay && source.has(['overlays', environment, ...path]) ? ['overlays', environment, ...path] : ['spec', ...path];
   if (!document.spec && !overlay && !promotion) {
     if (document.kind === 'Agent' && document.valid) {
       problems.error(`Agent "${document.name}" has neither spec nor promote (for environment ${environment})`, source.locate(['name']), ['name']);
@@ -194,14 +225,10 @@ function buildDocument(document: ResourceDocument, environment: string, project:
   if (document.valid && (overlay || promotion)) {
     const validate = validators().specs[document.kind];
     if (!validate(withoutNulls(merged))) {
-      reportSchemaErrors(
-        validate.errors ?? [],
-        document.kind,
-        ['spec'],
-        (path, target) => locateSpec(path.slice(1), target),
-        problems,
-        { skipRequiredAtSpecRoot: promotion !== undefined, reportedPath: (path) => specPath(path.slice(1)) },
-      );
+      reportSchemaErrors(validate.errors ?? [], document.kind, ['spec'], (path, target) => locateSpec(path.slice(1), target), problems, {
+        skipRequiredAtSpecRoot: promotion !== undefined,
+        reportedPath: (path) => specPath(path.slice(1)),
+      });
     }
   }
   const context: InterpolationContext = {
@@ -233,17 +260,19 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       let spec = interpolateValue(merged, [], context) as JsonObject;
       if (Object.keys(spec).length > 0 && spec.name === undefined) spec = { name: document.name, ...spec };
       const references = agentReferences(spec, located);
-      return [{
-        resource: {
-          kind: 'agent',
-          ...base,
-          spec,
-          writeOnly: {},
-          references: references.map(plainReference),
-          ...(promotion ? { promotion: { fromEnvironment: promotion.from, version: promotion.version } } : {}),
+      return [
+        {
+          resource: {
+            kind: 'agent',
+            ...base,
+            spec,
+            writeOnly: {},
+            references: references.map(plainReference),
+            ...(promotion ? { promotion: { fromEnvironment: promotion.from, version: promotion.version } } : {}),
+          },
+          references,
         },
-        references,
-      }];
+      ];
     }
     case 'Provider': {
       const { secret, ...rest } = merged;
@@ -273,17 +302,19 @@ function buildDocument(document: ResourceDocument, environment: string, project:
           jsonPath: specPath(['tokenFile']),
         });
       }
-      return [{
-        resource: {
-          kind: 'apiKey',
-          ...base,
-          spec: interpolateValue(rest, [], context) as JsonObject,
-          writeOnly: {},
+      return [
+        {
+          resource: {
+            kind: 'apiKey',
+            ...base,
+            spec: interpolateValue(rest, [], context) as JsonObject,
+            writeOnly: {},
+            references: [],
+            ...(typeof tokenFile === 'string' ? { options: { tokenFile: interpolateString(tokenFile, ['tokenFile'], context) } } : {}),
+          },
           references: [],
-          ...(typeof tokenFile === 'string' ? { options: { tokenFile: interpolateString(tokenFile, ['tokenFile'], context) } } : {}),
         },
-        references: [],
-      }];
+      ];
     }
     case 'Connection': {
       const { grants, auth, ...rest } = merged;
@@ -297,7 +328,12 @@ function buildDocument(document: ResourceDocument, environment: string, project:
           const identity = interpolateValue(grant.identity, ['grants', index, 'identity'], context) as JsonObject;
           if (typeof identity.scope !== 'string' || typeof identity.id !== 'string') return;
           const writeOnly: Record<string, WriteOnlyValue> = {};
-          const token = writeOnlyValue(grant.accessToken, { value: grant.rotatedAt, path: ['grants', index, 'rotatedAt'] }, ['grants', index, 'accessToken'], context);
+          const token = writeOnlyValue(
+            grant.accessToken,
+            { value: grant.rotatedAt, path: ['grants', index, 'rotatedAt'] },
+            ['grants', index, 'accessToken'],
+            context,
+          );
           if (token) writeOnly.accessToken = token;
           const connectionReference: LocatedReference = { ...located('connection', document.name, ['grants', index]), path: 'connection' };
           out.push({
@@ -362,13 +398,22 @@ function checkGrantNames(resources: DesiredResource[], problems: ProblemList): v
   for (const resource of resources) {
     if (resource.kind !== 'grant') continue;
     if (seen.has(resource.name)) {
-      problems.error(`duplicate grant for identity ${resource.name.split(':').slice(1).join(':')} in connection "${String(resource.spec.connection)}"`, resource.location);
+      problems.error(
+        `duplicate grant for identity ${resource.name.split(':').slice(1).join(':')} in connection "${String(resource.spec.connection)}"`,
+        resource.location,
+      );
     }
     seen.add(resource.name);
   }
 }
 
-function checkReferences(resources: DesiredResource[], located: Map<DesiredResource, LocatedReference[]>, project: Project, environment: string, dangling: DanglingReference[]): void {
+function checkReferences(
+  resources: DesiredResource[],
+  located: Map<DesiredResource, LocatedReference[]>,
+  project: Project,
+  environment: string,
+  dangling: DanglingReference[],
+): void {
   const names = new Map<ResourceKind, Set<string>>();
   for (const resource of resources) {
     const set = names.get(resource.kind) ?? new Set<string>();

@@ -20,10 +20,12 @@ export interface ProjectFile {
  * lock's: agentform.lock.yaml is written by agentform, never edited, so an editor needs no schema for it.
  */
 export function schemaFiles(dir: string = PROJECT_SCHEMAS_DIR): ProjectFile[] {
-  return (Object.keys(SCHEMA_FILES) as SchemaName[]).filter((name) => name !== 'lock').map((name) => ({
-    path: posix.join(dir, SCHEMA_FILES[name]),
-    content: schemaText(name),
-  }));
+  return (Object.keys(SCHEMA_FILES) as SchemaName[])
+    .filter((name) => name !== 'lock')
+    .map((name) => ({
+      path: posix.join(dir, SCHEMA_FILES[name]),
+      content: schemaText(name),
+    }));
 }
 
 /**

@@ -52,14 +52,25 @@ interface BuiltEnvironment {
 const builtEnvironments = new WeakMap<Project, Map<string, BuiltEnvironment>>();
 
 /** Reads the project and runs every check that does not need ${env:} values. */
-async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boolean, only?: string, hooks: LoadOptions = {}, checkedStates?: Map<string, DesiredState>): Promise<{ project?: Project; problems: ProblemList }> {
+async function check(
+  dir: string,
+  processEnv: NodeJS.ProcessEnv,
+  checkEnv: boolean,
+  only?: string,
+  hooks: LoadOptions = {},
+  checkedStates?: Map<string, DesiredState>,
+): Promise<{ project?: Project; problems: ProblemList }> {
   const problems = new ProblemList();
   const project = await readProject(resolve(dir), problems, hooks);
   if (!project) return { problems };
   checkProject(project, problems);
   const names = Object.keys(project.environments);
   if (only !== undefined && !project.environments[only]) {
-    problems.error(`unknown environment "${only}"${didYouMean(only, names)} (agentform.yaml declares ${names.join(', ') || 'none'})`, { file: project.rootFile, line: 1, col: 1 });
+    problems.error(`unknown environment "${only}"${didYouMean(only, names)} (agentform.yaml declares ${names.join(', ') || 'none'})`, {
+      file: project.rootFile,
+      line: 1,
+      col: 1,
+    });
     return { project, problems };
   }
   const fileCache = new Map<string, string | null>();
@@ -79,7 +90,13 @@ async function check(dir: string, processEnv: NodeJS.ProcessEnv, checkEnv: boole
     const checked = only === undefined || environment === only;
     const deferredEnvProblems = checkEnv ? undefined : new ProblemList();
     const ownDangling: DanglingReference[] = [];
-    const state = buildEnvironment(project, environment, { processEnv, checkEnv: checked && checkEnv, ...(deferredEnvProblems ? { deferredEnvProblems } : {}), checkWriteOnlyEnv: false, fileCache, tokenFiles }, checked ? problems : new ProblemList(), ownDangling);
+    const state = buildEnvironment(
+      project,
+      environment,
+      { processEnv, checkEnv: checked && checkEnv, ...(deferredEnvProblems ? { deferredEnvProblems } : {}), checkWriteOnlyEnv: false, fileCache, tokenFiles },
+      checked ? problems : new ProblemList(),
+      ownDangling,
+    );
     if (checked) dangling.push(...ownDangling);
     if (checked) checkedStates?.set(environment, state);
     if (deferredEnvProblems && environment === keep) built.set(environment, { state, processEnv, deferredEnvProblems, dangling: ownDangling });
@@ -123,7 +140,11 @@ function reportDangling(dangling: DanglingReference[], singleEnvironment: boolea
     const everywhere = singleEnvironment || environments.length >= first.environmentsOfReferrer;
     const candidates = [...new Set(group.flatMap((item) => item.candidates))];
     const where = everywhere ? '' : ` in environment${environments.length === 1 ? '' : 's'} ${environments.join(', ')}`;
-    problems.error(`${first.target.kind} "${first.target.name}" is not declared${where}${didYouMean(first.target.name, candidates)}`, first.location, first.path);
+    problems.error(
+      `${first.target.kind} "${first.target.name}" is not declared${where}${didYouMean(first.target.name, candidates)}`,
+      first.location,
+      first.path,
+    );
   }
 }
 
@@ -150,7 +171,10 @@ function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
  * when it sets that value, else in the document's `spec` (a path within the spec, e.g. ['model', 'model']).
  * Finds the resource's document by an index built once: a review locates a finding per resource.
  */
-export function specLocator(project: Project, environment: string): (resource: Pick<DesiredResource, 'kind' | 'name'>, path: readonly PathSegment[]) => SourceLocation | undefined {
+export function specLocator(
+  project: Project,
+  environment: string,
+): (resource: Pick<DesiredResource, 'kind' | 'name'>, path: readonly PathSegment[]) => SourceLocation | undefined {
   const documents = new Map<string, Project['documents'][number]>();
   for (const document of project.documents) {
     const key = `${document.kind.toLowerCase()}/${document.name}`;
@@ -170,7 +194,12 @@ export function specLocator(project: Project, environment: string): (resource: P
 }
 
 /** specLocator for a single lookup. */
-export function locateSpecValue(project: Project, environment: string, resource: Pick<DesiredResource, 'kind' | 'name'>, path: readonly PathSegment[]): SourceLocation | undefined {
+export function locateSpecValue(
+  project: Project,
+  environment: string,
+  resource: Pick<DesiredResource, 'kind' | 'name'>,
+  path: readonly PathSegment[],
+): SourceLocation | undefined {
   return specLocator(project, environment)(resource, path);
 }
 
@@ -196,7 +225,11 @@ export async function validateProject(dir: string, opts: ValidateOptions = {}): 
     return sorted;
   } catch (error) {
     // A bug, not bad input: still an answer, never a crash of the caller.
-    const problem: Problem = { severity: 'error', message: `internal error while validating: ${error instanceof Error ? error.message : String(error)}`, location: { file: 'agentform.yaml', line: 1, col: 1 } };
+    const problem: Problem = {
+      severity: 'error',
+      message: `internal error while validating: ${error instanceof Error ? error.message : String(error)}`,
+      location: { file: 'agentform.yaml', line: 1, col: 1 },
+    };
     return [problem];
   }
 }

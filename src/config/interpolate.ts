@@ -63,7 +63,9 @@ function parseReference(body: string): Reference {
       if (!rest) throw new InterpolationSyntaxError('${var:} needs a variable name');
       return { type: 'var', name: rest, raw };
     default:
-      throw new InterpolationSyntaxError(`unknown interpolation "\${${type}:…}": use \${file:PATH}, \${env:NAME} or \${var:NAME} (write "$\${" for a literal "\${")`);
+      throw new InterpolationSyntaxError(
+        `unknown interpolation "\${${type}:…}": use \${file:PATH}, \${env:NAME} or \${var:NAME} (write "$\${" for a literal "\${")`,
+      );
   }
 }
 

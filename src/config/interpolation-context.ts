@@ -53,7 +53,11 @@ function resolveReference(reference: Reference, path: readonly PathSegment[], co
       // plan or validate: apply's preflight reports it when missing.
       if (text === null && writeOnly && !context.checkWriteOnlyEnv) return undefined;
       if (text === null) {
-        context.problems.error(`file not found: ${reference.path} (\${file:} paths are relative to the YAML file)`, context.locate(path), context.reportedPath(path));
+        context.problems.error(
+          `file not found: ${reference.path} (\${file:} paths are relative to the YAML file)`,
+          context.locate(path),
+          context.reportedPath(path),
+        );
         return undefined;
       }
       return text;
@@ -62,15 +66,29 @@ function resolveReference(reference: Reference, path: readonly PathSegment[], co
       const value = context.processEnv[reference.name];
       if (value !== undefined && value !== '') return value;
       if (reference.fallback !== undefined) return reference.fallback;
-      const reportTo = writeOnly ? (context.checkWriteOnlyEnv ? context.problems : undefined) : context.checkEnv ? context.problems : context.deferredEnvProblems;
-      reportTo?.error(`environment variable ${reference.name} is not set (or use \${env:${reference.name}:-default})`, context.locate(path), context.reportedPath(path));
+      const reportTo = writeOnly
+        ? context.checkWriteOnlyEnv
+          ? context.problems
+          : undefined
+        : context.checkEnv
+          ? context.problems
+          : context.deferredEnvProblems;
+      reportTo?.error(
+        `environment variable ${reference.name} is not set (or use \${env:${reference.name}:-default})`,
+        context.locate(path),
+        context.reportedPath(path),
+      );
       return undefined;
     }
     case 'var': {
       const value = context.variables[reference.name];
       if (value !== undefined) return value;
       const known = Object.keys(context.variables);
-      context.problems.error(`variable "${reference.name}" is not defined for this environment${didYouMean(reference.name, known)}`, context.locate(path), context.reportedPath(path));
+      context.problems.error(
+        `variable "${reference.name}" is not defined for this environment${didYouMean(reference.name, known)}`,
+        context.locate(path),
+        context.reportedPath(path),
+      );
       return undefined;
     }
   }
@@ -95,7 +113,9 @@ export function interpolateString(input: string, path: readonly PathSegment[], c
 export function hasUnsetEnv(input: string, processEnv: NodeJS.ProcessEnv): boolean {
   if (!hasInterpolation(input)) return false;
   try {
-    return parseTemplate(input).some((part) => 'reference' in part && part.reference.type === 'env' && part.reference.fallback === undefined && !processEnv[part.reference.name]);
+    return parseTemplate(input).some(
+      (part) => 'reference' in part && part.reference.type === 'env' && part.reference.fallback === undefined && !processEnv[part.reference.name],
+    );
   } catch {
     return true;
   }
@@ -189,11 +209,20 @@ function rotationMarker(marker: RotationMarker | undefined, context: Interpolati
  * A write-only value: exactly one ${env:…} or ${file:…}, never a literal (the message never
  * repeats what was written). A file's trailing newline is not part of the value.
  */
-export function writeOnlyValue(raw: unknown, marker: RotationMarker | undefined, path: readonly PathSegment[], context: InterpolationContext): WriteOnlyValue | undefined {
+export function writeOnlyValue(
+  raw: unknown,
+  marker: RotationMarker | undefined,
+  path: readonly PathSegment[],
+  context: InterpolationContext,
+): WriteOnlyValue | undefined {
   const rotatedAt = rotationMarker(marker, context);
   const reference = typeof raw === 'string' ? singleSecretReference(raw) : undefined;
   if (!reference) {
-    context.problems.error('a write-only value must be exactly ${env:NAME} or ${file:PATH}: a literal value (or any other text) is not allowed here', context.locate(path), context.reportedPath(path));
+    context.problems.error(
+      'a write-only value must be exactly ${env:NAME} or ${file:PATH}: a literal value (or any other text) is not allowed here',
+      context.locate(path),
+      context.reportedPath(path),
+    );
     return undefined;
   }
   let value = resolveReference(reference, path, context, true);

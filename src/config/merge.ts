@@ -1,6 +1,6 @@
 // Overlays: objects merge deeply, arrays and scalars replace, and null replaces too (it means
 // "left to the server", see src/engine/diff.ts, and is kept in the desired spec).
-import type { JsonObject, } from '../model/resources.js';
+import type { JsonObject } from '../model/resources.js';
 
 function isPlainObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -14,4 +14,3 @@ export function mergeOverlay(base: JsonObject, overlay: JsonObject): JsonObject 
   }
   return out;
 }
-

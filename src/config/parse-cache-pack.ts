@@ -50,7 +50,8 @@ function entryAt(fd: number, at: [number, number, number]): PackEntry {
   return { text: bytes.subarray(0, at[1]), json: bytes.subarray(at[1]) };
 }
 
-const isPosition = (value: unknown): value is [number, number, number] => Array.isArray(value) && value.length === 3 && value.every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+const isPosition = (value: unknown): value is [number, number, number] =>
+  Array.isArray(value) && value.length === 3 && value.every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
 
 /** The pack at `path` if it exists, is whole and was made by `madeBy`; undefined otherwise. Never throws. */
 export function openPack(path: string, madeBy: Buffer): Pack | undefined {

@@ -137,7 +137,16 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
           }
         }
         // Spelled out, not spread: V8 gave each spread copy a hidden class of its own (one per document).
-        const documents = entry.documents.map((document): ParsedDocument => ({ value: document.value, start: document.start, index: document.index, nullFree: document.nullFree, lineStarts: entry.lineStarts, schemaValid: document.schemaValid === true }));
+        const documents = entry.documents.map(
+          (document): ParsedDocument => ({
+            value: document.value,
+            start: document.start,
+            index: document.index,
+            nullFree: document.nullFree,
+            lineStarts: entry.lineStarts,
+            schemaValid: document.schemaValid === true,
+          }),
+        );
         return { file, problems: [], documents };
       } catch {
         return undefined;
@@ -146,7 +155,13 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
     set(file, text, parsed, schemaValid) {
       if (parsed.problems.length > 0 || parsed.documents.length === 0) return;
       if (!parsed.documents.every((document) => survivesJson(document.value))) return;
-      const documents = parsed.documents.map(({ value, start, index, nullFree }, position) => ({ value, start, index, nullFree, schemaValid: schemaValid[position] === true }));
+      const documents = parsed.documents.map(({ value, start, index, nullFree }, position) => ({
+        value,
+        start,
+        index,
+        nullFree,
+        schemaValid: schemaValid[position] === true,
+      }));
       const entry: Entry = { format: FORMAT, file, lineStarts: parsed.documents[0]!.lineStarts, documents };
       try {
         startWriting()?.append(file, { text: Buffer.from(text, 'utf8'), json: Buffer.from(JSON.stringify(entry), 'utf8') });

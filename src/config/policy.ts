@@ -54,7 +54,9 @@ function severityOf(value: unknown): SeverityConfig | undefined {
 function suppressionsOf(list: unknown, locate: (path: Array<string | number>) => SourceLocation, base: Array<string | number>): LocatedSuppression[] {
   if (!Array.isArray(list)) return [];
   return list.flatMap((item, index) =>
-    isObject(item) && typeof item.rule === 'string' && typeof item.reason === 'string' ? [{ rule: item.rule, reason: item.reason, location: locate([...base, index, 'rule']) }] : [],
+    isObject(item) && typeof item.rule === 'string' && typeof item.reason === 'string'
+      ? [{ rule: item.rule, reason: item.reason, location: locate([...base, index, 'rule']) }]
+      : [],
   );
 }
 
@@ -105,11 +107,15 @@ export function policyConfigFor(project: Project, environment: string): PolicyCo
   };
   const environmentEntry = isObject(root.environments) ? root.environments[environment] : undefined;
   const slug = project.environments[environment]?.slug ?? environment;
-  if (isObject(environmentEntry)) add(addressOf('environment', slug), suppressionsOf(environmentEntry.suppress, locate, ['environments', environment, 'suppress']));
+  if (isObject(environmentEntry))
+    add(addressOf('environment', slug), suppressionsOf(environmentEntry.suppress, locate, ['environments', environment, 'suppress']));
   for (const document of project.documents) {
     const value = document.source.value as Record<string, JsonValue> | null;
     if (!isObject(value)) continue;
-    add(addressOf(KIND_OF[document.kind], document.name), suppressionsOf(value.suppress, (path) => document.source.locate(path), ['suppress']));
+    add(
+      addressOf(KIND_OF[document.kind], document.name),
+      suppressionsOf(value.suppress, (path) => document.source.locate(path), ['suppress']),
+    );
   }
   return { rules, thresholds, custom, suppressions };
 }

@@ -32,7 +32,8 @@ export class ProblemList {
   add(problem: Problem): void {
     // Last line of defence: a message never carries something shaped like an API key.
     if (LITERAL_KEY_ANYWHERE.test(problem.message)) problem = { ...problem, message: problem.message.replace(LITERAL_KEY_ANYWHERE_GLOBAL, 'svc_…') };
-    if (problem.jsonPath && LITERAL_KEY_ANYWHERE.test(problem.jsonPath)) problem = { ...problem, jsonPath: problem.jsonPath.replace(LITERAL_KEY_ANYWHERE_GLOBAL, 'svc_…') };
+    if (problem.jsonPath && LITERAL_KEY_ANYWHERE.test(problem.jsonPath))
+      problem = { ...problem, jsonPath: problem.jsonPath.replace(LITERAL_KEY_ANYWHERE_GLOBAL, 'svc_…') };
     const key = `${problem.severity}|${problem.location?.file}:${problem.location?.line}:${problem.location?.col}|${problem.message}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
@@ -60,5 +61,9 @@ export function compareProblems(a: Problem, b: Problem): number {
   const fa = a.location?.file ?? '';
   const fb = b.location?.file ?? '';
   if (fa !== fb) return fa < fb ? -1 : 1;
-  return (a.location?.line ?? 0) - (b.location?.line ?? 0) || (a.location?.col ?? 0) - (b.location?.col ?? 0) || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
+  return (
+    (a.location?.line ?? 0) - (b.location?.line ?? 0) ||
+    (a.location?.col ?? 0) - (b.location?.col ?? 0) ||
+    (a.message < b.message ? -1 : a.message > b.message ? 1 : 0)
+  );
 }

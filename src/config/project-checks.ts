@@ -42,7 +42,11 @@ export function checkProject(project: Project, problems: ProblemList): void {
     const source = environment.credential?.source;
     if (source !== undefined && !/^\$\{env:[A-Za-z_][A-Za-z0-9_]*\}$/.test(source) && !LITERAL_KEY.test(source)) {
       const path = ['environments', environment.name, 'token'];
-      problems.error(`token must be \${env:NAME} (e.g. \${env:AGENTFORM_${environment.name.toUpperCase().replace(/-/g, '_')}_TOKEN}): a literal key is not allowed here`, root.locate(path), path);
+      problems.error(
+        `token must be \${env:NAME} (e.g. \${env:AGENTFORM_${environment.name.toUpperCase().replace(/-/g, '_')}_TOKEN}): a literal key is not allowed here`,
+        root.locate(path),
+        path,
+      );
     }
   }
   findLiteralKeys(root, root.value, [], problems);
@@ -103,9 +107,17 @@ function checkOverlayEnvironments(document: ResourceDocument, project: Project, 
   for (const environment of Object.keys(value.overlays)) {
     const path = ['overlays', environment];
     if (!declared.includes(environment)) {
-      problems.error(`overlay for unknown environment "${environment}"${didYouMean(environment, declared)} (agentform.yaml declares ${declared.join(', ') || 'none'})`, document.source.locate(path, 'key'), path);
+      problems.error(
+        `overlay for unknown environment "${environment}"${didYouMean(environment, declared)} (agentform.yaml declares ${declared.join(', ') || 'none'})`,
+        document.source.locate(path, 'key'),
+        path,
+      );
     } else if (!present.includes(environment)) {
-      problems.error(`overlay for environment "${environment}", where ${document.kind} "${document.name}" does not exist (see its environments selector)`, document.source.locate(path, 'key'), path);
+      problems.error(
+        `overlay for environment "${environment}", where ${document.kind} "${document.name}" does not exist (see its environments selector)`,
+        document.source.locate(path, 'key'),
+        path,
+      );
     }
   }
 }

@@ -158,7 +158,14 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
   }
 }
 
-async function readProjectFiles(dir: string, rootFile: string, rootText: string, problems: ProblemList, hooks: ReadHooks, cache: ParseCache | undefined): Promise<Project | undefined> {
+async function readProjectFiles(
+  dir: string,
+  rootFile: string,
+  rootText: string,
+  problems: ProblemList,
+  hooks: ReadHooks,
+  cache: ParseCache | undefined,
+): Promise<Project | undefined> {
   const parse = (file: string, text: string): ReadBack => {
     const cached = cache?.get(file, text);
     if (cached) return { parsed: cached, checked: () => undefined };
@@ -178,7 +185,9 @@ async function readProjectFiles(dir: string, rootFile: string, rootText: string,
     problems.error(`${rootFile} must be a mapping with version: 1 and environments`, root.locate([]));
     return undefined;
   }
-  const rootValid = root.schemaValid || passesSchema(validators().documents.root, withNullSettings(root.value as JsonObject), 'root', (path, target) => root.locate(path, target), problems);
+  const rootValid =
+    root.schemaValid ||
+    passesSchema(validators().documents.root, withNullSettings(root.value as JsonObject), 'root', (path, target) => root.locate(path, target), problems);
   rootChecked([rootValid]);
   const rootValue = root.value;
   const environments = readEnvironments(rootValue, root);
@@ -315,7 +324,12 @@ function readDocument(source: LocatedDocument, problems: ProblemList): { documen
   const kind = value.kind;
   if (typeof kind !== 'string' || !(DOCUMENT_KINDS as readonly string[]).includes(kind)) {
     if (kind === undefined) problems.error(`missing key "kind": one of ${DOCUMENT_KINDS.join(', ')}`, source.locate([]), []);
-    else problems.error(`unknown kind ${JSON.stringify(typeof kind === 'string' ? kind : String(kind))}: expected one of ${DOCUMENT_KINDS.join(', ')}${typeof kind === 'string' ? didYouMean(kind, DOCUMENT_KINDS) : ''}`, source.locate(['kind']), ['kind']);
+    else
+      problems.error(
+        `unknown kind ${JSON.stringify(typeof kind === 'string' ? kind : String(kind))}: expected one of ${DOCUMENT_KINDS.join(', ')}${typeof kind === 'string' ? didYouMean(kind, DOCUMENT_KINDS) : ''}`,
+        source.locate(['kind']),
+        ['kind'],
+      );
     return { passed: false };
   }
   const documentKind = kind as DocumentKind;
@@ -331,9 +345,10 @@ function readDocument(source: LocatedDocument, problems: ProblemList): { documen
       overlays[environment] = (documentKind === 'Agent' ? rest : overlay) as JsonObject;
     }
   }
-  const promote = isObject(value.promote) && typeof value.promote.from === 'string' && typeof value.promote.version === 'number'
-    ? { from: value.promote.from, version: value.promote.version }
-    : undefined;
+  const promote =
+    isObject(value.promote) && typeof value.promote.from === 'string' && typeof value.promote.version === 'number'
+      ? { from: value.promote.from, version: value.promote.version }
+      : undefined;
   const document: ResourceDocument = {
     kind: documentKind,
     name: value.name,
@@ -351,10 +366,16 @@ function readDocument(source: LocatedDocument, problems: ProblemList): { documen
 }
 
 /** A document against the schema of its kind: whether it passed, or failed on warnings alone (reported). */
-function checkDocument(source: LocatedDocument, kind: DocumentKind, value: Record<string, unknown>, problems: ProblemList): { valid: boolean; onlyWarnings: boolean } {
+function checkDocument(
+  source: LocatedDocument,
+  kind: DocumentKind,
+  value: Record<string, unknown>,
+  problems: ProblemList,
+): { valid: boolean; onlyWarnings: boolean } {
   const validate = validators().documents[kind];
   // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
-  const checked = isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value;
+  const checked =
+    isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value;
   const valid = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems, {
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
     skipRequiredAtSpecRoot: kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
@@ -370,7 +391,8 @@ function withNullSettings(root: JsonObject): JsonObject {
   if (!isObject(root.environments)) return root;
   const environments: JsonObject = {};
   for (const [name, environment] of Object.entries(root.environments)) {
-    environments[name] = isObject(environment) && isObject(environment.settings) ? { ...environment, settings: withoutNulls(environment.settings as JsonObject) } : environment;
+    environments[name] =
+      isObject(environment) && isObject(environment.settings) ? { ...environment, settings: withoutNulls(environment.settings as JsonObject) } : environment;
   }
   return { ...root, environments };
 }

@@ -156,7 +156,8 @@ export function reportSchemaErrors(
         const { examples: known = [], 'x-changes-safety': why } = parentSchema as SuggestSchema;
         const value = String(error.data);
         const meant = nearMissOf(error);
-        if (meant !== undefined) report('error', `"${value}" is not a known value; did you mean "${meant}"?${why !== undefined ? ` (${why})` : ''}`, path, 'value');
+        if (meant !== undefined)
+          report('error', `"${value}" is not a known value; did you mean "${meant}"?${why !== undefined ? ` (${why})` : ''}`, path, 'value');
         else report('warning', `"${value}" is not a known value (${known.join(', ')}): it is sent as written, check that the server accepts it`, path, 'value');
         break;
       }

@@ -76,7 +76,8 @@ export type SchemaObject = Record<string, unknown>;
  * leave out fields the configuration does not know.
  */
 export function specSchemas(): Record<'agent' | 'provider' | 'connection' | 'apiKey' | 'environment', { root: SchemaObject; spec: SchemaObject }> {
-  const read = (name: SchemaName) => JSON.parse(schemaText(name)) as SchemaObject & { $defs: Record<string, SchemaObject & { properties?: Record<string, SchemaObject> }> };
+  const read = (name: SchemaName) =>
+    JSON.parse(schemaText(name)) as SchemaObject & { $defs: Record<string, SchemaObject & { properties?: Record<string, SchemaObject> }> };
   const document = (name: SchemaName) => {
     const root = read(name);
     return { root, spec: root.$defs.spec as SchemaObject };

@@ -79,12 +79,16 @@ export function parseToolLock(file: string, absolutePath: string, text: string, 
       problems.error(`${file} must hold exactly one YAML document, not ${documents.length}`, documents[1]?.locate([]) ?? { file, line: 1, col: 1 });
     } else {
       const document = documents[0]!;
-      const valid = document.schemaValid || passesSchema(validators().documents.lock, document.value, 'lock', (path, target) => document.locate(path, target), problems);
+      const valid =
+        document.schemaValid || passesSchema(validators().documents.lock, document.value, 'lock', (path, target) => document.locate(path, target), problems);
       if (!cached) cache?.set(file, text, parsed, [valid]);
     }
   }
   if (problems.hasErrors) {
-    throw new ProblemsError(`${file} is not a valid tool-surface lock: regenerate it with \`agentform lock --update\` (or restore it from version control)`, problems.sorted());
+    throw new ProblemsError(
+      `${file} is not a valid tool-surface lock: regenerate it with \`agentform lock --update\` (or restore it from version control)`,
+      problems.sorted(),
+    );
   }
   return sortedLock(documents[0]!.value as ToolSurfaceLock);
 }

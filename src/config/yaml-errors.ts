@@ -35,7 +35,10 @@ const PLAIN_MESSAGES: ReadonlyArray<[RegExp, string]> = [
   [/^Missing space after : in (.+)/, 'missing space after ":" in a $1'],
   [/^Unexpected , in (.+)/, 'unexpected "," in a $1'],
   [/^Unexpected empty item in (.+)/, 'an empty item in a $1: remove the extra ","'],
-  [/^Block collections are not allowed within flow collections.*/, 'inside [ ] or { }, a value cannot be an indented mapping or list: put the value in quotes if its ":" or "-" belongs to it'],
+  [
+    /^Block collections are not allowed within flow collections.*/,
+    'inside [ ] or { }, a value cannot be an indented mapping or list: put the value in quotes if its ":" or "-" belongs to it',
+  ],
   [/^Alias cannot be an empty string.*/, 'a value cannot start with "*" unquoted (it marks a reference to an anchor): put the value in quotes'],
   [/^Anchor cannot be an empty string.*/, 'a value cannot start with "&" unquoted (it marks an anchor): put the value in quotes'],
   [/^Missing directives-end.*/, 'a line cannot start with "%" unquoted (it marks a directive): put the value in quotes'],
@@ -112,7 +115,10 @@ export function documentMistakes(yaml: YamlModule, source: SourceText, document:
   // An unclosed quote or bracket is the mistake behind every error the parser meets after it.
   const opener = firstAtOrAfter(unclosed(), documentStart);
   const translated = translate(yaml, source, document, first);
-  const cause = opener && opener.offset <= documentEnd && opener.offset <= translated.offset ? { message: UNCLOSED_MESSAGES[opener.opener], offset: opener.offset } : translated;
+  const cause =
+    opener && opener.offset <= documentEnd && opener.offset <= translated.offset
+      ? { message: UNCLOSED_MESSAGES[opener.opener], offset: opener.offset }
+      : translated;
   const more = others.length - 1;
   const note = more > 0 ? ` (${more} more error${more === 1 ? '' : 's'} after it may follow from this one)` : '';
   mistakes.push({ message: `${cause.message}${note}`, offset: cause.offset });
@@ -265,7 +271,10 @@ function colonInValue(yaml: YamlModule, source: SourceText, document: Document.P
     return { message: `unexpected ":" in ${whose}: put the value in quotes if the ":" belongs to it`, offset: colon };
   }
   const above = key === undefined ? `line ${valueLine + 1}` : `the key ${JSON.stringify(key)} on line ${valueLine + 1}`;
-  return { message: `bad indentation: this line is indented more than ${above}, which already has a value`, offset: source.contentFrom(source.lineStart(colonLine)) };
+  return {
+    message: `bad indentation: this line is indented more than ${above}, which already has a value`,
+    offset: source.contentFrom(source.lineStart(colonLine)),
+  };
 }
 
 /** `- item` where no list can have it: misaligned with the list above, or among a mapping's keys. */
@@ -300,7 +309,8 @@ function unexpectedToken(source: SourceText, at: number, message: string): YamlM
   }
   const token = /^Unexpected ([\w-]+) (?:token|at node end)/.exec(message)?.[1];
   const closer = token === undefined ? undefined : CLOSER_NAMES[token];
-  if (closer !== undefined && OPENER_OF[closer] !== undefined) return { message: `unexpected "${closer}": there is no "${OPENER_OF[closer]}" for it to close`, offset: at };
+  if (closer !== undefined && OPENER_OF[closer] !== undefined)
+    return { message: `unexpected "${closer}": there is no "${OPENER_OF[closer]}" for it to close`, offset: at };
   if (closer !== undefined) return { message: `unexpected "${closer}" here`, offset: at };
   return { message: plainMessage(message) ?? 'unexpected text here, after the end of the value before it', offset: at };
 }

@@ -29,7 +29,8 @@ const notPlain = (): never => {
 };
 
 /** Characters the text may not contain for this parser: control characters (tab too; CR but before LF), BOM, line/paragraph separators, lone surrogates. */
-const UNSUPPORTED_CHARACTER = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff]|\r(?!\n)|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSUPPORTED_CHARACTER =
+  /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\ufeff]|\r(?!\n)|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Collections nested deeper than this are the library's (which reports nesting too deep for it); no project nests a tenth as deep. */
 const MAX_DEPTH = 100;
@@ -72,7 +73,8 @@ function resolvePlain(source: string): string | number | boolean | null {
   if (/^0o[0-7]+$/.test(source)) return parseInt(source.substring(2), 8);
   if (/^[-+]?[0-9]+$/.test(source)) return parseInt(source, 10);
   if (/^0x[0-9a-fA-F]+$/.test(source)) return parseInt(source.substring(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(source)) return source.slice(-3).toLowerCase() === 'nan' ? NaN : source[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(source))
+    return source.slice(-3).toLowerCase() === 'nan' ? NaN : source[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
   if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(source)) return parseFloat(source);
   if (/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(source)) return parseFloat(source);
   return source;

@@ -150,7 +150,11 @@ export function parseWithLibrary(file: string, text: string): ParsedFile {
     // parseAllDocuments returns an array (possibly empty) or, for some inputs, a single document.
     documents = (Array.isArray(parsed) ? parsed : [parsed]) as Document.Parsed[];
   } catch (error) {
-    problems.push({ severity: 'error', message: `cannot parse YAML: ${error instanceof Error ? plainWords(error.message) : String(error)}`, location: at(1, 1) });
+    problems.push({
+      severity: 'error',
+      message: `cannot parse YAML: ${error instanceof Error ? plainWords(error.message) : String(error)}`,
+      location: at(1, 1),
+    });
     return { file, documents: [], problems };
   }
   const lineStarts = counter.lineStarts;
@@ -187,10 +191,20 @@ export function parseWithLibrary(file: string, text: string): ParsedFile {
       const index = { segments: [] as string[], length: 0, nodes: [] as number[] };
       indexNodes(document.contents, -1, index);
       const value = document.toJS({ maxAliasCount: 1000 }) as unknown;
-      out.push({ value, start: document.contents?.range?.[0] ?? document.range[0], index: { segments: index.segments.join(''), nodes: index.nodes }, nullFree: !hasNullField(value as JsonValue), lineStarts });
+      out.push({
+        value,
+        start: document.contents?.range?.[0] ?? document.range[0],
+        index: { segments: index.segments.join(''), nodes: index.nodes },
+        nullFree: !hasNullField(value as JsonValue),
+        lineStarts,
+      });
     } catch (error) {
       // toJS can still fail on pathological input (alias bombs): report, never crash.
-      problems.push({ severity: 'error', message: `cannot read YAML: ${error instanceof Error ? plainWords(error.message) : String(error)}`, location: at(1, 1) });
+      problems.push({
+        severity: 'error',
+        message: `cannot read YAML: ${error instanceof Error ? plainWords(error.message) : String(error)}`,
+        location: at(1, 1),
+      });
     }
   }
   return { file, documents: out, problems };

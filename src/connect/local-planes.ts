@@ -25,7 +25,10 @@ export type PlaneStarter = (dataDir: string, environments: LocalEnvironmentSpec[
 
 const startEmbedded: PlaneStarter = async (dataDir, environments, env) => {
   // Imported on use: commands that never go local do not load the server.
-  const [{ startLocalControlPlane, LOCAL_URL_DURABILITY }, { serverProfileFromEnv }] = await Promise.all([import('../server/embedded.js'), import('../server/profiles.js')]);
+  const [{ startLocalControlPlane, LOCAL_URL_DURABILITY }, { serverProfileFromEnv }] = await Promise.all([
+    import('../server/embedded.js'),
+    import('../server/profiles.js'),
+  ]);
   // durability normal: see LOCAL_URL_DURABILITY.
   return startLocalControlPlane({ dataDir, environments, profile: serverProfileFromEnv(env), durability: LOCAL_URL_DURABILITY });
 };

@@ -78,7 +78,14 @@ function clientSettingsFrom(env: Variables): ClientSettings {
   return { retry: retryPolicyFrom(env), timeoutMs: requestTimeoutMsFrom(env), maxResponseBytes: maxResponseBytesFrom(env) };
 }
 
-function clientFor(baseUrl: string, credential: Credential, flags: ClientFlags, env: Variables, settings: ClientSettings, extra: { onRequest?: (event: RequestEvent) => void; urlSource?: string }): ControlApiClient {
+function clientFor(
+  baseUrl: string,
+  credential: Credential,
+  flags: ClientFlags,
+  env: Variables,
+  settings: ClientSettings,
+  extra: { onRequest?: (event: RequestEvent) => void; urlSource?: string },
+): ControlApiClient {
   const debug = debugSink(flags, env);
   return new ControlApiClient({
     baseUrl,
@@ -114,12 +121,21 @@ async function clientHolding(held: HeldPlane | undefined, make: () => ControlApi
 }
 
 /** A connection without a project (--url/--token, AGENTFORM_* variables), as whoami and export use it outside a project. */
-export function openDirect(flags: ClientFlags, env: Variables = process.env, options: Omit<OpenOptions, 'flags' | 'env'> & { cwd?: string } = {}): Promise<Connection> {
+export function openDirect(
+  flags: ClientFlags,
+  env: Variables = process.env,
+  options: Omit<OpenOptions, 'flags' | 'env'> & { cwd?: string } = {},
+): Promise<Connection> {
   const { cwd, ...rest } = options;
   return openConnection({ kind: 'direct', cwd: cwd ?? process.cwd() }, { ...rest, flags, env });
 }
 
-async function openDirectRequest(request: Extract<OpenRequest, { kind: 'direct' }>, options: OpenOptions, settings: ClientSettings, planes: LocalPlanes): Promise<Connection> {
+async function openDirectRequest(
+  request: Extract<OpenRequest, { kind: 'direct' }>,
+  options: OpenOptions,
+  settings: ClientSettings,
+  planes: LocalPlanes,
+): Promise<Connection> {
   const { flags, env } = options;
   const resolved = resolveConnection(flags, env, request.defaults);
   let baseUrl = resolved.baseUrl;
@@ -138,11 +154,18 @@ async function openDirectRequest(request: Extract<OpenRequest, { kind: 'direct' 
     await held?.release();
     throw new UserError(MISSING_DIRECT_CREDENTIAL).withCode('no_credential');
   }
-  const client = await clientHolding(held, () => clientFor(baseUrl, credential, flags, env, settings, options.onRequest ? { onRequest: options.onRequest } : {}));
+  const client = await clientHolding(held, () =>
+    clientFor(baseUrl, credential, flags, env, settings, options.onRequest ? { onRequest: options.onRequest } : {}),
+  );
   return finish(client, credential, environment, held, held ? LOCAL_LABEL : baseUrl);
 }
 
-async function openEnvironment(request: Extract<OpenRequest, { kind: 'environment' }>, options: OpenOptions, settings: ClientSettings, planes: LocalPlanes): Promise<Connection> {
+async function openEnvironment(
+  request: Extract<OpenRequest, { kind: 'environment' }>,
+  options: OpenOptions,
+  settings: ClientSettings,
+  planes: LocalPlanes,
+): Promise<Connection> {
   const { flags, env } = options;
   const { target } = request;
   const resolved = resolveTarget(target, flags, env);
@@ -189,7 +212,13 @@ function localEnvironmentsOf(target: EnvironmentTarget, environments: Readonly<R
   return [...specs.values()];
 }
 
-function finish(client: ControlApiClient, credential: Credential, environment: string | undefined, held: HeldPlane | undefined, targetLabel: string): Connection {
+function finish(
+  client: ControlApiClient,
+  credential: Credential,
+  environment: string | undefined,
+  held: HeldPlane | undefined,
+  targetLabel: string,
+): Connection {
   return {
     client,
     credential,

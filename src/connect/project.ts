@@ -22,7 +22,12 @@ export function usesProject(selection: ProjectSelection, cwd: string = process.c
 }
 
 /** The connection of a command without a plan; says on stderr when the local control plane is used. */
-export async function openProjectOrDirect(selection: ProjectSelection, flags: ClientFlags, env: Variables = process.env, cwd: string = process.cwd()): Promise<Connection> {
+export async function openProjectOrDirect(
+  selection: ProjectSelection,
+  flags: ClientFlags,
+  env: Variables = process.env,
+  cwd: string = process.cwd(),
+): Promise<Connection> {
   const announce = (line: string) => process.stderr.write(line);
   if (!usesProject(selection, cwd)) return openConnection({ kind: 'direct', cwd }, { flags, env, announce });
   const project = await loadProject(resolve(cwd, selection.dir ?? '.'));
@@ -32,7 +37,12 @@ export async function openProjectOrDirect(selection: ProjectSelection, flags: Cl
 }
 
 /** Opens the connection, runs `work`, always closes (the local control plane too). */
-export async function withConnection<T>(selection: ProjectSelection, flags: ClientFlags, work: (connection: Connection) => Promise<T>, env: Variables = process.env): Promise<T> {
+export async function withConnection<T>(
+  selection: ProjectSelection,
+  flags: ClientFlags,
+  work: (connection: Connection) => Promise<T>,
+  env: Variables = process.env,
+): Promise<T> {
   const connection = await openProjectOrDirect(selection, flags, env);
   try {
     return await work(connection);

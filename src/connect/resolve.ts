@@ -108,7 +108,8 @@ export function targetCredential(target: EnvironmentTarget, token: string | unde
   const cookieEnvironment = env.AGENTFORM_ENVIRONMENT;
   const cookie = cookieCredential(env, target.slug);
   if (!cookie) throw missingCredentialError(target, env);
-  if (cookieEnvironment && cookieEnvironment !== target.slug) throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${target.slug}`).withCode('key_environment_mismatch');
+  if (cookieEnvironment && cookieEnvironment !== target.slug)
+    throw new UserError(`AGENTFORM_ENVIRONMENT is ${cookieEnvironment}, not ${target.slug}`).withCode('key_environment_mismatch');
   return cookie;
 }
 
@@ -125,7 +126,10 @@ export function missingCredentialError(target: EnvironmentTarget, env: Variables
       `agentform.yaml reads its token from ${target.credential!.source}; set ${configured}, or AGENTFORM_TOKEN_${suffix}, or pass --token`,
     ).withCode('no_credential');
   }
-  return new UserError(`no credential for environment ${target.name}`, `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${suffix}, or --token`).withCode('no_credential');
+  return new UserError(
+    `no credential for environment ${target.name}`,
+    `set the token in agentform.yaml (token: \${env:...}), AGENTFORM_TOKEN_${suffix}, or --token`,
+  ).withCode('no_credential');
 }
 
 /** The connection without a project. */
@@ -146,7 +150,9 @@ export interface ConnectionDefaults {
 export function resolveConnection(flags: ConnectFlags, env: Variables, defaults: ConnectionDefaults = {}): ResolvedConnection {
   const baseUrl = flags.url ?? env.AGENTFORM_URL ?? defaults.url;
   if (!baseUrl) {
-    throw new UserError('no Control API URL: pass --url or set AGENTFORM_URL', 'use --url local for the local control plane in .agentform/local').withCode('no_url');
+    throw new UserError('no Control API URL: pass --url or set AGENTFORM_URL', 'use --url local for the local control plane in .agentform/local').withCode(
+      'no_url',
+    );
   }
   // A cookie in the environment beats a token the caller's defaults supply, never a flag or variable.
   const token = flags.token ?? env.AGENTFORM_TOKEN ?? (env.AGENTFORM_COOKIE ? undefined : defaults.token);

@@ -61,10 +61,13 @@ export function reconcileKeyTokenFiles(desired: DesiredState, actual: ActualStat
       state = 'missing';
     } else {
       const token = file.token ?? '';
-      const owner = token === '' ? undefined : liveKeys().find((key) => {
-        const prefix = prefixOf(key);
-        return prefix !== undefined && token.startsWith(prefix);
-      });
+      const owner =
+        token === ''
+          ? undefined
+          : liveKeys().find((key) => {
+              const prefix = prefixOf(key);
+              return prefix !== undefined && token.startsWith(prefix);
+            });
       if (owner && baseKeyName(owner) === resource.name) {
         state = 'owned';
         resources = giveName(resources, owner, resource.name);
@@ -114,5 +117,8 @@ function escapeRegExp(text: string): string {
 export function credentialKeyProblems(plan: Plan, credentialKey: ResourceAddress): string[] {
   return plan.changes
     .filter((change) => change.address === credentialKey && (change.action === 'delete' || change.action === 'replace'))
-    .map((change) => `${change.address} is the key this run authenticates with: ${change.action === 'delete' ? 'deleting' : 'replacing'} it would revoke the run's own credential halfway through`);
+    .map(
+      (change) =>
+        `${change.address} is the key this run authenticates with: ${change.action === 'delete' ? 'deleting' : 'replacing'} it would revoke the run's own credential halfway through`,
+    );
 }

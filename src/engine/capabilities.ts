@@ -75,16 +75,42 @@ export function ownCapabilities(agent: AgentSpec, surfaces: LockedSurfaces | und
       const surface = surfaces?.[item.name];
       if (!surface) {
         unknownConnections.push(item.name);
-        capabilities.push({ tool: `${item.name}.*`, source: 'connection', decision: decisionFor(agent.spec, '*'), effect: 'unknown', via: [], note: `no lock entry for connection ${item.name}: its tools are unknown (run agentform lock)` });
+        capabilities.push({
+          tool: `${item.name}.*`,
+          source: 'connection',
+          decision: decisionFor(agent.spec, '*'),
+          effect: 'unknown',
+          via: [],
+          note: `no lock entry for connection ${item.name}: its tools are unknown (run agentform lock)`,
+        });
         continue;
       }
       for (const tool of surface.tools) {
-        capabilities.push({ tool: `${item.name}.${tool.name}`, source: 'connection', decision: decisionFor(agent.spec, tool.name), effect: effectOf(tool.annotations), via: [] });
+        capabilities.push({
+          tool: `${item.name}.${tool.name}`,
+          source: 'connection',
+          decision: decisionFor(agent.spec, tool.name),
+          effect: effectOf(tool.annotations),
+          via: [],
+        });
       }
     } else if (item.type === 'builtin') {
-      capabilities.push({ tool: `builtin.${item.name}`, source: 'builtin', decision: decisionFor(agent.spec, item.name), effect: BUILTIN_EFFECTS[item.name] ?? 'unknown', via: [] });
+      capabilities.push({
+        tool: `builtin.${item.name}`,
+        source: 'builtin',
+        decision: decisionFor(agent.spec, item.name),
+        effect: BUILTIN_EFFECTS[item.name] ?? 'unknown',
+        via: [],
+      });
     } else {
-      capabilities.push({ tool: `${String(item.type)}.${item.name}`, source: 'builtin', decision: decisionFor(agent.spec, item.name), effect: 'unknown', via: [], note: `tool type ${JSON.stringify(item.type)} is not one agentform knows` });
+      capabilities.push({
+        tool: `${String(item.type)}.${item.name}`,
+        source: 'builtin',
+        decision: decisionFor(agent.spec, item.name),
+        effect: 'unknown',
+        via: [],
+        note: `tool type ${JSON.stringify(item.type)} is not one agentform knows`,
+      });
     }
   }
   const sandbox = objectAt(agent.spec, 'sandbox');
@@ -102,7 +128,8 @@ export function ownCapabilities(agent: AgentSpec, surfaces: LockedSurfaces | und
       via: [],
       note: preset === undefined ? 'sandbox tools: no preset set (server default)' : `sandbox preset ${preset}`,
     });
-    for (const name of allow) capabilities.push({ tool: `sandbox.${name}`, source: 'sandbox', decision: decisionFor(agent.spec, name), effect: 'unknown', via: [] });
+    for (const name of allow)
+      capabilities.push({ tool: `sandbox.${name}`, source: 'sandbox', decision: decisionFor(agent.spec, name), effect: 'unknown', via: [] });
     for (const name of deny) capabilities.push({ tool: `sandbox.${name}`, source: 'sandbox', decision: 'denied', effect: 'unknown', via: [] });
   }
   return { capabilities, unknownConnections };

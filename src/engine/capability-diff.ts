@@ -8,7 +8,11 @@ export type { AgentCapabilityDiff, CapabilityChange } from '../model/safety.js';
 const keyOf = (capability: Pick<Capability, 'tool' | 'via'>) => `${capability.via.join('>')}|${capability.tool}`;
 
 /** The capability changes of one agent; `before`/`after` undefined when it does not exist on that side. */
-export function diffAgentCapabilities(agent: string, before: AgentCapabilities | undefined, after: AgentCapabilities | undefined): AgentCapabilityDiff | undefined {
+export function diffAgentCapabilities(
+  agent: string,
+  before: AgentCapabilities | undefined,
+  after: AgentCapabilities | undefined,
+): AgentCapabilityDiff | undefined {
   // The same list on both sides (the usual case: an agent the plan leaves alone) has no change.
   if (before && after && sameCapabilities(before.capabilities, after.capabilities)) return undefined;
   const beforeByKey = new Map((before?.capabilities ?? []).map((capability) => [keyOf(capability), capability]));
@@ -19,11 +23,19 @@ export function diffAgentCapabilities(agent: string, before: AgentCapabilities |
     const note = next.note !== undefined ? { note: next.note } : {};
     if (!previous) changes.push({ change: 'added', tool: next.tool, via: next.via, after: { decision: next.decision, effect: next.effect }, ...note });
     else if (previous.decision !== next.decision || previous.effect !== next.effect) {
-      changes.push({ change: 'changed', tool: next.tool, via: next.via, before: { decision: previous.decision, effect: previous.effect }, after: { decision: next.decision, effect: next.effect }, ...note });
+      changes.push({
+        change: 'changed',
+        tool: next.tool,
+        via: next.via,
+        before: { decision: previous.decision, effect: previous.effect },
+        after: { decision: next.decision, effect: next.effect },
+        ...note,
+      });
     }
   }
   for (const [key, previous] of beforeByKey) {
-    if (!afterByKey.has(key)) changes.push({ change: 'removed', tool: previous.tool, via: previous.via, before: { decision: previous.decision, effect: previous.effect } });
+    if (!afterByKey.has(key))
+      changes.push({ change: 'removed', tool: previous.tool, via: previous.via, before: { decision: previous.decision, effect: previous.effect } });
   }
   if (changes.length === 0 && before && after) return undefined;
   if (!before && !after) return undefined;

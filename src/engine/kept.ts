@@ -103,7 +103,10 @@ const TABLES = new Map<ResourceKind, KindTable>();
 function tableFor(kind: ResourceKind): KindTable {
   let table = TABLES.get(kind);
   if (!table) {
-    table = { patterns: KEPT_FIELDS[kind].map((pattern) => ({ pattern, keys: pattern.split('.') })), defaults: { ...SERVER_DEFAULTS[kind], ...QUIET_VALUES[kind] } };
+    table = {
+      patterns: KEPT_FIELDS[kind].map((pattern) => ({ pattern, keys: pattern.split('.') })),
+      defaults: { ...SERVER_DEFAULTS[kind], ...QUIET_VALUES[kind] },
+    };
     TABLES.set(kind, table);
   }
   return table;

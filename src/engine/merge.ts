@@ -23,7 +23,6 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 
 export type NullHandling = 'omit' | 'send';
 
-
 const OMIT = Symbol('omit');
 
 export function mergeForWrite(desired: JsonObject, remote: JsonObject | undefined, rules: DiffRules, nulls: NullHandling): JsonObject {

@@ -95,7 +95,9 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     if (duplicateOf && !unreadable.has('apiKey')) {
       const kept = desiredByAddress.get(duplicateOf)!;
       if (kept.protect) {
-        warnings.push(`${address} is a second live key named ${kept.name}; ${duplicateOf} is protected, so neither is revoked: revoke the one not in use (agentform keys revoke ${remote.id})`);
+        warnings.push(
+          `${address} is a second live key named ${kept.name}; ${duplicateOf} is protected, so neither is revoked: revoke the one not in use (agentform keys revoke ${remote.id})`,
+        );
       } else {
         duplicates.push({
           address,
@@ -115,7 +117,10 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     const prune = options.prune && !keptKey;
     // The fingerprint read through, as for no-op changes: a plan that lists an unmanaged resource
     // (the CI's own keys, in every plan) need not hash it.
-    const change = readsRemoteFingerprint({ address, kind: remote.kind, name: remote.name, action: prune ? 'delete' : 'unmanaged', fields: [], dependsOn: [], id: remote.id }, remote);
+    const change = readsRemoteFingerprint(
+      { address, kind: remote.kind, name: remote.name, action: prune ? 'delete' : 'unmanaged', fields: [], dependsOn: [], id: remote.id },
+      remote,
+    );
     if (keptKey) change.reason = 'API keys are revoked only with pruneApiKeys: true';
     (prune ? deletes : unmanaged).push(change);
   }
@@ -138,10 +143,7 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     else if (change.action === 'delete') summary.destroy++;
     else if (change.action === 'unmanaged') summary.unmanaged++;
   }
-  const order = [
-    ...changes.filter((change) => change.action !== 'no-op').map((change) => change.address),
-    ...deletes.map((change) => change.address),
-  ];
+  const order = [...changes.filter((change) => change.action !== 'no-op').map((change) => change.address), ...deletes.map((change) => change.address)];
   return { formatVersion: 1, environment: desired.target.name, changes: all, order, summary, warnings };
 }
 
@@ -156,7 +158,10 @@ function targetScope(
   const pending: ResourceAddress[] = [];
   for (const target of targets) {
     if (!edges.has(target) && !actual.has(target)) {
-      throw new PlanError(`--target ${target}: no such resource in the configuration or the environment`, 'addresses look like agent/support-bot or grant/github:user:alice');
+      throw new PlanError(
+        `--target ${target}: no such resource in the configuration or the environment`,
+        'addresses look like agent/support-bot or grant/github:user:alice',
+      );
     }
     pending.push(target);
   }
@@ -230,11 +235,7 @@ function changeFor(
   if (fields.length === 0 && rotated.length === 0) return withReason(base, reasons);
   // Every update sends the write-only values again (they cannot be compared, and update bodies carry
   // them); fields left to the server are reset to its default by this write, so they are listed too.
-  const allFields = [
-    ...fields,
-    ...resetFields(resource.spec, remote.spec),
-    ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true })),
-  ];
+  const allFields = [...fields, ...resetFields(resource.spec, remote.spec), ...writeOnlyPaths.map((path): FieldChange => ({ path, writeOnly: true }))];
 
   const replacing = fields.filter((field) => field.forcesReplace);
   if (replacing.length > 0) {

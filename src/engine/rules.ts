@@ -12,14 +12,7 @@ const SET_FIELDS: { readonly [K in ResourceKind]: readonly string[] } = {
   provider: [],
   connection: ['hookEvents'],
   grant: [],
-  agent: [
-    'sandbox.tools.allow',
-    'sandbox.tools.deny',
-    'sandbox.image.secrets',
-    'identity.scopesAllowed',
-    'compaction.preserve',
-    'model.fallback.on',
-  ],
+  agent: ['sandbox.tools.allow', 'sandbox.tools.deny', 'sandbox.image.secrets', 'identity.scopesAllowed', 'compaction.preserve', 'model.fallback.on'],
   apiKey: ['scopes', 'identityScopes'],
 };
 

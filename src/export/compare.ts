@@ -50,8 +50,19 @@ function originOf(remote: JsonObject, environmentNames: ReadonlyMap<string, stri
 }
 
 /** `agentSchema`: the agent configuration schema (config/schemas.ts); without it, every field of A is compared. */
-export function compareEnvironments(a: EnvironmentAgents, b: EnvironmentAgents, environmentNames: ReadonlyMap<string, string> = new Map(), agentSchema?: SchemaRef): EnvironmentComparison {
-  const desired: DesiredResource[] = agentsOf(a.actual).map((agent) => ({ kind: 'agent', name: agent.name, spec: exportableSpec(agent.spec, agentSchema).spec, writeOnly: {}, references: [] }));
+export function compareEnvironments(
+  a: EnvironmentAgents,
+  b: EnvironmentAgents,
+  environmentNames: ReadonlyMap<string, string> = new Map(),
+  agentSchema?: SchemaRef,
+): EnvironmentComparison {
+  const desired: DesiredResource[] = agentsOf(a.actual).map((agent) => ({
+    kind: 'agent',
+    name: agent.name,
+    spec: exportableSpec(agent.spec, agentSchema).spec,
+    writeOnly: {},
+    references: [],
+  }));
   const plan = computePlan(
     { projectDir: '.', target: { name: b.name, slug: b.slug, url: '', prune: true }, resources: desired },
     { environmentSlug: b.slug, resources: agentsOf(b.actual), missingOperations: [...a.actual.missingOperations, ...b.actual.missingOperations] },
@@ -64,7 +75,10 @@ export function compareEnvironments(a: EnvironmentAgents, b: EnvironmentAgents, 
     if (environment) names.set(environment.id, side.name);
   }
   const byAgent = new Map<string, AgentProvenance>();
-  for (const [side, state] of [['a', a.actual], ['b', b.actual]] as const) {
+  for (const [side, state] of [
+    ['a', a.actual],
+    ['b', b.actual],
+  ] as const) {
     for (const agent of agentsOf(state)) {
       const entry = byAgent.get(agent.name) ?? { agent: agent.name };
       entry[side] = originOf(agent.remote, names);

@@ -56,7 +56,10 @@ const ENVIRONMENT_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 /** A valid environment name for a slug (the slug itself when it is one). */
 export function environmentNameFor(slug: string): string {
   if (ENVIRONMENT_NAME.test(slug)) return slug;
-  const cleaned = slug.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  const cleaned = slug
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return cleaned === '' ? 'exported' : cleaned;
 }
 
@@ -68,7 +71,9 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   const exported = (resource: ActualResource, kind: keyof ExportSchemas): JsonObject => {
     const { spec, unknown } = exportableSpec(resource.spec, input.schemas[kind]);
     if (unknown.length > 0) {
-      notes.push(`${resource.kind}/${resource.name}: left out ${unknown.length === 1 ? 'a field' : `${unknown.length} fields`} the configuration does not know (${fieldList(unknown)}); the exported project does not manage ${unknown.length === 1 ? 'it' : 'them'}, so apply keeps ${unknown.length === 1 ? 'its value' : 'their values'}`);
+      notes.push(
+        `${resource.kind}/${resource.name}: left out ${unknown.length === 1 ? 'a field' : `${unknown.length} fields`} the configuration does not know (${fieldList(unknown)}); the exported project does not manage ${unknown.length === 1 ? 'it' : 'them'}, so apply keeps ${unknown.length === 1 ? 'its value' : 'their values'}`,
+      );
     }
     return spec;
   };
@@ -95,7 +100,11 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   const providers = ofKind('provider');
   count('provider', providers.length);
   if (providers.length > 0) {
-    addFile('providers.yaml', 'provider', providers.map((provider) => ({ value: providerDocument(provider, exported(provider, 'provider'), names) })));
+    addFile(
+      'providers.yaml',
+      'provider',
+      providers.map((provider) => ({ value: providerDocument(provider, exported(provider, 'provider'), names) })),
+    );
   }
 
   const secrets = ofKind('secret');
@@ -119,7 +128,12 @@ export function exportEnvironment(input: ExportInput): ExportResult {
   count('grant', exportedGrants.length);
   if (connections.length > 0) {
     const documents = connections.map((connection) => ({
-      value: connectionDocument(connection, exported(connection, 'connection'), exportedGrants.filter((grant) => grant.spec.connection === connection.name), names),
+      value: connectionDocument(
+        connection,
+        exported(connection, 'connection'),
+        exportedGrants.filter((grant) => grant.spec.connection === connection.name),
+        names,
+      ),
     }));
     addFile('connections.yaml', 'connection', documents);
   }
@@ -219,7 +233,22 @@ function agentDocument(
 }
 
 /** The order the configuration reference uses, so files read naturally; unknown keys last. */
-const AGENT_KEY_ORDER = ['name', 'description', 'model', 'system', 'tools', 'toolLoading', 'policies', 'limits', 'compaction', 'overrides', 'subagents', 'subagentPolicy', 'sandbox', 'identity'];
+const AGENT_KEY_ORDER = [
+  'name',
+  'description',
+  'model',
+  'system',
+  'tools',
+  'toolLoading',
+  'policies',
+  'limits',
+  'compaction',
+  'overrides',
+  'subagents',
+  'subagentPolicy',
+  'sandbox',
+  'identity',
+];
 
 function orderedAgentSpec(spec: { [key: string]: ExportValue }): { [key: string]: ExportValue } {
   const out: { [key: string]: ExportValue } = {};

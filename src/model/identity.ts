@@ -8,7 +8,7 @@ export interface Identity {
   environment: (Pick<Environment, 'slug'> & Partial<Pick<Environment, 'id' | 'name' | 'kind'>>) | null;
   credential: 'api-key' | 'cookie';
   /** The key as apiKeys.list shows it (never its token); null when it could not be found. */
-  key: Pick<ApiKey, 'id' | 'name'> & Partial<Pick<ApiKey, 'expiresAt' | 'createdAt'>> | null;
+  key: (Pick<ApiKey, 'id' | 'name'> & Partial<Pick<ApiKey, 'expiresAt' | 'createdAt'>>) | null;
   /** The key's scopes; null when unknown (list denied, missing, or the key not in it). */
   scopes: string[] | null;
   /** Why something is unknown, for a person to read. */

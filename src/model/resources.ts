@@ -3,16 +3,7 @@
 import type { SourceLocation } from '../errors.js';
 
 /** Resource kinds in dependency order: a kind may only depend on kinds before it. */
-export const RESOURCE_KINDS = [
-  'organization',
-  'environment',
-  'secret',
-  'provider',
-  'connection',
-  'grant',
-  'agent',
-  'apiKey',
-] as const;
+export const RESOURCE_KINDS = ['organization', 'environment', 'secret', 'provider', 'connection', 'grant', 'agent', 'apiKey'] as const;
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 /** `agent/support-bot`, `grant/github:user:alice`. Unique within one environment. */

@@ -62,7 +62,12 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   });
   // A promoted definition may name what this environment neither declares nor runs.
   refuseOnMissingReferences(
-    missingReferencesOfPlan(desired, actual, plan, promoted.promotions.map((promotion) => promotion.name)),
+    missingReferencesOfPlan(
+      desired,
+      actual,
+      plan,
+      promoted.promotions.map((promotion) => promotion.name),
+    ),
     session.desired.target.name,
     (undeclared) => `declare ${undeclared} for ${session.desired.target.name}, or promote a source version that does not use it`,
   );

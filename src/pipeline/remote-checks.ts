@@ -54,7 +54,13 @@ function toolUses(definition: Partial<AgentDefinition>): Array<{ name: string; p
  * hook and its sandbox's (the same list the reference check and the graph read).
  */
 function connectionsOf(resource: DesiredResource): string[] {
-  return [...new Set(agentDefinitionReferences(resource.spec).filter((reference) => reference.kind === 'connection').map((reference) => reference.name))];
+  return [
+    ...new Set(
+      agentDefinitionReferences(resource.spec)
+        .filter((reference) => reference.kind === 'connection')
+        .map((reference) => reference.name),
+    ),
+  ];
 }
 
 /** Memoises one remote answer per key, so each provider and connection is asked once. */
@@ -81,11 +87,15 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState, loc
   const providers = new Set(actual.resources.filter((resource) => resource.kind === 'provider').map((resource) => resource.name));
   const connectionIds = new Map(actual.resources.filter((resource) => resource.kind === 'connection').map((resource) => [resource.name, resource.id]));
   const modelsOf = memo(async (provider) => (await caller.call('providers.models', { name: provider })).map((model) => model.id));
-  const toolsOf = memo(async (connection) => (await caller.call('connections.test', { id: connectionIds.get(connection) as string })).tools.map((tool) => tool.name));
+  const toolsOf = memo(async (connection) =>
+    (await caller.call('connections.test', { id: connectionIds.get(connection) as string })).tools.map((tool) => tool.name),
+  );
 
   // At the offending value (the environment's overlay when it sets it), else at the document.
   const located = (resource: DesiredResource, path: readonly PathSegment[], message: string): Problem => {
-    const location = locate(resource, path) ?? (resource.location ? { ...resource.location, file: relative(desired.projectDir, resource.location.file) || resource.location.file } : undefined);
+    const location =
+      locate(resource, path) ??
+      (resource.location ? { ...resource.location, file: relative(desired.projectDir, resource.location.file) || resource.location.file } : undefined);
     return { message, jsonPath: formatJsonPath(['spec', ...path]), severity: 'error', ...(location ? { location } : {}) };
   };
 
@@ -101,7 +111,9 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState, loc
         try {
           const offered = await modelsOf(use.provider);
           if (!offered.includes(use.model)) {
-            problems.push(located(resource, use.path, `model "${use.model}" is not offered by provider ${use.provider} in ${environment}${didYouMean(use.model, offered)}`));
+            problems.push(
+              located(resource, use.path, `model "${use.model}" is not offered by provider ${use.provider} in ${environment}${didYouMean(use.model, offered)}`),
+            );
           }
         } catch (error) {
           notices.add(`could not list the models of provider ${use.provider}: ${describe(error)}`);
@@ -131,7 +143,11 @@ export async function remoteChecks(caller: RpcCaller, desired: DesiredState, loc
       }
       for (const tool of tools) {
         if (offered.has(tool.name)) continue;
-        const problem = located(resource, tool.path, `tool "${tool.name}" is not offered by ${connections.join(' or ')} in ${environment}${didYouMean(tool.name, offered)}`);
+        const problem = located(
+          resource,
+          tool.path,
+          `tool "${tool.name}" is not offered by ${connections.join(' or ')} in ${environment}${didYouMean(tool.name, offered)}`,
+        );
         // An agent with a sandbox may give decisions for sandbox tools, whose names the API does
         // not list anywhere: such a name cannot be judged, only pointed out.
         problems.push(definition.sandbox ? { ...problem, severity: 'warning', message: `${problem.message} (fine if it is a sandbox tool)` } : problem);

@@ -128,7 +128,9 @@ function startEarlyRead(root: ProjectRoot, requested: string | undefined, run: R
 }
 
 function sameTarget(a: EnvironmentTarget, b: EnvironmentTarget): boolean {
-  return a.name === b.name && a.slug === b.slug && a.url === b.url && a.credential?.source === b.credential?.source && a.credential?.value === b.credential?.value;
+  return (
+    a.name === b.name && a.slug === b.slug && a.url === b.url && a.credential?.source === b.credential?.source && a.credential?.value === b.credential?.value
+  );
 }
 
 /**
@@ -138,7 +140,10 @@ function sameTarget(a: EnvironmentTarget, b: EnvironmentTarget): boolean {
  * selected environment only: they are passed on only when `selected` is set.
  */
 export async function openEnvironmentSession(project: Project, environment: string, run: RunContext, selected = false): Promise<Session> {
-  if (!project.environments[environment]) throw new UserError(`unknown environment ${environment}`, `the project declares: ${Object.keys(project.environments).join(', ')}`).withCode('unknown_environment');
+  if (!project.environments[environment])
+    throw new UserError(`unknown environment ${environment}`, `the project declares: ${Object.keys(project.environments).join(', ')}`).withCode(
+      'unknown_environment',
+    );
   const target = environmentTargetFor(project, environment, run.env);
   const { url: _url, token: _token, ...otherFlags } = run.flags;
   return connect(project, { projectDir: project.dir, target, resources: [] }, selected ? run : { ...run, flags: otherFlags });
@@ -151,6 +156,16 @@ export async function connect(project: Project, desired: DesiredState, run: RunC
 }
 
 async function openTargetConnection(project: Pick<ProjectRoot, 'dir' | 'environments'>, target: EnvironmentTarget, run: RunContext): Promise<Connection> {
-  const opened = await openConnection({ kind: 'environment', projectDir: project.dir, environments: project.environments, target }, { flags: run.flags, env: run.env, planes: run.planes });
-  return { client: opened.client, targetLabel: opened.targetLabel, isLocal: opened.isLocal, ...(opened.token ? { token: opened.token } : {}), run, close: opened.close };
+  const opened = await openConnection(
+    { kind: 'environment', projectDir: project.dir, environments: project.environments, target },
+    { flags: run.flags, env: run.env, planes: run.planes },
+  );
+  return {
+    client: opened.client,
+    targetLabel: opened.targetLabel,
+    isLocal: opened.isLocal,
+    ...(opened.token ? { token: opened.token } : {}),
+    run,
+    close: opened.close,
+  };
 }

@@ -47,7 +47,10 @@ export class SourceSessions implements SourceReader {
       return known.version;
     } catch (error) {
       if (error instanceof ApiError && error.code === 'not_found') {
-        throw new UserError(`environment ${environment} has no agent ${slug}${version !== undefined ? ` version ${version}` : ''}`, `check the version: agentform history ${slug} -e ${environment}`);
+        throw new UserError(
+          `environment ${environment} has no agent ${slug}${version !== undefined ? ` version ${version}` : ''}`,
+          `check the version: agentform history ${slug} -e ${environment}`,
+        );
       }
       throw error;
     }

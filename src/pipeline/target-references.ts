@@ -13,10 +13,16 @@ import { READ_OPERATION, readActualState } from '../state/read.js';
  * target `desired.target` does not run. Returns warnings for kinds the server does not list (those
  * references cannot be checked). `desired.resources` is what the target's configuration declares.
  */
-export async function refuseWritesWithMissingReferences(client: RpcCaller, desired: Pick<DesiredState, 'target' | 'resources'>, definitions: ReadonlyMap<string, JsonObject>): Promise<string[]> {
+export async function refuseWritesWithMissingReferences(
+  client: RpcCaller,
+  desired: Pick<DesiredState, 'target' | 'resources'>,
+  definitions: ReadonlyMap<string, JsonObject>,
+): Promise<string[]> {
   if (definitions.size === 0) return [];
   const actual = await readActualState(client, desired.target.slug, REFERENCED_KINDS);
   const missing = missingReferences(definitions, { present: liveNames(actual), declared: namesByKind(desired.resources) });
   refuseOnMissingReferences(missing, desired.target.name);
-  return unreadKinds(actual).map((kind) => `the server does not offer ${READ_OPERATION[kind].rpc}: ${kind} references of the agents to be written are not checked`);
+  return unreadKinds(actual).map(
+    (kind) => `the server does not offer ${READ_OPERATION[kind].rpc}: ${kind} references of the agents to be written are not checked`,
+  );
 }

@@ -47,12 +47,16 @@ export async function readTokenFiles(desired: DesiredState): Promise<Map<string,
 
 /** Why a token could not be written to `path` (a problem for the preflight), or undefined when it can. */
 export async function tokenFileWriteProblem(path: string): Promise<string | undefined> {
-  const info = await fsPromises().stat(path).catch(() => undefined);
+  const info = await fsPromises()
+    .stat(path)
+    .catch(() => undefined);
   if (info && !info.isFile()) return 'it exists and is not a regular file';
   // The nearest existing ancestor must be a writable directory (missing ones are created).
   let dir = dirname(path);
   for (;;) {
-    const found = await fsPromises().stat(dir).catch(() => undefined);
+    const found = await fsPromises()
+      .stat(dir)
+      .catch(() => undefined);
     if (found) {
       if (!found.isDirectory()) return `${relative(process.cwd(), dir) || dir} is not a directory`;
       break;
@@ -82,7 +86,8 @@ export async function writeTokenFile(expected: TokenFileSnapshot, token: string)
     try {
       await writeFileAtomic(expected.path, `${token}\n`, { mode: 0o600, exclusive: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new UserError(`token file ${shown} appeared since the plan: refusing to overwrite it`, hint);
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new UserError(`token file ${shown} appeared since the plan: refusing to overwrite it`, hint);
       throw error;
     }
     return;

@@ -55,7 +55,10 @@ export async function planToolSurfaceReport(client: RpcCaller, run: RunFacts): P
   const lock = await readToolLock(run.desired.projectDir);
   const declared = run.desired.resources.filter((resource) => resource.kind === 'connection').map((resource) => resource.name);
   try {
-    return { checked: true, connections: await checkSurfaces(client, lock, run.desired.target.name, declared, connectionIds(run.actual), { readUnlocked: false }) };
+    return {
+      checked: true,
+      connections: await checkSurfaces(client, lock, run.desired.target.name, declared, connectionIds(run.actual), { readUnlocked: false }),
+    };
   } catch (error) {
     if (isScopeError(error)) return { checked: false, reason: NOT_CONTROL };
     throw error;

@@ -37,7 +37,12 @@ export function restrictTo(value: JsonObject, shape: JsonObject): JsonObject {
  * source's). `configured`: that environment's configuration of the agent (undefined: not declared),
  * with whatever the write sets on top of it (promote: the target's kept fields).
  */
-export function judgedDefinition(written: JsonObject, version: JsonObject, configured: JsonObject | undefined, shape: JsonObject | undefined = configured): JudgedDefinition {
+export function judgedDefinition(
+  written: JsonObject,
+  version: JsonObject,
+  configured: JsonObject | undefined,
+  shape: JsonObject | undefined = configured,
+): JudgedDefinition {
   if (!configured || !shape || diffSpec(configured, version, rulesFor('agent')).length > 0) return { definition: written, asConfigured: false };
   return { definition: restrictTo(written, shape), asConfigured: true };
 }

@@ -45,14 +45,23 @@ export function missingReferences(definitions: ReadonlyMap<string, JsonObject>, 
       if (reference.kind === 'agent' && definitions.has(reference.name)) continue;
       const present = target.present.get(reference.kind);
       if (!present || present.has(reference.name)) continue;
-      missing.push({ agent, kind: reference.kind, name: reference.name, path: formatJsonPath(reference.segments), declared: target.declared?.get(reference.kind)?.has(reference.name) === true });
+      missing.push({
+        agent,
+        kind: reference.kind,
+        name: reference.name,
+        path: formatJsonPath(reference.segments),
+        declared: target.declared?.get(reference.kind)?.has(reference.name) === true,
+      });
     }
   }
   return missing;
 }
 
 /** The names of `resources` per kind, with an (empty) entry for every kind in `kinds`. */
-export function namesByKind(resources: Iterable<{ kind: ResourceKind; name: string }>, kinds: readonly ResourceKind[] = REFERENCED_KINDS): Map<ResourceKind, Set<string>> {
+export function namesByKind(
+  resources: Iterable<{ kind: ResourceKind; name: string }>,
+  kinds: readonly ResourceKind[] = REFERENCED_KINDS,
+): Map<ResourceKind, Set<string>> {
   const names = new Map<ResourceKind, Set<string>>(kinds.map((kind) => [kind, new Set<string>()]));
   for (const resource of resources) names.get(resource.kind)?.add(resource.name);
   return names;
@@ -66,7 +75,10 @@ export function unreadKinds(actual: Pick<ActualState, 'missingOperations'>, kind
 /** What the target runs, per kind; kinds it could not list are left out (unknown). */
 export function liveNames(actual: ActualState, kinds: readonly ResourceKind[] = REFERENCED_KINDS): Map<ResourceKind, Set<string>> {
   const unread = unreadKinds(actual, kinds);
-  return namesByKind(actual.resources, kinds.filter((kind) => !unread.includes(kind)));
+  return namesByKind(
+    actual.resources,
+    kinds.filter((kind) => !unread.includes(kind)),
+  );
 }
 
 /** One line per missing reference: `agent support uses connection everything (tools[0].name), which production does not have`. */

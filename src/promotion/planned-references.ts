@@ -20,7 +20,9 @@ function presentAfter(desired: DesiredState, actual: ActualState, plan: Plan): M
 export function missingReferencesOfPlan(desired: DesiredState, actual: ActualState, plan: Plan, promoted: readonly string[]): MissingReference[] {
   const written = new Set(plan.changes.filter((change) => change.kind === 'agent' && WRITES.has(change.action)).map((change) => change.name));
   const definitions = new Map(
-    desired.resources.filter((resource) => resource.kind === 'agent' && promoted.includes(resource.name) && written.has(resource.name)).map((resource) => [resource.name, resource.spec]),
+    desired.resources
+      .filter((resource) => resource.kind === 'agent' && promoted.includes(resource.name) && written.has(resource.name))
+      .map((resource) => [resource.name, resource.spec]),
   );
   return missingReferences(definitions, { present: presentAfter(desired, actual, plan) });
 }

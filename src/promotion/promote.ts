@@ -68,7 +68,19 @@ export async function planPromotion(request: PromoteRequest, sources: SourceRead
     if (planning.has(slug)) throw new UserError(`the subagents of ${slug} form a cycle`);
     planning.add(slug);
     const targetSpec = desired.resources.find((resource) => resource.kind === 'agent' && resource.name === slug)?.spec ?? {};
-    const { source, from: fromRef, merged, judge } = await readPromotedSource(sources, project, { fromEnvironment: from, environmentId: sourceEnvironmentId, slug, version: sourceVersion, targetEnvironment: to, targetSpec });
+    const {
+      source,
+      from: fromRef,
+      merged,
+      judge,
+    } = await readPromotedSource(sources, project, {
+      fromEnvironment: from,
+      environmentId: sourceEnvironmentId,
+      slug,
+      version: sourceVersion,
+      targetEnvironment: to,
+      targetSpec,
+    });
     const pinnedVersions = new Map<number, number>();
     const pinnedToStep = new Map<number, string>();
     for (const need of subagentNeeds(merged.definition)) {
@@ -94,8 +106,24 @@ export async function planPromotion(request: PromoteRequest, sources: SourceRead
     const latest = await target.latest(slug);
     // The plan shows predicted versions for subagents promoted in this run.
     const predicted = new Map([...pinnedToStep].map(([index, name]) => [index, (steps.get(name)?.latest?.version ?? 0) + 1]));
-    const plan = agentPlan({ target: desired.target, slug, definition: withSubagentVersions(definition, predicted), latest, promotion: { fromEnvironment: from, version: source.version } });
-    const step: PromotionStep = { slug, from: fromRef, definition, judged: judge(definition), pinnedToStep, latest, outcome: promotionOutcome(latest, fromRef, hasChanges(plan)), kept: merged.kept, plan };
+    const plan = agentPlan({
+      target: desired.target,
+      slug,
+      definition: withSubagentVersions(definition, predicted),
+      latest,
+      promotion: { fromEnvironment: from, version: source.version },
+    });
+    const step: PromotionStep = {
+      slug,
+      from: fromRef,
+      definition,
+      judged: judge(definition),
+      pinnedToStep,
+      latest,
+      outcome: promotionOutcome(latest, fromRef, hasChanges(plan)),
+      kept: merged.kept,
+      plan,
+    };
     planning.delete(slug);
     steps.set(slug, step);
     return step;
@@ -106,7 +134,11 @@ export async function planPromotion(request: PromoteRequest, sources: SourceRead
 }
 
 /** Writes the steps that promote, in order; each pinned subagent names the version an earlier step made. */
-export async function writePromotion(steps: readonly PromotionStep[], writer: AgentWriter, onWritten: (step: PromotionStep, version: number) => void = () => undefined): Promise<Map<string, number>> {
+export async function writePromotion(
+  steps: readonly PromotionStep[],
+  writer: AgentWriter,
+  onWritten: (step: PromotionStep, version: number) => void = () => undefined,
+): Promise<Map<string, number>> {
   const written = new Map<string, number>();
   for (const step of steps) {
     if (step.outcome !== 'promote') continue;

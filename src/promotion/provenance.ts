@@ -17,7 +17,11 @@ export type PromotionOutcome =
    */
   | 'matches-without-provenance';
 
-export function promotionOutcome(targetLatest: { promotedFrom?: PromotedFrom | null } | undefined, source: PromotedFrom, definitionDiffers: boolean): PromotionOutcome {
+export function promotionOutcome(
+  targetLatest: { promotedFrom?: PromotedFrom | null } | undefined,
+  source: PromotedFrom,
+  definitionDiffers: boolean,
+): PromotionOutcome {
   if (!targetLatest || definitionDiffers) return 'promote';
   return samePromotedFrom(targetLatest.promotedFrom, source) ? 'no-op' : 'matches-without-provenance';
 }

@@ -39,7 +39,12 @@ function latestRemote(actual: ActualState, name: string): (AgentVersionWithSlug 
   return found ? agentVersionOf(found) : undefined;
 }
 
-export async function resolvePromotions(project: Pick<Project, 'documents'>, desired: DesiredState, actual: ActualState, reader: SourceReader): Promise<ResolvedPromotions> {
+export async function resolvePromotions(
+  project: Pick<Project, 'documents'>,
+  desired: DesiredState,
+  actual: ActualState,
+  reader: SourceReader,
+): Promise<ResolvedPromotions> {
   const desiredAgents = new Map(desired.resources.filter((resource) => resource.kind === 'agent').map((resource) => [resource.name, resource]));
   if (![...desiredAgents.values()].some((resource) => resource.promotion)) return { desired, promotions: [], warnings: [] };
   const resolved = new Map<string, { resource: DesiredResource; promotion: ResolvedPromotion }>();
@@ -67,7 +72,10 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
       const sub = desiredAgents.get(need.agent);
       const remote = latestRemote(actual, need.agent);
       if (need.version === undefined) {
-        if (!sub && !remote) throw new PlanError(`agent/${resource.name}: ${promotion.fromEnvironment} v${promotion.version} has subagent ${need.agent}, which environment ${desired.target.name} neither declares nor runs`);
+        if (!sub && !remote)
+          throw new PlanError(
+            `agent/${resource.name}: ${promotion.fromEnvironment} v${promotion.version} has subagent ${need.agent}, which environment ${desired.target.name} neither declares nor runs`,
+          );
         continue;
       }
       const needed = await neededProvenance(reader, promotion.fromEnvironment, from.environmentId, { ...need, version: need.version });
@@ -88,13 +96,28 @@ export async function resolvePromotions(project: Pick<Project, 'documents'>, des
     const differs = !latest || diffSpec(spec, jsonOf(latest.definition ?? {}), rulesFor('agent')).length > 0;
     const outcome = promotionOutcome(latest, from, differs);
     if (outcome === 'matches-without-provenance') {
-      warnings.push(`agent/${resource.name} already matches ${promotion.fromEnvironment} v${promotion.version}, but its latest version (v${latest?.version}) does not record that provenance; nothing to write`);
+      warnings.push(
+        `agent/${resource.name} already matches ${promotion.fromEnvironment} v${promotion.version}, but its latest version (v${latest?.version}) does not record that provenance; nothing to write`,
+      );
     }
     const judged = judge(spec);
-    const next: DesiredResource = { ...resource, spec, ...(judged.asConfigured ? { judgedSpec: judged.definition } : {}), references: withDefinitionReferences(resource, spec), options: { ...(resource.options ?? {}), promotedFrom: { ...from } } };
+    const next: DesiredResource = {
+      ...resource,
+      spec,
+      ...(judged.asConfigured ? { judgedSpec: judged.definition } : {}),
+      references: withDefinitionReferences(resource, spec),
+      options: { ...(resource.options ?? {}), promotedFrom: { ...from } },
+    };
     const result = {
       resource: next,
-      promotion: { name: resource.name, from, fromEnvironment: promotion.fromEnvironment, outcome, kept: merged.kept, targetVersion: outcome === 'promote' ? (latest?.version ?? 0) + 1 : (latest?.version ?? 0) },
+      promotion: {
+        name: resource.name,
+        from,
+        fromEnvironment: promotion.fromEnvironment,
+        outcome,
+        kept: merged.kept,
+        targetVersion: outcome === 'promote' ? (latest?.version ?? 0) + 1 : (latest?.version ?? 0),
+      },
     };
     inProgress.delete(resource.name);
     resolved.set(resource.name, result);

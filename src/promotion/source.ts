@@ -45,12 +45,19 @@ export async function readPromotedSource(
 }
 
 /** The provenance a target version of a pinned subagent must have to be "that source version". */
-export async function neededProvenance(reader: SourceReader, fromEnvironment: string, environmentId: string, need: Required<SubagentNeed>): Promise<PromotedFrom> {
+export async function neededProvenance(
+  reader: SourceReader,
+  fromEnvironment: string,
+  environmentId: string,
+  need: Required<SubagentNeed>,
+): Promise<PromotedFrom> {
   const subSource = await reader.agent(fromEnvironment, need.agent, need.version);
   return { environmentId, agentId: subSource.agentId, version: need.version };
 }
 
 /** What the target has of a subagent, for messages: "its latest X is v3 (promoted from version 2)". */
 export function targetHas(agent: string, present: Pick<AgentVersionWithSlug, 'version' | 'promotedFrom'> | undefined): string {
-  return present ? `its latest ${agent} is v${present.version}${present.promotedFrom ? ` (promoted from version ${present.promotedFrom.version})` : ' (not promoted)'}` : `it has no ${agent}`;
+  return present
+    ? `its latest ${agent} is v${present.version}${present.promotedFrom ? ` (promoted from version ${present.promotedFrom.version})` : ' (not promoted)'}`
+    : `it has no ${agent}`;
 }

@@ -15,18 +15,40 @@ export interface EnvironmentOutcome {
 function policyCell(safety: SafetyReview | undefined): string {
   if (!safety) return '-';
   const { errors, warnings } = safety.counts;
-  return errors + warnings === 0 ? 'ok' : [errors > 0 ? `${errors} error${errors === 1 ? '' : 's'}` : '', warnings > 0 ? `${warnings} warning${warnings === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+  return errors + warnings === 0
+    ? 'ok'
+    : [errors > 0 ? `${errors} error${errors === 1 ? '' : 's'}` : '', warnings > 0 ? `${warnings} warning${warnings === 1 ? '' : 's'}` : '']
+        .filter(Boolean)
+        .join(', ');
 }
 
 export function renderAllEnvironmentsSummary(outcomes: readonly EnvironmentOutcome[]): string {
   const rows = outcomes.map((outcome) => {
     if (!outcome.plan) return [outcome.environment, '-', '-', '-', '-', '-', `error: ${outcome.error ?? ''}`.split('\n')[0] ?? ''];
     const { add, change, replace, destroy } = outcome.plan.summary;
-    return [outcome.environment, String(add), String(change), String(replace), String(destroy), policyCell(outcome.safety), changeCount(outcome.plan) === 0 ? 'no changes' : 'changes'];
+    return [
+      outcome.environment,
+      String(add),
+      String(change),
+      String(replace),
+      String(destroy),
+      policyCell(outcome.safety),
+      changeCount(outcome.plan) === 0 ? 'no changes' : 'changes',
+    ];
   });
   return `Summary:\n${renderTable(['ENVIRONMENT', 'ADD', 'CHANGE', 'REPLACE', 'DESTROY', 'POLICY', 'STATUS'], rows)}`;
 }
 
 export function renderAllEnvironmentsJson(outcomes: readonly EnvironmentOutcome[]): string {
-  return JSON.stringify({ environments: outcomes.map((outcome) => ({ environment: outcome.environment, ...(outcome.plan ? { plan: outcome.plan } : { error: outcome.error }), ...(outcome.safety ? { safety: safetyToJson(outcome.safety) } : {}) })) }, null, 2);
+  return JSON.stringify(
+    {
+      environments: outcomes.map((outcome) => ({
+        environment: outcome.environment,
+        ...(outcome.plan ? { plan: outcome.plan } : { error: outcome.error }),
+        ...(outcome.safety ? { safety: safetyToJson(outcome.safety) } : {}),
+      })),
+    },
+    null,
+    2,
+  );
 }

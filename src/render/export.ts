@@ -18,14 +18,20 @@ export function renderExportSummary(result: ExportResult, target: ExportTarget, 
     plural(c.agent ?? 0, 'agent'),
     plural(c.apiKey ?? 0, 'API key'),
   ];
-  const lines = [`Exported environment ${target.slug} to ${outLabel}: ${parts.join(', ')}.`, `Wrote ${plural(result.files.length, 'file')}, and the JSON Schemas for editors in ${where.schemasDir}.`];
+  const lines = [
+    `Exported environment ${target.slug} to ${outLabel}: ${parts.join(', ')}.`,
+    `Wrote ${plural(result.files.length, 'file')}, and the JSON Schemas for editors in ${where.schemasDir}.`,
+  ];
   if (result.envVars.length > 0) {
     const width = Math.max(...result.envVars.map((need) => need.name.length));
     lines.push('', 'The project reads these environment variables (set them before plan or apply):');
     for (const need of result.envVars) lines.push(`  ${need.name.padEnd(width)}  ${need.purpose}`);
   }
   if (target.url === 'local') {
-    lines.push('', `Note: url is "local": the exported project uses the local control plane in ${join(outLabel, '.agentform', 'local')}, not the one it was exported from.`);
+    lines.push(
+      '',
+      `Note: url is "local": the exported project uses the local control plane in ${join(outLabel, '.agentform', 'local')}, not the one it was exported from.`,
+    );
   }
   for (const note of result.notes) lines.push(`Note: ${note}`);
   // Slugs, names and notes come from the server: no line of theirs may move the cursor or forge another.

@@ -52,7 +52,8 @@ export function renderMermaid(nodes: GraphNode[]): string {
   const ids = idsOf(nodes);
   const lines = ['flowchart LR'];
   for (const node of nodes) {
-    const symbol = node.action === 'create' ? '+ ' : node.action === 'update' ? '~ ' : node.action === 'replace' ? '-/+ ' : node.action === 'delete' ? '- ' : '';
+    const symbol =
+      node.action === 'create' ? '+ ' : node.action === 'update' ? '~ ' : node.action === 'replace' ? '-/+ ' : node.action === 'delete' ? '- ' : '';
     const cls = node.action ? MERMAID_CLASS[node.action] : undefined;
     lines.push(`  ${ids.get(node.address)}["${mermaidLabel(symbol + node.address)}"]${cls ? `:::${cls}` : ''}`);
   }

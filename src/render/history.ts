@@ -17,7 +17,9 @@ export function renderHistory(agent: string, rows: readonly HistoryRow[]): strin
       `v${row.version}`,
       row.createdAt ?? '-',
       row.image ?? '-',
-      row.promotedFrom ? `${row.promotedFrom.environment ?? row.promotedFrom.environmentId}/${agent} v${row.promotedFrom.version} (agent ${row.promotedFrom.agentId})` : '-',
+      row.promotedFrom
+        ? `${row.promotedFrom.environment ?? row.promotedFrom.environmentId}/${agent} v${row.promotedFrom.version} (agent ${row.promotedFrom.agentId})`
+        : '-',
     ]),
   );
 }

@@ -54,7 +54,12 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   const { add, change, replace, destroy, unmanaged } = plan.summary;
   const out = [`### agentform plan: ${code(plan.environment)}`, ''];
   if (options.target) out.push(`Target: ${escapeHtml(options.target)}`, '');
-  out.push('| Add | Change | Replace | Destroy | Unmanaged |', '|---:|---:|---:|---:|---:|', `| ${add} | ${change} | ${replace} | ${destroy} | ${unmanaged} |`, '');
+  out.push(
+    '| Add | Change | Replace | Destroy | Unmanaged |',
+    '|---:|---:|---:|---:|---:|',
+    `| ${add} | ${change} | ${replace} | ${destroy} | ${unmanaged} |`,
+    '',
+  );
   const writing = plan.changes.filter((item) => isWriting(item.action));
   for (const item of writing) {
     const fields = item.fields.filter((_field) => item.action !== 'create').map((field) => field.path);

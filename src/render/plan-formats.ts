@@ -38,7 +38,11 @@ function markdownOf(plan: Plan, context: PlanRenderContext): string {
 export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: PlanRenderContext) => string>> = {
   text: textOf,
   json: (plan, context) =>
-    renderPlanJson(plan, { target: context.target, ...(context.safety ? { safety: context.safety } : {}), ...(context.toolSurface ? { toolSurface: context.toolSurface } : {}) }),
+    renderPlanJson(plan, {
+      target: context.target,
+      ...(context.safety ? { safety: context.safety } : {}),
+      ...(context.toolSurface ? { toolSurface: context.toolSurface } : {}),
+    }),
   markdown: markdownOf,
 };
 

@@ -51,6 +51,10 @@ export function renderProblems(problems: readonly Problem[], options: RenderOpti
     }
   }
   const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-  lines.push(errors === 0 ? `The configuration is valid${warnings > 0 ? ` (${plural(warnings, 'warning')})` : ''}.` : `${plural(errors, 'error')}, ${plural(warnings, 'warning')}.`);
+  lines.push(
+    errors === 0
+      ? `The configuration is valid${warnings > 0 ? ` (${plural(warnings, 'warning')})` : ''}.`
+      : `${plural(errors, 'error')}, ${plural(warnings, 'warning')}.`,
+  );
   return `${lines.join('\n')}\n`;
 }

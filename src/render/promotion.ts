@@ -7,7 +7,10 @@ import { renderCapabilityChangesText } from './safety.js';
 import { renderPlanText } from './text.js';
 import { formatValue } from './values.js';
 
-export function renderPromotionStep(step: PromotionStep, context: { from: string; to: string; color: boolean; capabilities?: readonly AgentCapabilityDiff[] }): string {
+export function renderPromotionStep(
+  step: PromotionStep,
+  context: { from: string; to: string; color: boolean; capabilities?: readonly AgentCapabilityDiff[] },
+): string {
   const { from, to } = context;
   const lines = [renderPlanText(step.plan, { color: context.color })];
   // What the agent will be able to do in the target, against its latest version there.

@@ -22,14 +22,24 @@ function toolLabel(change: Pick<CapabilityChange, 'tool' | 'via'>): string {
 export function capabilityChangeText(change: CapabilityChange): string {
   const label = toolLabel(change);
   if (change.change === 'added' && change.after) {
-    const verb = change.after.decision === 'allowed' ? 'now runs without a decision' : change.after.decision === 'hook' ? 'now callable, decided by a hook' : 'now listed, denied';
+    const verb =
+      change.after.decision === 'allowed'
+        ? 'now runs without a decision'
+        : change.after.decision === 'hook'
+          ? 'now callable, decided by a hook'
+          : 'now listed, denied';
     return `+ ${label} (${change.after.effect}) ${verb}`;
   }
   if (change.change === 'removed' && change.before) return `- ${label} (${change.before.effect}) no longer callable`;
   const before = change.before as NonNullable<CapabilityChange['before']>;
   const after = change.after as NonNullable<CapabilityChange['after']>;
   const parts: string[] = [];
-  if (before.decision !== after.decision) parts.push(after.decision === 'allowed' ? `now runs without a decision (was ${DECISION[before.decision]})` : `now ${DECISION[after.decision]} (was ${DECISION[before.decision]})`);
+  if (before.decision !== after.decision)
+    parts.push(
+      after.decision === 'allowed'
+        ? `now runs without a decision (was ${DECISION[before.decision]})`
+        : `now ${DECISION[after.decision]} (was ${DECISION[before.decision]})`,
+    );
   if (before.effect !== after.effect) parts.push(`now marked ${after.effect} (was ${before.effect})`);
   return `~ ${label} (${after.effect}) ${parts.join(', ')}`;
 }

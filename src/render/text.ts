@@ -86,7 +86,9 @@ function changeBlock(change: ResourceChange & { action: WritingAction }, palette
 
 /** `agent/support: policies.toolCalls.byTool = {"rm":"allow"}`, one line per kept field of every resource. */
 export function keptLines(plan: Plan): string[] {
-  return plan.changes.flatMap((change) => (change.kept ?? []).map((field) => `${visible(change.address)}: ${visible(field.path)} = ${formatValue(field.value)}`));
+  return plan.changes.flatMap((change) =>
+    (change.kept ?? []).map((field) => `${visible(change.address)}: ${visible(field.path)} = ${formatValue(field.value)}`),
+  );
 }
 
 export function summaryLine(plan: Plan): string {
@@ -123,7 +125,11 @@ export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, chan
   }
   const unmanaged = plan.changes.filter((change) => change.action === 'unmanaged');
   if (unmanaged.length > 0) {
-    out.push(palette.dim(`Note: ${unmanaged.length} resource${unmanaged.length === 1 ? ' exists' : 's exist'} in the environment but not in the configuration (left alone; --prune deletes them):`));
+    out.push(
+      palette.dim(
+        `Note: ${unmanaged.length} resource${unmanaged.length === 1 ? ' exists' : 's exist'} in the environment but not in the configuration (left alone; --prune deletes them):`,
+      ),
+    );
     for (const change of unmanaged) out.push(palette.dim(`  ? ${visible(change.address)}${change.reason ? ` (${visible(change.reason)})` : ''}`));
     out.push('');
   }

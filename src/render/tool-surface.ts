@@ -45,7 +45,11 @@ export function renderToolSurfaceReport(report: ToolSurfaceReport, palette: Pale
   if (report.connections.length === 0) return 'Tool surface: no connections in this environment.';
   const lines: string[] = [];
   const differing = report.connections.filter((check) => check.status === 'differs').length;
-  lines.push(differing > 0 ? palette.warn(`Tool surface: ${differing} connection(s) differ from agentform.lock.yaml.`) : 'Tool surface: checked against agentform.lock.yaml.');
+  lines.push(
+    differing > 0
+      ? palette.warn(`Tool surface: ${differing} connection(s) differ from agentform.lock.yaml.`)
+      : 'Tool surface: checked against agentform.lock.yaml.',
+  );
   for (const check of report.connections) {
     if (check.status === 'differs' && check.diff) lines.push(renderSurfaceDiff(check.connection, check.diff, palette));
     else if (check.status === 'same') lines.push(`  connection ${check.connection}: matches the lock`);

@@ -17,8 +17,18 @@ export { readToolLock } from '../config/tool-lock-file.js';
  * The review of a plan run: findings on what the configuration wants, capabilities before → after
  * (`capabilityChanges: false`: findings only, for apply's refusal; see ReviewInputs).
  */
-export async function reviewPlan(run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan }, options: { capabilityChanges?: boolean } = {}): Promise<SafetyReview> {
-  return reviewEnvironment({ project: run.project, desired: run.desired, actual: run.actual, plan: run.plan, lock: await readToolLock(run.project.dir), ...options });
+export async function reviewPlan(
+  run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan },
+  options: { capabilityChanges?: boolean } = {},
+): Promise<SafetyReview> {
+  return reviewEnvironment({
+    project: run.project,
+    desired: run.desired,
+    actual: run.actual,
+    plan: run.plan,
+    lock: await readToolLock(run.project.dir),
+    ...options,
+  });
 }
 
 /** Throws (exit 1, nothing written) while an error-severity finding is not suppressed. */
@@ -27,7 +37,7 @@ export function refuseOnBlockingFindings(review: SafetyReview, command: 'apply' 
   if (blocking.length === 0) return;
   throw new UserError(
     `refusing to ${command}: ${blocking.length} policy error${blocking.length === 1 ? '' : 's'} in environment ${review.environment} (nothing was changed):\n  ${blocking.map(findingLine).join('\n  ')}`,
-    'fix them, lower the rule\'s severity in agentform.yaml (policy.rules), or suppress it on the resource with a reason (docs/policy.md); agentform check lists them',
+    "fix them, lower the rule's severity in agentform.yaml (policy.rules), or suppress it on the resource with a reason (docs/policy.md); agentform check lists them",
   ).withCode('policy_refused');
 }
 
@@ -41,7 +51,13 @@ export function wantsAnnotations(env: NodeJS.ProcessEnv): boolean {
  * promoted into it; its subagents as the target's configuration declares them, tools from the
  * target environment's lock.
  */
-export function promotionCapabilityChanges(inputs: { lock: ToolSurfaceLock | undefined; desired: DesiredState; slug: string; before: JsonObject | undefined; after: JsonObject }): AgentCapabilityDiff[] {
+export function promotionCapabilityChanges(inputs: {
+  lock: ToolSurfaceLock | undefined;
+  desired: DesiredState;
+  slug: string;
+  before: JsonObject | undefined;
+  after: JsonObject;
+}): AgentCapabilityDiff[] {
   const { lock } = inputs;
   const others = inputs.desired.resources.filter((resource) => resource.kind === 'agent').map((resource) => ({ name: resource.name, spec: resource.spec }));
   const diff = agentCapabilityChange(inputs.slug, inputs.before, inputs.after, others, surfacesFor(lock, inputs.desired.target.name));

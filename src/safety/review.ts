@@ -57,7 +57,12 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
     const name = slash < 0 ? '' : finding.address.slice(slash + 1);
     const location =
       kind === 'environment'
-        ? project.root.locate(project.root.has(['environments', environment, 'settings']) ? ['environments', environment, 'settings', ...finding.path] : ['environments', environment], 'key')
+        ? project.root.locate(
+            project.root.has(['environments', environment, 'settings'])
+              ? ['environments', environment, 'settings', ...finding.path]
+              : ['environments', environment],
+            'key',
+          )
         : locateSpec({ kind: kind as ResourceKind, name }, finding.path);
     if (!location) return undefined;
     return { ...location, file: fileName(location.file) };
@@ -83,7 +88,13 @@ function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfac
   const kind = typeof environmentKind === 'string' ? environmentKind : undefined;
   const { settings, thresholds } = policySettingsFor(project, environment, cwd);
   const surfaces = surfacesFor(lock, environment);
-  const policyInput = { environment, environmentSlug: desired.target.slug, ...(kind ? { environmentKind: kind } : {}), ...(surfaces ? { surfaces } : {}), thresholds };
+  const policyInput = {
+    environment,
+    environmentSlug: desired.target.slug,
+    ...(kind ? { environmentKind: kind } : {}),
+    ...(surfaces ? { surfaces } : {}),
+    thresholds,
+  };
   return { environment, kind, settings, surfaces, policyInput };
 }
 
@@ -95,7 +106,9 @@ function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfac
 function judgedResources(desired: DesiredState, online: boolean): { promoted: DesiredResource[]; configured: DesiredResource[]; judged: DesiredResource[] } {
   const promoted = desired.resources.filter((resource) => resource.kind === 'agent' && resource.promotion && !online);
   const configured = promoted.length > 0 ? desired.resources.filter((resource) => !promoted.includes(resource)) : desired.resources;
-  const judged = configured.some((resource) => resource.judgedSpec) ? configured.map((resource) => (resource.judgedSpec ? { ...resource, spec: resource.judgedSpec } : resource)) : configured;
+  const judged = configured.some((resource) => resource.judgedSpec)
+    ? configured.map((resource) => (resource.judgedSpec ? { ...resource, spec: resource.judgedSpec } : resource))
+    : configured;
   return { promoted, configured, judged };
 }
 
@@ -120,7 +133,8 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const { environment, kind, settings, surfaces, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
   const notes: string[] = [];
   const { promoted, configured, judged } = judgedResources(desired, inputs.actual !== undefined);
-  if (promoted.length > 0) notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
+  if (promoted.length > 0)
+    notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
   // The rules judge the configuration, not what the server holds: a field the YAML leaves to the
   // server is unknown to them (judged as its worst value), so check before the first apply, plan,
   // apply and every later apply give one verdict whatever the server filled in (docs/policy.md).
@@ -131,11 +145,15 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of
   // the review. JSON, annotations and apply's refusal read every location they print.
   const location = lazyProperty(locate);
-  const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured }, settings).map((finding) => Object.defineProperty(finding, 'location', location));
+  const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured }, settings).map((finding) =>
+    Object.defineProperty(finding, 'location', location),
+  );
   const unknown = [...new Set([...capabilitiesConfigured.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {
     const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';
-    notes.push(`tools of connection${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} unknown (${why}): treated as destructive; run agentform lock -e ${environment}`);
+    notes.push(
+      `tools of connection${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} unknown (${why}): treated as destructive; run agentform lock -e ${environment}`,
+    );
   }
   const review: SafetyReview = { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes, counts: countsOf(findings) };
   if (inputs.actual && inputs.capabilityChanges !== false) {
@@ -154,7 +172,14 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
  * from, or the version whole), with the target's severities and suppressions. The whole
  * environment is judged, as apply judges it: a write that apply would refuse is refused here too.
  */
-export function reviewPromotion(inputs: { project: Project; desired: DesiredState; promoted: ReadonlyMap<string, JsonObject>; lock?: ToolSurfaceLock; cwd?: string; notes?: string[] }): SafetyReview {
+export function reviewPromotion(inputs: {
+  project: Project;
+  desired: DesiredState;
+  promoted: ReadonlyMap<string, JsonObject>;
+  lock?: ToolSurfaceLock;
+  cwd?: string;
+  notes?: string[];
+}): SafetyReview {
   const { project, desired, promoted } = inputs;
   const resources: DesiredResource[] = desired.resources.map((resource) => {
     const definition = resource.kind === 'agent' ? promoted.get(resource.name) : undefined;
@@ -164,9 +189,15 @@ export function reviewPromotion(inputs: { project: Project; desired: DesiredStat
     return { ...declared, spec: definition, judgedSpec: definition };
   });
   for (const [name, definition] of promoted) {
-    if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name)) resources.push({ kind: 'agent', name, spec: definition, writeOnly: {}, references: [] });
+    if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name))
+      resources.push({ kind: 'agent', name, spec: definition, writeOnly: {}, references: [] });
   }
-  const review = reviewEnvironment({ project, desired: { ...desired, resources }, ...(inputs.lock ? { lock: inputs.lock } : {}), ...(inputs.cwd ? { cwd: inputs.cwd } : {}) });
+  const review = reviewEnvironment({
+    project,
+    desired: { ...desired, resources },
+    ...(inputs.lock ? { lock: inputs.lock } : {}),
+    ...(inputs.cwd ? { cwd: inputs.cwd } : {}),
+  });
   const written = new Set([...promoted.keys()].map((name) => `agent/${name}`));
   // A written definition is not in the target's files: its findings point at the agent's document.
   const cwd = inputs.cwd ?? process.cwd();
@@ -181,7 +212,13 @@ export function reviewPromotion(inputs: { project: Project; desired: DesiredStat
 }
 
 /** One agent's capability changes between two definitions (promote: the target's latest vs the source version). */
-export function agentCapabilityChange(agent: string, before: JsonObject | undefined, after: JsonObject, others: readonly AgentSpec[], surfaces: LockedSurfaces | undefined): AgentCapabilityDiff | undefined {
+export function agentCapabilityChange(
+  agent: string,
+  before: JsonObject | undefined,
+  after: JsonObject,
+  others: readonly AgentSpec[],
+  surfaces: LockedSurfaces | undefined,
+): AgentCapabilityDiff | undefined {
   const capabilitiesOf = (spec: JsonObject): AgentCapabilities | undefined =>
     computeCapabilities([{ name: agent, spec }, ...others.filter((other) => other.name !== agent)], surfaces).get(agent);
   return diffAgentCapabilities(agent, before ? capabilitiesOf(before) : undefined, capabilitiesOf(after));

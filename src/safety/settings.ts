@@ -5,7 +5,15 @@ import { relative, resolve } from 'node:path';
 import { policyConfigFor } from '../config/policy.js';
 import type { Project } from '../config/index.js';
 import { didYouMean } from '../config/suggest.js';
-import { BUILTIN_RULE_IDS, compileCustomRules, DEFAULT_THRESHOLDS, type PolicySettings, type PolicyThresholds, type SeveritySetting, type Suppression } from '../engine/policy/index.js';
+import {
+  BUILTIN_RULE_IDS,
+  compileCustomRules,
+  DEFAULT_THRESHOLDS,
+  type PolicySettings,
+  type PolicyThresholds,
+  type SeveritySetting,
+  type Suppression,
+} from '../engine/policy/index.js';
 import { ProblemsError, type SourceLocation } from '../errors.js';
 import type { ResourceAddress } from '../model/resources.js';
 
@@ -24,33 +32,47 @@ export function policySettingsFor(project: Project, environment: string, cwd: st
   const checkEnvironments = (setting: SeveritySetting, locations: Record<string, SourceLocation>, fallback: SourceLocation) => {
     if (typeof setting === 'string') return;
     for (const name of Object.keys(setting)) {
-      if (name !== '*' && !environmentNames.includes(name)) problems.push({ message: `unknown environment "${name}"${didYouMean(name, environmentNames)} (agentform.yaml declares ${environmentNames.join(', ')})`, location: locations[name] ?? fallback });
+      if (name !== '*' && !environmentNames.includes(name))
+        problems.push({
+          message: `unknown environment "${name}"${didYouMean(name, environmentNames)} (agentform.yaml declares ${environmentNames.join(', ')})`,
+          location: locations[name] ?? fallback,
+        });
     }
   };
   for (const [id, rule] of Object.entries(config.rules)) {
-    if (!known.includes(id)) problems.push({ message: `policy.rules: unknown rule "${id}"${didYouMean(id, known)} (docs/policy.md lists the built-in rules)`, location: rule.location });
+    if (!known.includes(id))
+      problems.push({
+        message: `policy.rules: unknown rule "${id}"${didYouMean(id, known)} (docs/policy.md lists the built-in rules)`,
+        location: rule.location,
+      });
     checkEnvironments(rule.severity, rule.environmentLocations, rule.location);
   }
   const seen = new Set<string>();
   for (const rule of config.custom) {
-    if (BUILTIN_RULE_IDS.includes(rule.id)) problems.push({ message: `policy.custom: "${rule.id}" is a built-in rule; give the custom rule its own id`, location: rule.location });
+    if (BUILTIN_RULE_IDS.includes(rule.id))
+      problems.push({ message: `policy.custom: "${rule.id}" is a built-in rule; give the custom rule its own id`, location: rule.location });
     if (seen.has(rule.id)) problems.push({ message: `policy.custom: two rules have the id "${rule.id}"`, location: rule.location });
     seen.add(rule.id);
     checkEnvironments(rule.severity, {}, rule.location);
   }
   const { compiled, errors } = compileCustomRules(config.custom);
-  for (const error of errors) problems.push({ message: error.message, location: (config.custom[error.index] as (typeof config.custom)[number]).schemaLocation });
+  for (const error of errors)
+    problems.push({ message: error.message, location: (config.custom[error.index] as (typeof config.custom)[number]).schemaLocation });
   const suppressions: Record<ResourceAddress, Suppression[]> = {};
-  for (const [address, items] of Object.entries(config.suppressions) as Array<[ResourceAddress, typeof config.suppressions[ResourceAddress]]>) {
+  for (const [address, items] of Object.entries(config.suppressions) as Array<[ResourceAddress, (typeof config.suppressions)[ResourceAddress]]>) {
     for (const item of items) {
-      if (!known.includes(item.rule)) problems.push({ message: `suppress: unknown rule "${item.rule}"${didYouMean(item.rule, known)}`, location: item.location });
+      if (!known.includes(item.rule))
+        problems.push({ message: `suppress: unknown rule "${item.rule}"${didYouMean(item.rule, known)}`, location: item.location });
     }
     suppressions[address] = items.map(({ rule, reason }) => ({ rule, reason }));
   }
   if (problems.length > 0) {
     throw new ProblemsError(
       `the policy configuration is invalid: ${problems.length} problem${problems.length === 1 ? '' : 's'}`,
-      problems.map((problem) => ({ message: problem.message, location: { ...problem.location, file: relative(cwd, resolve(project.dir, problem.location.file)) || problem.location.file } })),
+      problems.map((problem) => ({
+        message: problem.message,
+        location: { ...problem.location, file: relative(cwd, resolve(project.dir, problem.location.file)) || problem.location.file },
+      })),
     );
   }
   const severities: Record<string, SeveritySetting> = {};

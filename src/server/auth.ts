@@ -50,7 +50,16 @@ export const tokenHash = (token: string): string => sha256Hex(token);
 
 export function insertApiKey(
   db: Db,
-  input: { environmentId: string; environmentSlug: string; name: string; scopes: string[]; identityScopes?: string[]; spend?: object; expiresAt?: string | null; createdBy: string },
+  input: {
+    environmentId: string;
+    environmentSlug: string;
+    name: string;
+    scopes: string[];
+    identityScopes?: string[];
+    spend?: object;
+    expiresAt?: string | null;
+    createdBy: string;
+  },
 ): { id: string; token: string } {
   const token = mintToken(input.environmentSlug);
   const id = newId('key');
@@ -96,10 +105,16 @@ function checkKeyUsable(row: KeyRow, now: number, what: string): void {
   if (row.revoked_at) throw new ServiceError('unauthenticated', what === 'API key' ? INVALID_KEY_MESSAGE : `the ${what} was revoked`);
   if (row.expires_at && Date.parse(row.expires_at) <= now) throw new ServiceError('unauthenticated', `the ${what} has expired`);
   if (row.environment_archived_at) {
-    throw new ServiceError('unauthenticated', `the ${what}'s environment ${row.environment_slug} is archived (since ${row.environment_archived_at}): its keys no longer work`);
+    throw new ServiceError(
+      'unauthenticated',
+      `the ${what}'s environment ${row.environment_slug} is archived (since ${row.environment_archived_at}): its keys no longer work`,
+    );
   }
   if (row.environment_expires_at && Date.parse(row.environment_expires_at) <= now) {
-    throw new ServiceError('unauthenticated', `the ${what}'s environment ${row.environment_slug} expired at ${row.environment_expires_at}: its keys no longer work`);
+    throw new ServiceError(
+      'unauthenticated',
+      `the ${what}'s environment ${row.environment_slug} expired at ${row.environment_expires_at}: its keys no longer work`,
+    );
   }
 }
 
@@ -112,7 +127,12 @@ interface ParsedKey {
 }
 
 function parseKey(row: KeyRow): ParsedKey {
-  return { row, scopes: JSON.parse(row.scopes) as Scope[], identityScopes: JSON.parse(row.identity_scopes) as string[], bounds: keyBoundsOf(row.spend, row.expires_at) };
+  return {
+    row,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    identityScopes: JSON.parse(row.identity_scopes) as string[],
+    bounds: keyBoundsOf(row.spend, row.expires_at),
+  };
 }
 
 /** Sets of their own for each request: a handler holding them cannot change a kept key's. */
@@ -185,7 +205,7 @@ function authenticateCookie(db: Db, cookie: string, headers: RequestHeaders): Te
   const now = Date.now();
   if (!session || Date.parse(session.expires_at) <= now) throw new ServiceError('unauthenticated', 'unknown or expired session cookie');
   const row = db.prepare(`${KEY_SELECT} WHERE k.id = ?`).get(session.key_id) as KeyRow;
-  checkKeyUsable(row, now, 'session cookie\'s API key');
+  checkKeyUsable(row, now, "session cookie's API key");
   const orgHeader = single(headers['x-svc-organization']);
   if (orgHeader) {
     const org = db.prepare('SELECT id FROM organizations WHERE slug = ? OR id = ?').get(orgHeader, orgHeader) as { id: string } | undefined;
@@ -228,7 +248,12 @@ export function mintSessionCookie(db: Db, tenancy: Tenancy): { value: string; ex
   const ttlEnd = Date.now() + COOKIE_TTL_MS;
   const expiresAt = new Date(key.expires_at ? Math.min(ttlEnd, Date.parse(key.expires_at)) : ttlEnd).toISOString();
   const value = randomBytes(24).toString('hex');
-  db.prepare('INSERT INTO session_cookies (cookie_hash, key_id, expires_at, created_at) VALUES (?, ?, ?, ?)').run(sha256Hex(value), tenancy.keyId, expiresAt, nowIso());
+  db.prepare('INSERT INTO session_cookies (cookie_hash, key_id, expires_at, created_at) VALUES (?, ?, ?, ?)').run(
+    sha256Hex(value),
+    tenancy.keyId,
+    expiresAt,
+    nowIso(),
+  );
   return { value, expiresAt };
 }
 
@@ -249,9 +274,13 @@ export function assertMayGrant(tenancy: Tenancy, scopes: readonly string[], iden
   if (own.size === 0) return;
   const beyond = identityScopes.length === 0 ? ['(any)'] : identityScopes.filter((scope) => !own.has(scope));
   if (beyond.length > 0) {
-    throw new ServiceError('permission_denied', `key.identityScopes: a credential limited to identity scopes ${[...own].join(', ')} can only grant a subset of them`, {
-      field: 'key.identityScopes',
-      missingIdentityScopes: beyond,
-    });
+    throw new ServiceError(
+      'permission_denied',
+      `key.identityScopes: a credential limited to identity scopes ${[...own].join(', ')} can only grant a subset of them`,
+      {
+        field: 'key.identityScopes',
+        missingIdentityScopes: beyond,
+      },
+    );
   }
 }

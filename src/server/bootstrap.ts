@@ -19,7 +19,13 @@ function ensureOrganization(db: Db): string {
   if (row) return row.id;
   const id = newId('org');
   const now = nowIso();
-  db.prepare('INSERT INTO organizations (id, slug, name, idp_organization_id, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)').run(id, LOCAL_ORGANIZATION, 'Local', now, now);
+  db.prepare('INSERT INTO organizations (id, slug, name, idp_organization_id, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)').run(
+    id,
+    LOCAL_ORGANIZATION,
+    'Local',
+    now,
+    now,
+  );
   return id;
 }
 

@@ -104,7 +104,10 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
   // Checked before the data dir is created: better-sqlite3 is optional (store/sqlite.ts).
   loadSqlite();
   ensurePrivateDataDir(opts.dataDir);
-  const db = openDatabase(join(opts.dataDir, DATABASE_FILE), { keys: serverKeySource(opts.dataDir, opts.env), ...(opts.durability ? { durability: opts.durability } : {}) });
+  const db = openDatabase(join(opts.dataDir, DATABASE_FILE), {
+    keys: serverKeySource(opts.dataDir, opts.env),
+    ...(opts.durability ? { durability: opts.durability } : {}),
+  });
   const worker = new HookWorker(db, {
     ...opts.hookRetry,
     send: async (delivery) => {
@@ -134,7 +137,8 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
     onInternalError:
-      opts.onInternalError ?? ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),
+      opts.onInternalError ??
+      ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),
   });
   try {
     await new Promise<void>((resolve, reject) => {

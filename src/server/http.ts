@@ -158,7 +158,10 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
     // that their delays start as they arrive rather than after each other's work.
     if (delay) await yieldToEventLoop();
     const replaces = req.headers[REPLACES_KEY_HEADER];
-    const acting = fault.fail || fault.throttle ? undefined : act(rpc, { db, tenancy, services, profile, ...(typeof replaces === 'string' ? { replacesKeyId: replaces } : {}) }, body);
+    const acting =
+      fault.fail || fault.throttle
+        ? undefined
+        : act(rpc, { db, tenancy, services, profile, ...(typeof replaces === 'string' ? { replacesKeyId: replaces } : {}) }, body);
     // Its failure is answered after the delay (awaited below), not reported as unhandled meanwhile.
     acting?.catch(() => undefined);
     await delay;
@@ -202,7 +205,12 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
         const { value, expiresAt } = mintSessionCookie(db, tenancy);
         await committed(db);
         const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
-        sendJson(res, 200, { cookie: `${SESSION_COOKIE}=${value}`, expiresAt }, { 'set-cookie': `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}` });
+        sendJson(
+          res,
+          200,
+          { cookie: `${SESSION_COOKIE}=${value}`, expiresAt },
+          { 'set-cookie': `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}` },
+        );
         return;
       }
       case '/dev/sessions/simulate': {
@@ -213,7 +221,9 @@ export function createControlPlaneServer(options: HttpServerOptions): Http1Serve
       }
       case '/dev/hooks/deliveries': {
         requireScope(tenancy, 'read', 'listing hook deliveries');
-        const rows = db.prepare('SELECT * FROM hook_deliveries WHERE environment_id = ? ORDER BY created_at, event_seq, id').all(environmentOf(ctx)) as DeliveryRow[];
+        const rows = db
+          .prepare('SELECT * FROM hook_deliveries WHERE environment_id = ? ORDER BY created_at, event_seq, id')
+          .all(environmentOf(ctx)) as DeliveryRow[];
         await committed(db);
         sendJson(res, 200, rows.map(toDelivery));
         return;

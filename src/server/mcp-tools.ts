@@ -82,9 +82,7 @@ function parseUrl(url: string): URL {
   }
   if (parsed.username || parsed.password) {
     // Say so up front rather than let fetch echo the credentials back in its error.
-    throw new Error(
-      `could not reach MCP server at ${displayUrl(url)}: credentials in the URL are not supported; pass an authorization header instead`,
-    );
+    throw new Error(`could not reach MCP server at ${displayUrl(url)}: credentials in the URL are not supported; pass an authorization header instead`);
   }
   return parsed;
 }

@@ -139,8 +139,7 @@ function parseModelList(payload: unknown, where: string): Model[] {
     const model: Model = { id };
     if (typeof raw.owned_by === 'string') model.ownedBy = raw.owned_by;
     // Some compatible servers report their own limits (OpenRouter, vLLM); they win over our table.
-    const contextWindow =
-      positiveInteger(raw.context_window) ?? positiveInteger(raw.context_length) ?? positiveInteger(raw.max_model_len);
+    const contextWindow = positiveInteger(raw.context_window) ?? positiveInteger(raw.context_length) ?? positiveInteger(raw.max_model_len);
     if (contextWindow ?? known?.contextWindow) model.contextWindow = contextWindow ?? known?.contextWindow;
     const maxOutputTokens = positiveInteger(raw.max_output_tokens) ?? known?.maxOutputTokens;
     if (maxOutputTokens !== undefined) model.maxOutputTokens = maxOutputTokens;

@@ -110,7 +110,9 @@ export const NESTED_VOLATILE_FIELD = 'resolvedAt';
 const NESTED_LISTS: Partial<Record<Rpc, string>> = { 'connections.test': 'tools', 'connections.grants.import': 'results' };
 
 function hashOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value) ?? 'null').digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(value) ?? 'null')
+    .digest('hex');
 }
 
 /** What identifies a list item, for an order that depends on it and not on when it was made. */
@@ -172,7 +174,8 @@ export function pessimisticPresenter(): Presenter {
     delete out[NESTED_EXTRA_FIELD];
     out[RECORD_EXTRA_FIELD] = 'local-1';
     out[VOLATILE_FIELD] = observedAt();
-    if ((rpc === 'agents.list' || rpc === 'agents.get') && isPlainObject(out.definition) && isPlainObject(out.definition.model)) out.definition.model[NESTED_VOLATILE_FIELD] = observedAt();
+    if ((rpc === 'agents.list' || rpc === 'agents.get') && isPlainObject(out.definition) && isPlainObject(out.definition.model))
+      out.definition.model[NESTED_VOLATILE_FIELD] = observedAt();
     return out;
   };
   return {

@@ -52,7 +52,8 @@ function nestingBeyond(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -62,8 +63,7 @@ function nestingBeyond(text: string, limit: number): boolean {
   return false;
 }
 
-const fieldPath = (parent: string, key: string | number): string =>
-  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+const fieldPath = (parent: string, key: string | number): string => (typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`);
 
 function refuse(field: string, message: string, maxLength?: number): ServiceError {
   return new ServiceError('invalid_argument', `${field}: ${message}`, maxLength === undefined ? { field } : { field, maxLength });
@@ -108,7 +108,8 @@ function checkValues(root: unknown, escapes: boolean): void {
       for (const key of Object.keys(value)) {
         const at: Place = { parent: place, key };
         if (key === '__proto__') throw refuse(pathOf(at), 'the key "__proto__" is not allowed');
-        if (key.length > KEY_LIMIT) throw refuse(pathOf(place) || '(body)', `a property name must be at most ${KEY_LIMIT} characters (one has ${key.length})`, KEY_LIMIT);
+        if (key.length > KEY_LIMIT)
+          throw refuse(pathOf(place) || '(body)', `a property name must be at most ${KEY_LIMIT} characters (one has ${key.length})`, KEY_LIMIT);
         if (escapes && LONE_SURROGATE.test(key)) throw refuse(pathOf(at), 'the key holds an unpaired UTF-16 surrogate');
         const below = fallbackUnder(key, fallback);
         stack.push({ value: (value as Record<string, unknown>)[key], place: at, limit: limitUnder(key, below), fallback: below });
@@ -126,7 +127,8 @@ export function parseRequestBody(raw: Buffer): unknown {
     throw new ServiceError('invalid_argument', 'the request body is not valid UTF-8');
   }
   if (text.trim() === '') return {};
-  if (openingsBeyond(text, MAX_JSON_DEPTH) && nestingBeyond(text, MAX_JSON_DEPTH)) throw new ServiceError('invalid_argument', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (openingsBeyond(text, MAX_JSON_DEPTH) && nestingBeyond(text, MAX_JSON_DEPTH))
+    throw new ServiceError('invalid_argument', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
   let body: unknown;
   try {
     body = JSON.parse(text) as unknown;

@@ -46,5 +46,4 @@ export class ServiceError extends Error {
 
 export const notFound = (what: string): ServiceError => new ServiceError('not_found', `${what} not found`);
 export const alreadyExists = (what: string): ServiceError => new ServiceError('already_exists', `${what} already exists`);
-export const invalid = (field: string, message: string): ServiceError =>
-  new ServiceError('invalid_argument', `${field}: ${message}`, { field });
+export const invalid = (field: string, message: string): ServiceError => new ServiceError('invalid_argument', `${field}: ${message}`, { field });

@@ -96,14 +96,9 @@ export function simulateSession(ctx: HandlerContext, request: SimulateRequest): 
     const sessionId = newId('ses');
     const now = nowIso();
     const identity: Identity | undefined = request.identity && { ...request.identity, display: request.identity.id, attributes: {} };
-    ctx.db.prepare('INSERT INTO sessions (id, environment_id, agent_id, agent_version, identity, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-      sessionId,
-      environmentId,
-      agent.agentId,
-      agent.version,
-      identity ? JSON.stringify(identity) : null,
-      now,
-    );
+    ctx.db
+      .prepare('INSERT INTO sessions (id, environment_id, agent_id, agent_version, identity, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(sessionId, environmentId, agent.agentId, agent.version, identity ? JSON.stringify(identity) : null, now);
     const hookTargets = connectionsOf(ctx.db, environmentId)
       .filter((c) => c.hooks_url !== null || ctx.profile.deliverWithoutHooksUrl)
       .map((c) => ({ id: c.id, name: c.name, hookEvents: new Set(parseJson<string[]>(c.hook_events, [])) }));
@@ -144,23 +139,24 @@ export function simulateSession(ctx: HandlerContext, request: SimulateRequest): 
         requestedAt: now,
         expiresAt: new Date(Date.parse(now) + (decisions?.expiresInSeconds ?? 300) * 1000).toISOString(),
       };
-      ctx.db.prepare('INSERT INTO pending_tool_calls (tool_call_id, session_id, record) VALUES (?, ?, ?)').run(call.toolCallId, sessionId, JSON.stringify(call));
+      ctx.db
+        .prepare('INSERT INTO pending_tool_calls (tool_call_id, session_id, record) VALUES (?, ?, ?)')
+        .run(call.toolCallId, sessionId, JSON.stringify(call));
       pending.push(call.toolCallId);
     }
     if (request.usage) {
       if (!ctx.tenancy.keyId) throw new ServiceError('failed_precondition', 'usage is recorded per API key: simulate with a key, not a cookie');
       const { at, ...totals } = request.usage;
-      ctx.db.prepare('INSERT INTO usage_rows (environment_id, key_id, at, totals) VALUES (?, ?, ?, ?)').run(
-        environmentId,
-        ctx.tenancy.keyId,
-        at ? new Date(at).toISOString() : now,
-        JSON.stringify(totals),
-      );
+      ctx.db
+        .prepare('INSERT INTO usage_rows (environment_id, key_id, at, totals) VALUES (?, ?, ?, ?)')
+        .run(environmentId, ctx.tenancy.keyId, at ? new Date(at).toISOString() : now, JSON.stringify(totals));
     }
     const sandboxes: string[] = [];
     for (let i = 0; i < (request.sandboxes ?? 0); i++) {
       const record = sandboxRecord(sessionId, undefined, now);
-      ctx.db.prepare('INSERT INTO sandboxes (id, environment_id, record, created_at) VALUES (?, ?, ?, ?)').run(record.id, environmentId, JSON.stringify(record), now);
+      ctx.db
+        .prepare('INSERT INTO sandboxes (id, environment_id, record, created_at) VALUES (?, ?, ?, ?)')
+        .run(record.id, environmentId, JSON.stringify(record), now);
       sandboxes.push(record.id);
     }
     return { sessionId, agentVersion: agent.version, events, deliveries, pending, sandboxes };

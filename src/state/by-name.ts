@@ -30,5 +30,11 @@ export async function resolveNameOrId<T extends Named>(
   if (matches.length > 1) {
     throw new UserError(`${matches.length} ${what}s are named ${given}: ${matches.map((item) => item.id).join(', ')}`, 'pass the id of the one you mean');
   }
-  throw new UserError(`no ${what} named ${given}${didYouMean(given, candidates.map((item) => item.name))}`, `pass a name or an id (${idPrefix}_…)`);
+  throw new UserError(
+    `no ${what} named ${given}${didYouMean(
+      given,
+      candidates.map((item) => item.name),
+    )}`,
+    `pass a name or an id (${idPrefix}_…)`,
+  );
 }

@@ -57,7 +57,12 @@ export async function describeIdentity(caller: RpcCaller, credential: Credential
     const keys = await caller.call('apiKeys.list', {});
     const key = keyOfToken(keys, credential.token);
     if (key) {
-      identity.key = { id: key.id, name: key.name, ...(key.createdAt ? { createdAt: key.createdAt } : {}), ...(key.expiresAt ? { expiresAt: key.expiresAt } : {}) };
+      identity.key = {
+        id: key.id,
+        name: key.name,
+        ...(key.createdAt ? { createdAt: key.createdAt } : {}),
+        ...(key.expiresAt ? { expiresAt: key.expiresAt } : {}),
+      };
       identity.scopes = [...key.scopes];
     } else {
       notes.push('scopes unknown: the key is not among those apiKeys.list shows');

@@ -1,16 +1,7 @@
 // Remote objects → ActualResource, shaped like DesiredResource.spec of the same kind (see the
 // per-kind shapes at the bottom of src/model/resources.ts), so the engine compares like with like.
 // Pure: no calls, no clock.
-import type {
-  AgentVersionWithSlug,
-  ApiKey,
-  Connection,
-  ConnectionGrant,
-  Environment,
-  ModelProvider,
-  Organization,
-  SecretMetadata,
-} from '../model/api.js';
+import type { AgentVersionWithSlug, ApiKey, Connection, ConnectionGrant, Environment, ModelProvider, Organization, SecretMetadata } from '../model/api.js';
 import type { ActualResource, JsonObject, JsonValue, ResourceKind } from '../model/resources.js';
 import { remoteFingerprint } from '../engine/remote-fingerprint.js';
 import { jsonOf } from '../model/specs.js';

@@ -51,11 +51,7 @@ async function bounded<T>(tasks: Array<() => Promise<T>>, limit: number): Promis
 
 type KindResult = { resources: ActualResource[]; missing?: { rpc: string; consequence: string } };
 
-export async function readActualState(
-  caller: RpcCaller,
-  environmentSlug: string,
-  kinds: readonly ResourceKind[] = RESOURCE_KINDS,
-): Promise<ActualState> {
+export async function readActualState(caller: RpcCaller, environmentSlug: string, kinds: readonly ResourceKind[] = RESOURCE_KINDS): Promise<ActualState> {
   const wanted = RESOURCE_KINDS.filter((kind) => kinds.includes(kind));
   // Grants may name their connection only by id; the connection list names it. Share one read.
   let connectionList: Promise<ResponseOf<'connections.list'>> | undefined;

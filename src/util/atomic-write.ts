@@ -76,7 +76,9 @@ let temporaryFiles = 0;
  */
 export function temporaryPathFor(path: string): string {
   temporaryFiles += 1;
-  const tag = `${temporaryFiles.toString(16)}${Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0')}`;
+  const tag = `${temporaryFiles.toString(16)}${Math.floor(Math.random() * 0x1_0000_0000)
+    .toString(16)
+    .padStart(8, '0')}`;
   return join(dirname(path), `.${basename(path)}.${process.pid}.${tag}.tmp`);
 }
 

@@ -78,7 +78,11 @@ function cacheFile(source: Buffer, data: Buffer): Buffer {
 type CommonJsWrapper = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
 
 /** Compiles CommonJS source as Node's loader would wrap it, with V8's cached data for it if given. */
-function compileCommonJs(path: string, source: string, cachedData: Buffer | undefined): { define: CommonJsWrapper; script: Script; cacheUsed: boolean | undefined } {
+function compileCommonJs(
+  path: string,
+  source: string,
+  cachedData: Buffer | undefined,
+): { define: CommonJsWrapper; script: Script; cacheUsed: boolean | undefined } {
   // A `#!` line is valid only as a script's very first characters, which the wrapper is.
   const body = source.startsWith('#!') ? `//${source}` : source;
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${body}\n})`, { filename: path, cachedData });

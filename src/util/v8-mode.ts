@@ -99,7 +99,11 @@ export function chooseV8Mode(args: readonly string[], env: NodeJS.ProcessEnv, cw
     // Parsing dominates any run that has much of it to do, whatever the project's size.
     const forLibrary = 'of changed YAML that looks beyond the plain parser';
     if (yaml.libraryColdBytes > GROW_YOUNG_MIN_COLD_YAML_BYTES) {
-      return { mode: 'parse', reason: `over ${kilobytes(GROW_YOUNG_MIN_COLD_YAML_BYTES)} ${forLibrary}; the young generation grows while parsing`, growYoungGeneration: true };
+      return {
+        mode: 'parse',
+        reason: `over ${kilobytes(GROW_YOUNG_MIN_COLD_YAML_BYTES)} ${forLibrary}; the young generation grows while parsing`,
+        growYoungGeneration: true,
+      };
     }
     if (yaml.libraryColdBytes > LEAN_MAX_COLD_YAML_BYTES) return { mode: 'parse', reason: `over ${kilobytes(LEAN_MAX_COLD_YAML_BYTES)} ${forLibrary}` };
     if (yaml.bytes > LEAN_MAX_YAML_BYTES) return { mode: 'full', reason: `a project of over ${kilobytes(LEAN_MAX_YAML_BYTES)} of YAML` };
@@ -161,7 +165,17 @@ export function projectYaml(dir: string, packs: CachePacks | undefined, limits: 
   try {
     if (!ROOT_FILES.some((name) => isFile(join(dir, name)))) return undefined;
     const writtenAt = (pack: string | undefined) => (pack === undefined ? -Infinity : (statSync(pack, { throwIfNoEntry: false })?.mtimeMs ?? -Infinity));
-    const walk: Walk = { bytes: 0, coldBytes: 0, libraryColdBytes: 0, lookedAt: 0, lookedAtLibrary: 0, entries: 0, cachedUntil: writtenAt(packs?.project), lockCachedUntil: writtenAt(packs?.lock), root: dir };
+    const walk: Walk = {
+      bytes: 0,
+      coldBytes: 0,
+      libraryColdBytes: 0,
+      lookedAt: 0,
+      lookedAtLibrary: 0,
+      entries: 0,
+      cachedUntil: writtenAt(packs?.project),
+      lockCachedUntil: writtenAt(packs?.lock),
+      root: dir,
+    };
     addYaml(dir, walk, limits);
     return { bytes: walk.bytes, coldBytes: walk.coldBytes, libraryColdBytes: walk.libraryColdBytes };
   } catch {

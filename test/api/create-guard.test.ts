@@ -119,7 +119,10 @@ describe('duplicate-create guard', () => {
   });
 
   it('apiKeys.create: 503 before acting → no new key listed → created on the retry', async () => {
-    server.on('/v1/apiKeys/create', [apiError(503, 'unavailable', 'x'), ok({ key: { id: 'key_1', name: 'ci', scopes: ['read'] }, token: 'svc_dev_newToken1' })]);
+    server.on('/v1/apiKeys/create', [
+      apiError(503, 'unavailable', 'x'),
+      ok({ key: { id: 'key_1', name: 'ci', scopes: ['read'] }, token: 'svc_dev_newToken1' }),
+    ]);
     server.on('/v1/apiKeys/list', ok([]));
     const { client } = testClient(server.url);
     const created = await client.apiKeysCreate({ key: { name: 'ci', scopes: ['read'] } });

@@ -74,7 +74,10 @@ const CASES: LeakCase[] = [
     // Auth field names are not shown by the API: every one but type is secret, whatever its name.
     name: 'connection auth fields of any name in a request, and echoed in the response',
     rpc: 'connections.create',
-    request: { name: 'crm', auth: { type: 'oauth', clientId: 'SENTINEL-client-id', clientSecret: 'SENTINEL-client-secret', extra: { nested: ['SENTINEL-nested'] } } },
+    request: {
+      name: 'crm',
+      auth: { type: 'oauth', clientId: 'SENTINEL-client-id', clientSecret: 'SENTINEL-client-secret', extra: { nested: ['SENTINEL-nested'] } },
+    },
     answer: ok({ id: 'c1', name: 'crm', auth: { type: 'oauth', clientId: 'SENTINEL-client-id', password: 'SENTINEL-password-echo' } }),
     secrets: ['SENTINEL-client-id', 'SENTINEL-client-secret', 'SENTINEL-nested', 'SENTINEL-password-echo'],
   },

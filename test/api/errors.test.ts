@@ -72,7 +72,10 @@ describe('ApiError', () => {
   });
 
   it('a 401 in plain text keeps its message too, and a JSON body of no known shape is shown as it is', async () => {
-    server.on('/v1/sandboxes/list', [{ status: 401, text: 'Token expired' }, { status: 401, text: '{"reason":"Token expired"}' }]);
+    server.on('/v1/sandboxes/list', [
+      { status: 401, text: 'Token expired' },
+      { status: 401, text: '{"reason":"Token expired"}' },
+    ]);
     const { client } = testClient(server.url);
     expect(await rejectionOf(client.sandboxesList({}))).toMatchObject({ code: 'unauthenticated', message: 'HTTP 401: Token expired' });
     expect(await rejectionOf(client.sandboxesList({}))).toMatchObject({ code: 'unauthenticated', message: 'HTTP 401: {"reason":"Token expired"}' });

@@ -20,7 +20,14 @@ describe('proxyFor: which variable serves which URL', () => {
     expect(proxyFor(new URL(url), env)?.source).toBe(source);
   });
 
-  it.each(['http://127.0.0.1:4466', 'http://127.1.2.3', 'http://localhost:8080', 'https://plane.localhost', 'http://[::1]:4466', 'http://[::ffff:127.0.0.1]:4466'])('never for this machine: %s', (url) => {
+  it.each([
+    'http://127.0.0.1:4466',
+    'http://127.1.2.3',
+    'http://localhost:8080',
+    'https://plane.localhost',
+    'http://[::1]:4466',
+    'http://[::ffff:127.0.0.1]:4466',
+  ])('never for this machine: %s', (url) => {
     expect(proxyFor(new URL(url), { HTTPS_PROXY: PROXY, HTTP_PROXY: PROXY })).toBeUndefined();
   });
 

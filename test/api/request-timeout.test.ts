@@ -18,8 +18,13 @@ describe('AGENTFORM_TIMEOUT', () => {
     expect(requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toBe(ms);
   });
 
-  it.each(['0', '0.0001', '-5', 'abc', '1e3', '30s', 'Infinity', '2147484', '.', '1.2.3'])('%j is refused, naming the variable, the range and the value', (value) => {
-    expect(() => requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toThrow(UserError);
-    expect(() => requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toThrow(`AGENTFORM_TIMEOUT must be a number of seconds from 0.001 to 2147483, not ${JSON.stringify(value)}`);
-  });
+  it.each(['0', '0.0001', '-5', 'abc', '1e3', '30s', 'Infinity', '2147484', '.', '1.2.3'])(
+    '%j is refused, naming the variable, the range and the value',
+    (value) => {
+      expect(() => requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toThrow(UserError);
+      expect(() => requestTimeoutMsFrom({ AGENTFORM_TIMEOUT: value })).toThrow(
+        `AGENTFORM_TIMEOUT must be a number of seconds from 0.001 to 2147483, not ${JSON.stringify(value)}`,
+      );
+    },
+  );
 });

@@ -16,7 +16,9 @@ describe('AGENTFORM_MAX_RESPONSE_BYTES', () => {
 
   it.each(['0', '1023', '-5', '64MB', '1e9', '1.5', '536870849', 'Infinity'])('%j is refused, naming the variable, the range and the value', (value) => {
     expect(() => maxResponseBytesFrom({ AGENTFORM_MAX_RESPONSE_BYTES: value })).toThrow(UserError);
-    expect(() => maxResponseBytesFrom({ AGENTFORM_MAX_RESPONSE_BYTES: value })).toThrow(`AGENTFORM_MAX_RESPONSE_BYTES must be a whole number of bytes from 1024 to 536870848, not ${JSON.stringify(value)}`);
+    expect(() => maxResponseBytesFrom({ AGENTFORM_MAX_RESPONSE_BYTES: value })).toThrow(
+      `AGENTFORM_MAX_RESPONSE_BYTES must be a whole number of bytes from 1024 to 536870848, not ${JSON.stringify(value)}`,
+    );
   });
 });
 

@@ -145,7 +145,13 @@ describe('throttling (429, 503) is retried for time, not for a count (issue 44, 
   });
 
   it('other failures still count: 503s do not use up the attempts that 502s are bounded by', async () => {
-    const answers: Answer[] = [apiError(503, 'unavailable', 'busy'), { status: 502, text: '' }, apiError(503, 'unavailable', 'busy'), { status: 502, text: '' }, ok([])];
+    const answers: Answer[] = [
+      apiError(503, 'unavailable', 'busy'),
+      { status: 502, text: '' },
+      apiError(503, 'unavailable', 'busy'),
+      { status: 502, text: '' },
+      ok([]),
+    ];
     server.on(LIST, answers);
     const { client } = testClient(server.url, { retry: { maxAttempts: 2 } });
     await expect(client.sandboxesList({})).rejects.toMatchObject({ status: 502 });
@@ -175,7 +181,9 @@ describe('throttling (429, 503) is retried for time, not for a count (issue 44, 
     tally.waited(1_250);
     expect(tally.summary(false)).toBe('Throttled: 2 of 10 requests answered 429/503; all tried again (waits: 1.3 s in all)');
     tally.gaveUp();
-    expect(tally.summary(false)).toBe('Throttled: 2 of 10 requests answered 429/503; 1 request gave up when the retry time budget ran out (waits: 1.3 s in all)');
+    expect(tally.summary(false)).toBe(
+      'Throttled: 2 of 10 requests answered 429/503; 1 request gave up when the retry time budget ran out (waits: 1.3 s in all)',
+    );
     expect(JSON.parse(tally.summary(true)!)).toEqual({ throttling: { requests: 10, throttled: 2, waitedMs: 1_250, gaveUp: 1 } });
   });
 });
@@ -250,7 +258,9 @@ describe('AGENTFORM_MAX_RETRIES', () => {
   // They fell back to the default, silently, until the twenty-third session.
   it.each(['-1', 'many', '1.5', '1e2', '99999999999999999999'])('%j is refused, naming the variable and the value', (value) => {
     expect(() => retryPolicyFrom({ AGENTFORM_MAX_RETRIES: value })).toThrow(UserError);
-    expect(() => retryPolicyFrom({ AGENTFORM_MAX_RETRIES: value })).toThrow(`AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(value)}`);
+    expect(() => retryPolicyFrom({ AGENTFORM_MAX_RETRIES: value })).toThrow(
+      `AGENTFORM_MAX_RETRIES must be a whole number of retries (0 for none), not ${JSON.stringify(value)}`,
+    );
   });
 
   it('set, it bounds throttled attempts too; unset, only the time budget does', () => {

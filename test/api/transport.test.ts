@@ -91,7 +91,12 @@ describe('Transport requests', () => {
     ['without a body', undefined],
   ])('sends the same headers and body as the object form, %s', async (_, body) => {
     const { url, seen } = await recording();
-    const headers = { 'x-request-id': 'r1', accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), authorization: 'Bearer t' };
+    const headers = {
+      'x-request-id': 'r1',
+      accept: 'application/json',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      authorization: 'Bearer t',
+    };
     const transport = new Transport(url);
     try {
       await transport.send({ path: '/v1/x', headers, ...(body !== undefined ? { body } : {}), timeoutMs: 5_000, rpc: 'agents.list', requestId: 'r1' });
@@ -109,7 +114,9 @@ describe('Transport requests', () => {
     const transport = new Transport(url);
     try {
       for (const path of ['/v1/x y', '/v1/x\r\nx-evil: 1']) {
-        await expect(transport.send({ path, headers: {}, body: '{}', timeoutMs: 5_000, rpc: 'agents.list', requestId: 'r1' })).rejects.toThrow(/must be escaped/);
+        await expect(transport.send({ path, headers: {}, body: '{}', timeoutMs: 5_000, rpc: 'agents.list', requestId: 'r1' })).rejects.toThrow(
+          /must be escaped/,
+        );
       }
       expect(seen).toEqual([]);
     } finally {
@@ -121,7 +128,16 @@ describe('Transport requests', () => {
     const { url } = await recording();
     const transport = new Transport(url);
     try {
-      await expect(transport.send({ path: '/v1/x', headers: { authorization: 'Bearer a\r\nx-evil: 1' }, body: '{}', timeoutMs: 5_000, rpc: 'agents.list', requestId: 'r1' })).rejects.toThrow();
+      await expect(
+        transport.send({
+          path: '/v1/x',
+          headers: { authorization: 'Bearer a\r\nx-evil: 1' },
+          body: '{}',
+          timeoutMs: 5_000,
+          rpc: 'agents.list',
+          requestId: 'r1',
+        }),
+      ).rejects.toThrow();
     } finally {
       await transport.close();
     }

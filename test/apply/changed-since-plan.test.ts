@@ -33,10 +33,21 @@ class Volatile implements RpcCaller {
   }
 }
 
-const definition = (maxTurns: number): JsonObject => ({ name: 'Bot', model: { provider: 'openai', model: 'gpt-4o' }, system: 'Be brief.', tools: [], policies: {}, limits: { maxTurns } });
+const definition = (maxTurns: number): JsonObject => ({
+  name: 'Bot',
+  model: { provider: 'openai', model: 'gpt-4o' },
+  system: 'Be brief.',
+  tools: [],
+  policies: {},
+  limits: { maxTurns },
+});
 
 function desired(maxTurns: number): DesiredState {
-  return { projectDir: '/p', target: { name: 'dev', slug: 'dev', url: 'local', prune: false }, resources: [{ kind: 'agent', name: 'bot', spec: definition(maxTurns), writeOnly: {}, references: [] }] };
+  return {
+    projectDir: '/p',
+    target: { name: 'dev', slug: 'dev', url: 'local', prune: false },
+    resources: [{ kind: 'agent', name: 'bot', spec: definition(maxTurns), writeOnly: {}, references: [] }],
+  };
 }
 
 describe('changed since plan', () => {

@@ -3,14 +3,7 @@ import { applyPlan, type ApplyOptions } from '../../src/apply/executor.js';
 import type { ApplyEvent } from '../../src/apply/events.js';
 import type { RequestOf, ResponseOf, Rpc, RpcCaller } from '../../src/api/operations.js';
 import { ApiError } from '../../src/errors.js';
-import type {
-  ActualResource,
-  DesiredResource,
-  DesiredState,
-  Plan,
-  ResourceChange,
-  ResourceKind,
-} from '../../src/model/resources.js';
+import type { ActualResource, DesiredResource, DesiredState, Plan, ResourceChange, ResourceKind } from '../../src/model/resources.js';
 import { addressOf } from '../../src/model/resources.js';
 import { remoteFingerprint } from '../../src/engine/remote-fingerprint.js';
 
@@ -58,7 +51,13 @@ function desiredOf(resources: DesiredResource[]): DesiredState {
   return { projectDir: '/nowhere', target: { name: 'dev', slug: 'dev', url: 'local', prune: true }, resources };
 }
 
-function actualResource(kind: ResourceKind, name: string, id: string, spec: DesiredResource['spec'] = {}, remote: DesiredResource['spec'] = {}): ActualResource {
+function actualResource(
+  kind: ResourceKind,
+  name: string,
+  id: string,
+  spec: DesiredResource['spec'] = {},
+  remote: DesiredResource['spec'] = {},
+): ActualResource {
   return { kind, name, id, spec, remote, fingerprint: remoteFingerprint({ kind, id, spec, remote }) };
 }
 
@@ -84,14 +83,16 @@ describe('applyPlan', () => {
     const { caller, calls } = fakeCaller({ 'connections.create': () => ({ id: 'conn-1', name: 'gh', auth: { type: 'none' } }) });
     const desired = desiredOf([
       resource('connection', 'gh', { auth: { type: 'none' } }),
-      resource('grant', 'gh:user:alice', { connection: 'gh', identity: { scope: 'user', id: 'alice' } }, {
-        writeOnly: { accessToken: { source: '${env:T}', value: 'tok' } },
-      }),
+      resource(
+        'grant',
+        'gh:user:alice',
+        { connection: 'gh', identity: { scope: 'user', id: 'alice' } },
+        {
+          writeOnly: { accessToken: { source: '${env:T}', value: 'tok' } },
+        },
+      ),
     ]);
-    const plan = planOf([
-      change('grant', 'gh:user:alice', 'create', { dependsOn: ['connection/gh'] }),
-      change('connection', 'gh', 'create'),
-    ]);
+    const plan = planOf([change('grant', 'gh:user:alice', 'create', { dependsOn: ['connection/gh'] }), change('connection', 'gh', 'create')]);
     const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
     expect(calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.grants.import']);
     expect(calls[1].request).toEqual({
@@ -105,9 +106,16 @@ describe('applyPlan', () => {
   it('deletes only after the later kinds are written, in reverse kind order', async () => {
     const { caller, calls } = fakeCaller();
     const desired = desiredOf([resource('agent', 'bot', { model: { provider: 'new', model: 'm' } })]);
-    const actual = { environmentSlug: 'dev', resources: [actualResource('provider', 'old', 'p-old'), actualResource('agent', 'bot', 'a1')], missingOperations: [] };
+    const actual = {
+      environmentSlug: 'dev',
+      resources: [actualResource('provider', 'old', 'p-old'), actualResource('agent', 'bot', 'a1')],
+      missingOperations: [],
+    };
     const [old, bot] = actual.resources as [ActualResource, ActualResource];
-    const plan = planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) }), change('agent', 'bot', 'update', { remoteFingerprint: planned(bot, desired.resources[0]) })]);
+    const plan = planOf([
+      change('provider', 'old', 'delete', { remoteFingerprint: planned(old) }),
+      change('agent', 'bot', 'update', { remoteFingerprint: planned(bot, desired.resources[0]) }),
+    ]);
     const options = { ...baseOptions(), reread: rereadFinding(old, bot) };
     await applyPlan(plan, desired, actual, { caller }, options);
     expect(calls.map((c) => c.rpc)).toEqual(['agents.upsert', 'providers.delete']);
@@ -116,7 +124,10 @@ describe('applyPlan', () => {
   it('refuses to write a resource that changed since the plan, and carries on with the rest', async () => {
     const { caller, calls } = fakeCaller();
     const events: ApplyEvent[] = [];
-    const desired = desiredOf([resource('provider', 'p', { type: 'openai' }), resource('secret', 's', {}, { writeOnly: { value: { source: 'x', value: 'v' } } })]);
+    const desired = desiredOf([
+      resource('provider', 'p', { type: 'openai' }),
+      resource('secret', 's', {}, { writeOnly: { value: { source: 'x', value: 'v' } } }),
+    ]);
     const before = actualResource('provider', 'p', 'p1', { type: 'azure' });
     const actual = { environmentSlug: 'dev', resources: [before], missingOperations: [] };
     const plan = planOf([change('provider', 'p', 'update', { remoteFingerprint: planned(before, desired.resources[0]) }), change('secret', 's', 'create')]);
@@ -159,7 +170,10 @@ describe('applyPlan', () => {
       sandbox: { connectionName: 'tools', tools: { allow: ['grep'], deny: ['rm'] } },
       limits: {},
     };
-    const desired = desiredOf([resource('connection', 'tools', { url: 'http://127.0.0.1:1/mcp', auth: { type: 'none' } }), resource('agent', 'bot', definition)]);
+    const desired = desiredOf([
+      resource('connection', 'tools', { url: 'http://127.0.0.1:1/mcp', auth: { type: 'none' } }),
+      resource('agent', 'bot', definition),
+    ]);
     const noRemote = { environmentSlug: 'dev', resources: [], missingOperations: [] };
     const first = fakeCaller({ 'connections.create': () => ({ id: 'c1', name: 'tools', auth: { type: 'none' } }) });
     const run1 = await applyPlan(
@@ -172,10 +186,16 @@ describe('applyPlan', () => {
     const second = fakeCaller();
     const bot = actualResource('agent', 'bot', 'a1');
     const existing = { environmentSlug: 'dev', resources: [actualResource('connection', 'tools', 'c1'), bot], missingOperations: [] };
-    const run2 = await applyPlan(planOf([change('agent', 'bot', 'update', { dependsOn: ['connection/tools'], remoteFingerprint: planned(bot, desired.resources[1]) })]), desired, existing, { caller: second.caller }, {
-      ...baseOptions(),
-      reread: rereadFinding(bot),
-    });
+    const run2 = await applyPlan(
+      planOf([change('agent', 'bot', 'update', { dependsOn: ['connection/tools'], remoteFingerprint: planned(bot, desired.resources[1]) })]),
+      desired,
+      existing,
+      { caller: second.caller },
+      {
+        ...baseOptions(),
+        reread: rereadFinding(bot),
+      },
+    );
     expect(run1.failed).toEqual([]);
     expect(run2.failed).toEqual([]);
     expect(first.calls.map((c) => c.rpc)).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
@@ -189,14 +209,20 @@ describe('applyPlan', () => {
     const oldKey = actualResource('apiKey', 'ci', 'old-key');
     const actual = { environmentSlug: 'dev', resources: [oldKey], missingOperations: [] };
     const plan = planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: planned(oldKey, desired.resources[0]) })]);
-    const result = await applyPlan(plan, desired, actual, { caller }, {
-      ...baseOptions(),
-      reread: rereadFinding(oldKey),
-      saveToken: async (_resource, token) => {
-        saved.push(token);
-        return 'ci.token';
+    const result = await applyPlan(
+      plan,
+      desired,
+      actual,
+      { caller },
+      {
+        ...baseOptions(),
+        reread: rereadFinding(oldKey),
+        saveToken: async (_resource, token) => {
+          saved.push(token);
+          return 'ci.token';
+        },
       },
-    });
+    );
     expect(calls.map((c) => c.rpc)).toEqual(['apiKeys.create', 'apiKeys.revoke']);
     expect(calls[1].request).toEqual({ id: 'old-key' });
     expect(saved).toEqual(['svc_dev_SENTINELTOKEN']);
@@ -207,11 +233,22 @@ describe('applyPlan', () => {
   it('sends agent definitions without explicit nulls (null = server default) and with promotedFrom', async () => {
     const { caller, calls } = fakeCaller();
     const desired = desiredOf([
-      resource('agent', 'bot', { model: { provider: 'p', model: 'm', reasoning: null }, system: 's', tools: [], policies: {}, limits: {} }, {
-        options: { promotedFrom: { environmentId: 'env-s', agentId: 'a-s', version: 3 } },
-      }),
+      resource(
+        'agent',
+        'bot',
+        { model: { provider: 'p', model: 'm', reasoning: null }, system: 's', tools: [], policies: {}, limits: {} },
+        {
+          options: { promotedFrom: { environmentId: 'env-s', agentId: 'a-s', version: 3 } },
+        },
+      ),
     ]);
-    await applyPlan(planOf([change('agent', 'bot', 'create')]), desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    await applyPlan(
+      planOf([change('agent', 'bot', 'create')]),
+      desired,
+      { environmentSlug: 'dev', resources: [], missingOperations: [] },
+      { caller },
+      baseOptions(),
+    );
     expect(calls[0].request).toEqual({
       slug: 'bot',
       definition: { name: 'bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} },
@@ -224,22 +261,40 @@ describe('applyPlan', () => {
     const { caller } = fakeCaller({
       'agents.get': () => {
         polls += 1;
-        return { slug: 'bot', agentId: 'a', version: 1, definition: {} as never, image: polls < 3 ? { status: 'baking' } : { status: 'failed', error: 'step 2: FAIL' } };
+        return {
+          slug: 'bot',
+          agentId: 'a',
+          version: 1,
+          definition: {} as never,
+          image: polls < 3 ? { status: 'baking' } : { status: 'failed', error: 'step 2: FAIL' },
+        };
       },
     });
     const desired = desiredOf([resource('agent', 'bot', { system: 's' })]);
-    const result = await applyPlan(planOf([change('agent', 'bot', 'create')]), desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, {
-      ...baseOptions(),
-      waitForImages: true,
-      imagePollMs: 1,
-    });
+    const result = await applyPlan(
+      planOf([change('agent', 'bot', 'create')]),
+      desired,
+      { environmentSlug: 'dev', resources: [], missingOperations: [] },
+      { caller },
+      {
+        ...baseOptions(),
+        waitForImages: true,
+        imagePollMs: 1,
+      },
+    );
     expect(polls).toBe(3);
     expect(result.failed[0].message).toContain('step 2: FAIL');
   });
 
   it('makes no calls for a plan without changes', async () => {
     const { caller, calls } = fakeCaller();
-    const result = await applyPlan(planOf([change('agent', 'bot', 'no-op'), change('agent', 'x', 'unmanaged')]), desiredOf([]), { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
+    const result = await applyPlan(
+      planOf([change('agent', 'bot', 'no-op'), change('agent', 'x', 'unmanaged')]),
+      desiredOf([]),
+      { environmentSlug: 'dev', resources: [], missingOperations: [] },
+      { caller },
+      baseOptions(),
+    );
     expect(calls).toEqual([]);
     expect(result.done).toEqual([]);
   });
@@ -255,7 +310,12 @@ describe('applyPlan with an unreachable tool server', () => {
     });
     const desired = desiredOf([
       resource('connection', 'tools', { url: 'http://127.0.0.1:9/mcp', auth: { type: 'none' } }),
-      resource('agent', 'bot', { system: 's', tools: [], policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { anything: 'allow' } } }, limits: {} }),
+      resource('agent', 'bot', {
+        system: 's',
+        tools: [],
+        policies: { toolCalls: { hook: { connection: 'tools' }, byTool: { anything: 'allow' } } },
+        limits: {},
+      }),
     ]);
     const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
     const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
@@ -265,7 +325,7 @@ describe('applyPlan with an unreachable tool server', () => {
   });
 });
 
-describe('applyPlan and a connection\'s tools list', () => {
+describe("applyPlan and a connection's tools list", () => {
   it('asks connections.test once, after the write; dependents start without waiting for its answer; the note and the tools are kept', async () => {
     let answerTools!: () => void;
     const toolsAnswered = new Promise<void>((resolve) => (answerTools = resolve));
@@ -289,10 +349,16 @@ describe('applyPlan and a connection\'s tools list', () => {
     ]);
     const plan = planOf([change('connection', 'tools', 'create'), change('agent', 'bot', 'create', { dependsOn: ['connection/tools'] })]);
     const tested: Array<[string, string, number]> = [];
-    const result = await applyPlan(plan, desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, {
-      ...baseOptions(),
-      onConnectionTested: (name, id, tools) => tested.push([name, id, tools.length]),
-    });
+    const result = await applyPlan(
+      plan,
+      desired,
+      { environmentSlug: 'dev', resources: [], missingOperations: [] },
+      { caller },
+      {
+        ...baseOptions(),
+        onConnectionTested: (name, id, tools) => tested.push([name, id, tools.length]),
+      },
+    );
     expect(result.failed).toEqual([]);
     expect(calls).toEqual(['connections.create', 'connections.test', 'agents.upsert']);
     expect(result.done.find((item) => item.address === 'connection/tools')?.note).toBe('2 tools');
@@ -304,8 +370,17 @@ describe('applyPlan agent definitions', () => {
   it('sends the minimal definition fields (tools, policies, limits) the user left out', async () => {
     const { caller, calls } = fakeCaller();
     const desired = desiredOf([resource('agent', 'bot', { model: { provider: 'p', model: 'm' }, system: 's' })]);
-    await applyPlan(planOf([change('agent', 'bot', 'create')]), desired, { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, baseOptions());
-    expect(calls[0].request).toEqual({ slug: 'bot', definition: { name: 'bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} } });
+    await applyPlan(
+      planOf([change('agent', 'bot', 'create')]),
+      desired,
+      { environmentSlug: 'dev', resources: [], missingOperations: [] },
+      { caller },
+      baseOptions(),
+    );
+    expect(calls[0].request).toEqual({
+      slug: 'bot',
+      definition: { name: 'bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} },
+    });
   });
 });
 
@@ -318,10 +393,16 @@ describe('applyPlan deletes', () => {
     });
     const old = actualResource('provider', 'old', 'p-old');
     const actual = { environmentSlug: 'dev', resources: [old], missingOperations: [] };
-    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) })]), desiredOf([]), actual, { caller }, {
-      ...baseOptions(),
-      reread: rereadFinding(old),
-    });
+    const result = await applyPlan(
+      planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) })]),
+      desiredOf([]),
+      actual,
+      { caller },
+      {
+        ...baseOptions(),
+        reread: rereadFinding(old),
+      },
+    );
     expect(result.failed).toEqual([]);
     expect(result.done).toEqual([{ address: 'provider/old', action: 'delete', ms: expect.any(Number), note: 'already gone' }]);
     expect(result.counts.destroyed).toBe(1);
@@ -335,10 +416,16 @@ describe('applyPlan deletes', () => {
     });
     const old = actualResource('provider', 'old', 'p-old');
     const actual = { environmentSlug: 'dev', resources: [old], missingOperations: [] };
-    const result = await applyPlan(planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) })]), desiredOf([]), actual, { caller }, {
-      ...baseOptions(),
-      reread: rereadFinding(old),
-    });
+    const result = await applyPlan(
+      planOf([change('provider', 'old', 'delete', { remoteFingerprint: planned(old) })]),
+      desiredOf([]),
+      actual,
+      { caller },
+      {
+        ...baseOptions(),
+        reread: rereadFinding(old),
+      },
+    );
     expect(result.failed[0]?.code).toBe('failed_precondition');
   });
 });
@@ -347,24 +434,42 @@ describe('applyPlan deletes of resources removed meanwhile', () => {
   it('makes no call and counts the delete as done when the re-read no longer finds the resource', async () => {
     const { caller, calls } = fakeCaller();
     const actual = { environmentSlug: 'dev', resources: [actualResource('secret', 'old', 's-old')], missingOperations: [] };
-    const result = await applyPlan(planOf([change('secret', 'old', 'delete', { remoteFingerprint: planned(actual.resources[0]!) })]), desiredOf([]), actual, { caller }, {
-      ...baseOptions(),
-      reread: async () => new Map(),
-    });
+    const result = await applyPlan(
+      planOf([change('secret', 'old', 'delete', { remoteFingerprint: planned(actual.resources[0]!) })]),
+      desiredOf([]),
+      actual,
+      { caller },
+      {
+        ...baseOptions(),
+        reread: async () => new Map(),
+      },
+    );
     expect(calls).toEqual([]);
     expect(result.done[0]).toMatchObject({ address: 'secret/old', note: 'already gone' });
   });
 
   describe('writes of existing resources send the remote object with the configuration merged in', () => {
-    const run = async (kind: ResourceKind, name: string, want: DesiredResource['spec'], have: DesiredResource['spec'], action: ResourceChange['action'] = 'update') => {
+    const run = async (
+      kind: ResourceKind,
+      name: string,
+      want: DesiredResource['spec'],
+      have: DesiredResource['spec'],
+      action: ResourceChange['action'] = 'update',
+    ) => {
       const { caller, calls } = fakeCaller();
       const existing = actualResource(kind, name, `${kind}-id`, have);
       const wanted = resource(kind, name, want);
       const actual = { environmentSlug: 'dev', resources: [existing], missingOperations: [] };
-      const result = await applyPlan(planOf([change(kind, name, action, { remoteFingerprint: planned(existing, wanted) })]), desiredOf([wanted]), actual, { caller }, {
-        ...baseOptions(),
-        reread: rereadFinding(existing),
-      });
+      const result = await applyPlan(
+        planOf([change(kind, name, action, { remoteFingerprint: planned(existing, wanted) })]),
+        desiredOf([wanted]),
+        actual,
+        { caller },
+        {
+          ...baseOptions(),
+          reread: rereadFinding(existing),
+        },
+      );
       expect(result.failed).toEqual([]);
       return calls.filter((call) => !call.rpc.endsWith('.test')).map((call) => [call.rpc, call.request]);
     };
@@ -372,30 +477,87 @@ describe('applyPlan deletes of resources removed meanwhile', () => {
     // Regression: agents.upsert replaces the whole definition, and fields the configuration did
     // not mention (an out-of-band byTool entry, a sandbox, an identity) were silently removed.
     it('agents.upsert: the whole remote definition, unknown fields included; byTool replaced; null left out', async () => {
-      const remote = { name: 'A', model: { provider: 'p', model: 'm', reasoning: 'high' }, system: 's', tools: [], policies: { toolCalls: { byTool: { shell: 'allow', rm: 'deny' } } }, limits: {}, sandbox: { scope: 'tree' }, identity: { required: true }, futureField: 1 };
+      const remote = {
+        name: 'A',
+        model: { provider: 'p', model: 'm', reasoning: 'high' },
+        system: 's',
+        tools: [],
+        policies: { toolCalls: { byTool: { shell: 'allow', rm: 'deny' } } },
+        limits: {},
+        sandbox: { scope: 'tree' },
+        identity: { required: true },
+        futureField: 1,
+      };
       const want = { name: 'A', model: { provider: 'p', model: 'n', reasoning: null }, system: 's', policies: { toolCalls: { byTool: { rm: 'deny' } } } };
       expect(await run('agent', 'a', want, remote)).toEqual([
-        ['agents.upsert', { slug: 'a', definition: { name: 'A', model: { provider: 'p', model: 'n' }, system: 's', tools: [], policies: { toolCalls: { byTool: { rm: 'deny' } } }, limits: {}, sandbox: { scope: 'tree' }, identity: { required: true }, futureField: 1 } }],
+        [
+          'agents.upsert',
+          {
+            slug: 'a',
+            definition: {
+              name: 'A',
+              model: { provider: 'p', model: 'n' },
+              system: 's',
+              tools: [],
+              policies: { toolCalls: { byTool: { rm: 'deny' } } },
+              limits: {},
+              sandbox: { scope: 'tree' },
+              identity: { required: true },
+              futureField: 1,
+            },
+          },
+        ],
       ]);
     });
 
     it('environments.update: every field of the request shape, nulls sent as null, kind never', async () => {
-      const remote = { name: 'Dev', kind: 'development', group: 'g', expiresAt: null, spend: { dailyUsd: 5, tokensPerMonth: 9, serverRevision: 7 }, retention: { spansDays: 3 } };
+      const remote = {
+        name: 'Dev',
+        kind: 'development',
+        group: 'g',
+        expiresAt: null,
+        spend: { dailyUsd: 5, tokensPerMonth: 9, serverRevision: 7 },
+        retention: { spansDays: 3 },
+      };
       expect(await run('environment', 'dev', { name: 'Development', spend: { dailyUsd: null } }, remote)).toEqual([
-        ['environments.update', { slug: 'dev', name: 'Development', group: 'g', expiresAt: null, spend: { dailyUsd: null, tokensPerMonth: 9 }, retention: { spansDays: 3 } }],
+        [
+          'environments.update',
+          { slug: 'dev', name: 'Development', group: 'g', expiresAt: null, spend: { dailyUsd: null, tokensPerMonth: 9 }, retention: { spansDays: 3 } },
+        ],
       ]);
     });
 
     it('connections.update and providers.update: the request shape with the remote values', async () => {
-      expect(await run('connection', 'c', { url: 'https://b.test', auth: { type: 't' } }, { url: 'https://a.test', transport: 'sse', channel: 'x', hooksUrl: null, hookEvents: ['e'], auth: { type: 't' } })).toEqual([
-        ['connections.update', { id: 'connection-id', url: 'https://b.test', transport: 'sse', channel: 'x', hooksUrl: null, hookEvents: ['e'], auth: { type: 't' } }],
+      expect(
+        await run(
+          'connection',
+          'c',
+          { url: 'https://b.test', auth: { type: 't' } },
+          { url: 'https://a.test', transport: 'sse', channel: 'x', hooksUrl: null, hookEvents: ['e'], auth: { type: 't' } },
+        ),
+      ).toEqual([
+        [
+          'connections.update',
+          { id: 'connection-id', url: 'https://b.test', transport: 'sse', channel: 'x', hooksUrl: null, hookEvents: ['e'], auth: { type: 't' } },
+        ],
       ]);
-      expect(await run('provider', 'p', { type: 'openai' }, { type: 'other', baseUrl: 'https://gw.test' })).toEqual([['providers.update', { id: 'provider-id', type: 'openai', baseUrl: 'https://gw.test' }]]);
+      expect(await run('provider', 'p', { type: 'openai' }, { type: 'other', baseUrl: 'https://gw.test' })).toEqual([
+        ['providers.update', { id: 'provider-id', type: 'openai', baseUrl: 'https://gw.test' }],
+      ]);
     });
 
     it('a replacing API key takes over what the configuration does not mention', async () => {
-      const calls = await run('apiKey', 'k', { scopes: ['read', 'control'] }, { scopes: ['read'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' }, 'replace');
-      expect(calls[0]).toEqual(['apiKeys.create', { key: { name: 'k', scopes: ['read', 'control'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' } }]);
+      const calls = await run(
+        'apiKey',
+        'k',
+        { scopes: ['read', 'control'] },
+        { scopes: ['read'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' },
+        'replace',
+      );
+      expect(calls[0]).toEqual([
+        'apiKeys.create',
+        { key: { name: 'k', scopes: ['read', 'control'], spend: { dailyUsd: 5 }, expiresAt: '2030-01-01T00:00:00Z' } },
+      ]);
     });
   });
 });
@@ -408,10 +570,16 @@ describe('applyPlan when the credential may not write', () => {
       },
     });
     const secrets = ['a', 'b', 'c', 'd', 'e'].map((name) => resource('secret', name, {}, { writeOnly: { value: { source: '${env:V}', value: 'v' } } }));
-    const result = await applyPlan(planOf(secrets.map((item) => change('secret', item.name, 'create'))), desiredOf(secrets), { environmentSlug: 'dev', resources: [], missingOperations: [] }, { caller }, {
-      ...baseOptions(),
-      parallelism: 1,
-    });
+    const result = await applyPlan(
+      planOf(secrets.map((item) => change('secret', item.name, 'create'))),
+      desiredOf(secrets),
+      { environmentSlug: 'dev', resources: [], missingOperations: [] },
+      { caller },
+      {
+        ...baseOptions(),
+        parallelism: 1,
+      },
+    );
     expect(calls).toHaveLength(1);
     expect(result.failed.map((item) => item.code)).toEqual(['permission_denied']);
     expect(result.notStarted.map((item) => item.address)).toEqual(['secret/b', 'secret/c', 'secret/d', 'secret/e']);
@@ -428,20 +596,29 @@ describe('applyPlan API keys whose token could be lost', () => {
     const { caller, calls } = fakeCaller({
       'apiKeys.create': () => {
         creates += 1;
-        if (creates === 1) throw new ApiError('apiKeys.create', 0, 'token_lost', 'key ci was created (id key_orphan) but the answer carrying its token was lost', { keyId: 'key_orphan' });
+        if (creates === 1)
+          throw new ApiError('apiKeys.create', 0, 'token_lost', 'key ci was created (id key_orphan) but the answer carrying its token was lost', {
+            keyId: 'key_orphan',
+          });
         return { key: { id: 'key_2', name: 'ci', scopes: ['read'] }, token: 'svc_dev_SENTINELTOKEN' };
       },
       'apiKeys.revoke': () => ({ id: 'key_orphan', name: 'ci', scopes: ['read'] }),
     });
     const saved: string[] = [];
     const events: ApplyEvent[] = [];
-    const result = await applyPlan(planOf([change('apiKey', 'ci', 'create')]), desiredOf([key]), noRemote, { caller }, {
-      ...baseOptions(events),
-      saveToken: async (_resource, token) => {
-        saved.push(token);
-        return 'ci.token';
+    const result = await applyPlan(
+      planOf([change('apiKey', 'ci', 'create')]),
+      desiredOf([key]),
+      noRemote,
+      { caller },
+      {
+        ...baseOptions(events),
+        saveToken: async (_resource, token) => {
+          saved.push(token);
+          return 'ci.token';
+        },
       },
-    });
+    );
     expect(result.failed).toEqual([]);
     expect(calls.map((call) => call.rpc)).toEqual(['apiKeys.create', 'apiKeys.revoke', 'apiKeys.create']);
     expect(calls[1]!.request).toEqual({ id: 'key_orphan' });
@@ -453,13 +630,19 @@ describe('applyPlan API keys whose token could be lost', () => {
     const { caller, calls } = fakeCaller({ 'apiKeys.revoke': () => ({ id: 'key-1', name: 'ci', scopes: ['read'] }) });
     const oldKey = actualResource('apiKey', 'ci', 'old-key');
     const actual = { environmentSlug: 'dev', resources: [oldKey], missingOperations: [] };
-    const result = await applyPlan(planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: planned(oldKey, key) })]), desiredOf([key]), actual, { caller }, {
-      ...baseOptions(),
-      reread: rereadFinding(oldKey),
-      saveToken: async () => {
-        throw new Error('token file ci.token appeared since the plan: refusing to overwrite it');
+    const result = await applyPlan(
+      planOf([change('apiKey', 'ci', 'replace', { remoteFingerprint: planned(oldKey, key) })]),
+      desiredOf([key]),
+      actual,
+      { caller },
+      {
+        ...baseOptions(),
+        reread: rereadFinding(oldKey),
+        saveToken: async () => {
+          throw new Error('token file ci.token appeared since the plan: refusing to overwrite it');
+        },
       },
-    });
+    );
     expect(calls.map((call) => [call.rpc, call.request])).toEqual([
       ['apiKeys.create', { key: { name: 'ci', scopes: ['read'] } }],
       ['apiKeys.revoke', { id: 'key-1' }],

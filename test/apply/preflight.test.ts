@@ -11,7 +11,14 @@ function planOf(changes: Array<[DesiredResource | { kind: DesiredResource['kind'
   return {
     formatVersion: 1,
     environment: 'staging',
-    changes: changes.map(([resource, action]) => ({ address: addressOf(resource.kind, resource.name), kind: resource.kind, name: resource.name, action, fields: [], dependsOn: [] })),
+    changes: changes.map(([resource, action]) => ({
+      address: addressOf(resource.kind, resource.name),
+      kind: resource.kind,
+      name: resource.name,
+      action,
+      fields: [],
+      dependsOn: [],
+    })),
     order: [],
     summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 },
     warnings: [],
@@ -25,12 +32,32 @@ const fine = desired('secret', 'fine', {}, { writeOnly: { value: { source: '${en
 describe('preflight', () => {
   it('lists every missing write-only value of every change that sends one, and nothing for a clean plan', () => {
     const resources = [provider, secret, fine];
-    const problems = preflight(planOf([[fine, 'create'], [provider, 'update'], [secret, 'create']]), desiredState(resources), actualState([]), facts());
+    const problems = preflight(
+      planOf([
+        [fine, 'create'],
+        [provider, 'update'],
+        [secret, 'create'],
+      ]),
+      desiredState(resources),
+      actualState([]),
+      facts(),
+    );
     expect(problems).toEqual([
       'provider/openai: the write-only secret is not available: environment variable OPENAI_API_KEY is not set',
       'secret/npm: the write-only value is not available: file secrets/npm.txt not found (relative to the YAML file that names it)',
     ]);
-    expect(preflight(planOf([[fine, 'create'], [provider, 'delete'], [secret, 'no-op']]), desiredState(resources), actualState([]), facts())).toEqual([]);
+    expect(
+      preflight(
+        planOf([
+          [fine, 'create'],
+          [provider, 'delete'],
+          [secret, 'no-op'],
+        ]),
+        desiredState(resources),
+        actualState([]),
+        facts(),
+      ),
+    ).toEqual([]);
   });
 
   it('refuses a request over the limit, naming the largest field, at any limit', () => {
@@ -60,7 +87,15 @@ describe('preflight', () => {
   it("never overwrites another key's token file, and reports token files it cannot write", () => {
     const foreign = desired('apiKey', 'ci', { scopes: ['read'] }, { options: { tokenFile: 'ci.token', tokenFileState: 'foreign' } });
     const blocked = desired('apiKey', 'deploy', { scopes: ['read'] }, { options: { tokenFile: 'ro/deploy.token', tokenFileState: 'missing' } });
-    const problems = preflight(planOf([[foreign, 'replace'], [blocked, 'create']]), desiredState([foreign, blocked]), actualState([]), facts({ tokenFileProblems: new Map([['deploy', 'the directory ro is not writable']]) }));
+    const problems = preflight(
+      planOf([
+        [foreign, 'replace'],
+        [blocked, 'create'],
+      ]),
+      desiredState([foreign, blocked]),
+      actualState([]),
+      facts({ tokenFileProblems: new Map([['deploy', 'the directory ro is not writable']]) }),
+    );
     expect(problems).toEqual([
       "apiKey/ci: tokenFile ci.token holds another key's token (or something that is not a token of this environment): refusing to overwrite it; point tokenFile elsewhere, or remove the file if nothing needs it",
       'apiKey/deploy: cannot write tokenFile ro/deploy.token: the directory ro is not writable',

@@ -9,7 +9,9 @@ const change = (action: ResourceChange['action']) => ({ action }) as ResourceCha
 
 describe('initialProgress', () => {
   it('counts the changes that write, not no-ops or unmanaged resources', () => {
-    expect(initialProgress({ changes: [change('create'), change('update'), change('no-op'), change('unmanaged'), change('delete'), change('replace')] })).toEqual({ total: 4, finished: 0, inFlight: [] });
+    expect(
+      initialProgress({ changes: [change('create'), change('update'), change('no-op'), change('unmanaged'), change('delete'), change('replace')] }),
+    ).toEqual({ total: 4, finished: 0, inFlight: [] });
   });
 });
 
@@ -36,7 +38,11 @@ describe('advanceProgress', () => {
       ],
       { total: 3, finished: 1, inFlight: [] },
     ],
-    ['skipped never started, and is finished', [{ type: 'skipped', address: 'agent/c', action: 'create', reason: 'dependency failed' }], { total: 3, finished: 1, inFlight: [] }],
+    [
+      'skipped never started, and is finished',
+      [{ type: 'skipped', address: 'agent/c', action: 'create', reason: 'dependency failed' }],
+      { total: 3, finished: 1, inFlight: [] },
+    ],
     ['info changes nothing', [{ type: 'info', message: 'waiting for images' }], start],
   ])('%s', (_name, events, expected) => {
     expect(run(events)).toEqual(expected);

@@ -8,7 +8,11 @@ import type { ActualState, DesiredState, JsonObject } from '../../src/model/reso
 import { normalizeAgent } from '../../src/state/normalize.js';
 
 const configured: JsonObject = { name: 'Bot', model: { provider: 'p', model: 'm' }, limits: { maxTurns: 4 } };
-const desired: DesiredState = { projectDir: '/p', target: { name: 'dev', slug: 'dev', url: 'local', prune: false }, resources: [{ kind: 'agent', name: 'bot', spec: configured, writeOnly: {}, references: [] }] };
+const desired: DesiredState = {
+  projectDir: '/p',
+  target: { name: 'dev', slug: 'dev', url: 'local', prune: false },
+  resources: [{ kind: 'agent', name: 'bot', spec: configured, writeOnly: {}, references: [] }],
+};
 
 interface Definition {
   name: string;

@@ -8,7 +8,10 @@ import type { ToolDescriptor } from '../../src/model/api.js';
 import type { ActualState, DesiredState, Plan } from '../../src/model/resources.js';
 import type { ToolSurfaceLock } from '../../src/model/tool-lock.js';
 
-const TOOLS: ToolDescriptor[] = [{ name: 'search', description: 'Search.', inputSchema: { type: 'object' } }, { name: 'create_ticket', annotations: { destructiveHint: true } }];
+const TOOLS: ToolDescriptor[] = [
+  { name: 'search', description: 'Search.', inputSchema: { type: 'object' } },
+  { name: 'create_ticket', annotations: { destructiveHint: true } },
+];
 
 function setup(created: string[]) {
   const calls: Array<{ rpc: Rpc; request: unknown }> = [];
@@ -39,7 +42,17 @@ function setup(created: string[]) {
 describe('toolLockGate finish', () => {
   it('locks a connection from the answer the apply already had, and reads only the others', async () => {
     const { calls, client, plan, desired, actual, saved, said } = setup(['alpha', 'beta']);
-    const gate = await toolLockGate({ client, plan, desired, actual, lock: undefined, updateLock: false, save: async (lock) => void saved.push(lock), say: (line) => said.push(line), renderDiff: () => '' });
+    const gate = await toolLockGate({
+      client,
+      plan,
+      desired,
+      actual,
+      lock: undefined,
+      updateLock: false,
+      save: async (lock) => void saved.push(lock),
+      say: (line) => said.push(line),
+      renderDiff: () => '',
+    });
     expect(calls).toEqual([]);
     await gate.finish(new Map([['alpha', { id: 'id-alpha', tools: TOOLS }]]));
     expect(calls).toEqual([
@@ -56,7 +69,17 @@ describe('toolLockGate finish', () => {
 
   it('asks nothing when every connection it must lock was answered during the apply', async () => {
     const { calls, client, plan, desired, actual, saved } = setup(['alpha']);
-    const gate = await toolLockGate({ client, plan, desired, actual, lock: undefined, updateLock: false, save: async (lock) => void saved.push(lock), say: () => undefined, renderDiff: () => '' });
+    const gate = await toolLockGate({
+      client,
+      plan,
+      desired,
+      actual,
+      lock: undefined,
+      updateLock: false,
+      save: async (lock) => void saved.push(lock),
+      say: () => undefined,
+      renderDiff: () => '',
+    });
     await gate.finish(new Map([['alpha', { id: 'id-alpha', tools: TOOLS }]]));
     expect(calls).toEqual([]);
     expect(saved[0]!.environments.dev!.alpha!.tools.map((tool) => tool.name)).toEqual(['create_ticket', 'search']);
@@ -64,7 +87,17 @@ describe('toolLockGate finish', () => {
 
   it('without answers from the apply, reads them all (as before)', async () => {
     const { calls, client, plan, desired, actual, saved } = setup(['alpha']);
-    const gate = await toolLockGate({ client, plan, desired, actual, lock: undefined, updateLock: false, save: async (lock) => void saved.push(lock), say: () => undefined, renderDiff: () => '' });
+    const gate = await toolLockGate({
+      client,
+      plan,
+      desired,
+      actual,
+      lock: undefined,
+      updateLock: false,
+      save: async (lock) => void saved.push(lock),
+      say: () => undefined,
+      renderDiff: () => '',
+    });
     await gate.finish();
     expect(calls.map((call) => call.rpc)).toEqual(['connections.list', 'connections.test']);
     expect(saved).toHaveLength(1);

@@ -35,7 +35,9 @@ function versioningAgent(existing: Array<Record<string, unknown>>, upsertScript:
     versions.push(version);
     return step === 'act-then-drop' ? drop : ok(version);
   });
-  server.on('/v1/agents/get', () => (versions.length === 0 ? apiError(404, 'not_found', 'no agent bot') : ok({ slug: 'bot', ...versions[versions.length - 1] })));
+  server.on('/v1/agents/get', () =>
+    versions.length === 0 ? apiError(404, 'not_found', 'no agent bot') : ok({ slug: 'bot', ...versions[versions.length - 1] }),
+  );
   return versions;
 }
 
@@ -50,7 +52,11 @@ const spec = (maxTurns: number, extra: Record<string, unknown> = {}) => ({
 });
 
 function desired(specValue: Record<string, unknown>): DesiredState {
-  return { projectDir: '/nowhere', target: { name: 'dev', slug: 'dev', url: 'x', prune: false }, resources: [{ kind: 'agent', name: 'bot', spec: specValue as never, writeOnly: {}, references: [] }] };
+  return {
+    projectDir: '/nowhere',
+    target: { name: 'dev', slug: 'dev', url: 'x', prune: false },
+    resources: [{ kind: 'agent', name: 'bot', spec: specValue as never, writeOnly: {}, references: [] }],
+  };
 }
 
 /** The agent as the plan read it at `version` (undefined: it does not exist). */
@@ -63,7 +69,14 @@ function remoteAt(version: number | undefined, definition: JsonObject = {}): Act
 function planFor(action: ResourceChange['action'], remote: ActualResource | undefined, wanted: DesiredState): Plan {
   const fingerprint = remote && action === 'update' ? { remoteFingerprint: remoteFingerprint(remote, wanted.resources[0]!.spec) } : {};
   const change: ResourceChange = { address: 'agent/bot', kind: 'agent', name: 'bot', action, fields: [], dependsOn: [], ...fingerprint };
-  return { formatVersion: 1, environment: 'dev', changes: [change], order: [change.address], summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 }, warnings: [] };
+  return {
+    formatVersion: 1,
+    environment: 'dev',
+    changes: [change],
+    order: [change.address],
+    summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 },
+    warnings: [],
+  };
 }
 
 /** Plan and apply of `wanted` against the agent at `version`, re-read unchanged before the write. */

@@ -104,7 +104,16 @@ describe('runWorkGraph', () => {
     const log: string[] = [];
     let stop = false;
     const nodes = [
-      { id: 'a', dependsOn: [], run: async () => { log.push('a'); stop = true; await delay(5); log.push('a done'); } },
+      {
+        id: 'a',
+        dependsOn: [],
+        run: async () => {
+          log.push('a');
+          stop = true;
+          await delay(5);
+          log.push('a done');
+        },
+      },
       node('b', [], log),
       node('c', ['a'], log),
     ];

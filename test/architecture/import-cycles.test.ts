@@ -25,7 +25,12 @@ export function importsOf(fileName: string, text: string): string[] {
   const visit = (node: ts.Node): void => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       found.push(node.moduleSpecifier.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       found.push(node.arguments[0].text);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       found.push(node.argument.literal.text);
@@ -104,15 +109,39 @@ describe('the checker itself', () => {
       "const e = await import('./e.js');",
       "type F = import('./f.js').F;",
       "// import { g } from './g.js';",
-      "const h = \"import { h } from './h.js'\";",
+      'const h = "import { h } from \'./h.js\'";',
     ].join('\n');
     expect(importsOf('x.ts', text)).toEqual(['./a.js', './b.js', './c.js', './d.js', './e.js', './f.js']);
   });
 
   it('finds a cycle of two, of three, and a self-import; not a diamond', () => {
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['a']]]))).toEqual([['a', 'b']]);
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b']]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
     expect(cyclesOf(new Map([['a', ['a']]]))).toEqual([['a']]);
-    expect(cyclesOf(new Map([['a', ['b', 'c']], ['b', ['d']], ['c', ['d']], ['d', []]]))).toEqual([]);
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['d']],
+          ['c', ['d']],
+          ['d', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });

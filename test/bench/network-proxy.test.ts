@@ -27,7 +27,29 @@ beforeAll(async () => {
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   certDir = mkdtempSync(join(tmpdir(), 'agentform-network-proxy-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-days',
+        '1',
+        '-keyout',
+        join(certDir, 'key.pem'),
+        '-out',
+        join(certDir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     tls = { key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) };
   } catch {
     tls = undefined; // no openssl: the TLS case is skipped, the plain one still runs
@@ -45,33 +67,36 @@ describe('startNetworkProxy', () => {
   it.each([
     ['plain TCP', false, 2, 3],
     ['TLS', true, 3, 5],
-  ] as const)('%s: a new connection pays its handshakes before its first answer, a kept one only the round trip', async (_name, useTls, firstRoundTrips, firstTimers) => {
-    if (useTls && !tls) return;
-    const proxy = await startNetworkProxy(upstreamUrl, { rttMs: RTT, ...(useTls ? { tls } : {}) });
-    const agent = useTls ? new HttpsAgent({ keepAlive: true, maxSockets: 1, ca: tls!.cert }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
-    const send = (request: typeof httpRequest) =>
-      new Promise<string>((resolve, reject) => {
-        const outgoing = request(`${proxy.url}/v1/x`, { method: 'POST', agent }, (response) => {
-          let body = '';
-          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          response.on('end', () => resolve(body));
+  ] as const)(
+    '%s: a new connection pays its handshakes before its first answer, a kept one only the round trip',
+    async (_name, useTls, firstRoundTrips, firstTimers) => {
+      if (useTls && !tls) return;
+      const proxy = await startNetworkProxy(upstreamUrl, { rttMs: RTT, ...(useTls ? { tls } : {}) });
+      const agent = useTls ? new HttpsAgent({ keepAlive: true, maxSockets: 1, ca: tls!.cert }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+      const send = (request: typeof httpRequest) =>
+        new Promise<string>((resolve, reject) => {
+          const outgoing = request(`${proxy.url}/v1/x`, { method: 'POST', agent }, (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            response.on('end', () => resolve(body));
+          });
+          outgoing.on('error', reject);
+          outgoing.end('{}');
         });
-        outgoing.on('error', reject);
-        outgoing.end('{}');
-      });
-    try {
-      expect(proxy.url.startsWith(useTls ? 'https://' : 'http://')).toBe(true);
-      const timed = async () => {
-        const started = performance.now();
-        expect(await send(useTls ? httpsRequest : httpRequest)).toBe('{"ok":true}');
-        return performance.now() - started;
-      };
-      expect(await timed()).toBeGreaterThanOrEqual(firstRoundTrips * RTT - firstTimers);
-      expect(await timed()).toBeGreaterThanOrEqual(RTT - 2);
-      expect(proxy.connections()).toBe(1);
-    } finally {
-      agent.destroy();
-      await proxy.close();
-    }
-  });
+      try {
+        expect(proxy.url.startsWith(useTls ? 'https://' : 'http://')).toBe(true);
+        const timed = async () => {
+          const started = performance.now();
+          expect(await send(useTls ? httpsRequest : httpRequest)).toBe('{"ok":true}');
+          return performance.now() - started;
+        };
+        expect(await timed()).toBeGreaterThanOrEqual(firstRoundTrips * RTT - firstTimers);
+        expect(await timed()).toBeGreaterThanOrEqual(RTT - 2);
+        expect(proxy.connections()).toBe(1);
+      } finally {
+        agent.destroy();
+        await proxy.close();
+      }
+    },
+  );
 });

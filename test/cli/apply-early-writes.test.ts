@@ -31,7 +31,11 @@ async function project(agents: number, secret = '${env:EARLY_SECRET:-sk-test}'):
   await writeFile(join(dir, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev:\n    url: local\n');
   await writeFile(join(dir, 'providers.yaml'), `kind: Provider\nname: main\nspec:\n  type: openai\n  secret: ${secret}\n`);
   await mkdir(join(dir, 'agents'));
-  const documents = Array.from({ length: agents }, (_, index) => `kind: Agent\nname: agent-${index}\nspec:\n  model: {provider: main, model: gpt-4o}\n  system: You are agent ${index}.\n  tools: []\n  policies: {}\n  limits: {maxTurns: 5}\n`);
+  const documents = Array.from(
+    { length: agents },
+    (_, index) =>
+      `kind: Agent\nname: agent-${index}\nspec:\n  model: {provider: main, model: gpt-4o}\n  system: You are agent ${index}.\n  tools: []\n  policies: {}\n  limits: {maxTurns: 5}\n`,
+  );
   await writeFile(join(dir, 'agents', 'agents.yaml'), documents.join('---\n'));
   return dir;
 }
@@ -103,54 +107,66 @@ describe('a failure to print stops new writes', () => {
     { what: 'the plan', failsAt: (text: string) => text.includes('agent/agent-150 ') },
     // The first batch of "Created" lines (written once per turn off a terminal): the plan text is out.
     { what: 'the log', failsAt: (text: string) => / Created after /.test(text) },
-  ])('printing $what: lets the writes in flight finish, reports them, then fails', async ({ what, failsAt }) => {
-    const dir = await project(300);
-    const { plane } = await startPlane();
-    const printed: string[] = [];
-    let failed = false;
-    vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
-      const text = String(chunk);
-      if (!failed && failsAt(text)) {
-        failed = true;
-        throw new Error('stdout is gone');
+  ])(
+    'printing $what: lets the writes in flight finish, reports them, then fails',
+    async ({ what, failsAt }) => {
+      const dir = await project(300);
+      const { plane } = await startPlane();
+      const printed: string[] = [];
+      let failed = false;
+      vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+        const text = String(chunk);
+        if (!failed && failsAt(text)) {
+          failed = true;
+          throw new Error('stdout is gone');
+        }
+        printed.push(text);
+        return true;
+      }) as typeof process.stdout.write);
+      const session = await openSession({ dir, environment: 'dev' }, runContext({}, { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: plane.tokens.dev }));
+      let error: unknown;
+      try {
+        await finishApply(
+          session,
+          { saved: undefined, inputs: {}, parallelism: 4, maxRequestBytes: undefined },
+          { autoApprove: true, parallelism: '4' },
+          { color: false },
+        );
+      } catch (caught) {
+        error = caught;
+      } finally {
+        await session.close();
       }
-      printed.push(text);
-      return true;
-    }) as typeof process.stdout.write);
-    const session = await openSession({ dir, environment: 'dev' }, runContext({}, { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: plane.tokens.dev }));
-    let error: unknown;
-    try {
-      await finishApply(session, { saved: undefined, inputs: {}, parallelism: 4, maxRequestBytes: undefined }, { autoApprove: true, parallelism: '4' }, { color: false });
-    } catch (caught) {
-      error = caught;
-    } finally {
-      await session.close();
-    }
-    vi.restoreAllMocks();
-    expect(failed).toBe(true);
-    expect((error as Error).message).toBe('stdout is gone');
-    const output = printed.join('');
-    // The summary says what was done and that the rest was not started, and why.
-    expect(output).toContain(`Stopped: printing ${what} failed (stdout is gone), so nothing more was started.`);
-    const added = Number(/Apply incomplete\. Resources: (\d+) added/.exec(output)?.[1]);
-    expect(added).toBeGreaterThan(0);
-    expect(added).toBeLessThan(301);
-    // Every write reported done is on the server; nothing else was written.
-    const section = (title: string) => {
-      const lines = output.slice(output.indexOf(`\n${title}\n`) + title.length + 2).split('\n');
-      return lines.slice(0, lines.findIndex((line) => !line.startsWith('  ')));
-    };
-    const notStarted = section('Not started:').length;
-    expect(section('Done:')).toHaveLength(added);
-    expect(added + notStarted).toBe(301);
-    const check = await openSession({ dir, environment: 'dev' }, runContext({}, { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: plane.tokens.dev }));
-    try {
-      const live = await check.client.call('agents.list', {});
-      expect(live.length + 1).toBe(added);
-    } finally {
-      await check.close();
-    }
-  }, 60_000);
+      vi.restoreAllMocks();
+      expect(failed).toBe(true);
+      expect((error as Error).message).toBe('stdout is gone');
+      const output = printed.join('');
+      // The summary says what was done and that the rest was not started, and why.
+      expect(output).toContain(`Stopped: printing ${what} failed (stdout is gone), so nothing more was started.`);
+      const added = Number(/Apply incomplete\. Resources: (\d+) added/.exec(output)?.[1]);
+      expect(added).toBeGreaterThan(0);
+      expect(added).toBeLessThan(301);
+      // Every write reported done is on the server; nothing else was written.
+      const section = (title: string) => {
+        const lines = output.slice(output.indexOf(`\n${title}\n`) + title.length + 2).split('\n');
+        return lines.slice(
+          0,
+          lines.findIndex((line) => !line.startsWith('  ')),
+        );
+      };
+      const notStarted = section('Not started:').length;
+      expect(section('Done:')).toHaveLength(added);
+      expect(added + notStarted).toBe(301);
+      const check = await openSession({ dir, environment: 'dev' }, runContext({}, { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: plane.tokens.dev }));
+      try {
+        const live = await check.client.call('agents.list', {});
+        expect(live.length + 1).toBe(added);
+      } finally {
+        await check.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe('apply without a question to ask opens the connections of its writes while the reads are on the wire', () => {

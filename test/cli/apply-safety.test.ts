@@ -165,7 +165,10 @@ describe('API keys and their token files', () => {
     const { env, client } = await startPlane({ faults: { latencyMs: 40 } });
     const [a, b] = await Promise.all([runCli(['apply', dir, '--auto-approve'], { env }), runCli(['apply', dir, '--auto-approve'], { env })]);
     const outputs = `${a.stdout}${a.stderr}\n---\n${b.stdout}${b.stderr}`;
-    expect([a.code, b.code].every((code) => code === 0 || code === 1), outputs).toBe(true);
+    expect(
+      [a.code, b.code].every((code) => code === 0 || code === 1),
+      outputs,
+    ).toBe(true);
     expect(await liveKeys(client), outputs).toHaveLength(1);
     for (const run of [a, b].filter((result) => result.code === 1)) {
       expect(`${run.stdout}${run.stderr}`).toContain('a live key named "ci" already exists');
@@ -215,7 +218,10 @@ describe('nothing is written that cannot be finished', () => {
   }, 60_000);
 
   it('a 5 MB prompt: the plan stays small, and apply refuses before any write instead of failing with 413', async () => {
-    const dir = await project({ 'resources.yaml': `${PROVIDER}---\n${agent(10).replace('"You are helpful."', '${file:prompt.md}')}`, 'prompt.md': 'Be brief.\n'.repeat(500_000) });
+    const dir = await project({
+      'resources.yaml': `${PROVIDER}---\n${agent(10).replace('"You are helpful."', '${file:prompt.md}')}`,
+      'prompt.md': 'Be brief.\n'.repeat(500_000),
+    });
     const { env, client } = await startPlane();
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env });
     expect(plan.code, plan.stderr).toBe(2);

@@ -62,12 +62,17 @@ describe('agentform check (offline)', () => {
     const dir = await copyFixture();
     await dropHook(dir);
     const agents = await readFile(join(dir, 'agents.yaml'), 'utf8');
-    await writeFile(join(dir, 'agents.yaml'), `${agents}suppress:\n  - rule: destructive-tool-without-decision\n    reason: delete_repo is fenced by the GitHub app's own permissions\n`);
+    await writeFile(
+      join(dir, 'agents.yaml'),
+      `${agents}suppress:\n  - rule: destructive-tool-without-decision\n    reason: delete_repo is fenced by the GitHub app's own permissions\n`,
+    );
     const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
     await writeFile(join(dir, 'agentform.yaml'), `${root}policy:\n  rules:\n    default-allow-without-hook: {prod: warning}\n`);
     const result = await runCli(['check', dir]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain("suppressed [destructive-tool-without-decision] agent/support: github.delete_repo (destructive) runs without a decision: add a hook, or set policies.toolCalls.byTool to deny or ask (suppressed: delete_repo is fenced by the GitHub app's own permissions)");
+    expect(result.stdout).toContain(
+      "suppressed [destructive-tool-without-decision] agent/support: github.delete_repo (destructive) runs without a decision: add a hook, or set policies.toolCalls.byTool to deny or ask (suppressed: delete_repo is fenced by the GitHub app's own permissions)",
+    );
     expect(result.stdout).toMatch(/warning \[default-allow-without-hook\]/);
     expect(result.stdout).toContain('Policy: 0 errors, 1 warning, 1 suppressed');
   });
@@ -75,7 +80,10 @@ describe('agentform check (offline)', () => {
   it('bad policy configuration: located errors, exit 1', async () => {
     const dir = await copyFixture();
     const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
-    await writeFile(join(dir, 'agentform.yaml'), `${root}policy:\n  rules:\n    limits-mising: error\n  custom:\n    - id: broken\n      message: m\n      severity: error\n      kinds: [agent]\n      schema: {type: nope}\n`);
+    await writeFile(
+      join(dir, 'agentform.yaml'),
+      `${root}policy:\n  rules:\n    limits-mising: error\n  custom:\n    - id: broken\n      message: m\n      severity: error\n      kinds: [agent]\n      schema: {type: nope}\n`,
+    );
     const agents = await readFile(join(dir, 'agents.yaml'), 'utf8');
     await writeFile(join(dir, 'agents.yaml'), `${agents}suppress:\n  - rule: limits-missing\n    reason: ""\n`);
     const schemaProblem = await runCli(['check', dir]);
@@ -92,10 +100,15 @@ describe('agentform check (offline)', () => {
   it('runs a custom rule on the configuration', async () => {
     const dir = await copyFixture();
     const root = await readFile(join(dir, 'agentform.yaml'), 'utf8');
-    await writeFile(join(dir, 'agentform.yaml'), `${root}policy:\n  custom:\n    - id: connections-use-https\n      message: tool servers are reached over https\n      severity: {prod: error}\n      kinds: [connection]\n      schema: {properties: {url: {pattern: '^https://'}}}\n`);
+    await writeFile(
+      join(dir, 'agentform.yaml'),
+      `${root}policy:\n  custom:\n    - id: connections-use-https\n      message: tool servers are reached over https\n      severity: {prod: error}\n      kinds: [connection]\n      schema: {properties: {url: {pattern: '^https://'}}}\n`,
+    );
     const result = await runCli(['check', dir]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/platform\.yaml:\d+:\d+: error \[connections-use-https\] connection\/github: tool servers are reached over https \(url must match pattern/);
+    expect(result.stdout).toMatch(
+      /platform\.yaml:\d+:\d+: error \[connections-use-https\] connection\/github: tool servers are reached over https \(url must match pattern/,
+    );
   });
 });
 
@@ -135,7 +148,13 @@ describe('plan and apply with the safety review (local control plane)', () => {
     expect(planSchema(plan), JSON.stringify(planSchema.errors)).toBe(true);
     expect(plan.safety.counts.errors).toBe(1);
     expect(plan.safety.capabilityChanges[0]).toMatchObject({ agent: 'support', status: 'changed' });
-    expect(plan.safety.capabilityChanges[0].changes).toContainEqual({ change: 'changed', tool: 'github.delete_repo', via: [], before: { decision: 'hook', effect: 'destructive' }, after: { decision: 'allowed', effect: 'destructive' } });
+    expect(plan.safety.capabilityChanges[0].changes).toContainEqual({
+      change: 'changed',
+      tool: 'github.delete_repo',
+      via: [],
+      before: { decision: 'hook', effect: 'destructive' },
+      after: { decision: 'allowed', effect: 'destructive' },
+    });
   });
 
   it('plan --markdown has the capability table and findings; GitHub annotations on request', async () => {
@@ -168,7 +187,7 @@ describe('plan and apply with the safety review (local control plane)', () => {
   });
 });
 
-describe('promote: the capability diff between the source version and the target, and the target\'s policy', () => {
+describe("promote: the capability diff between the source version and the target, and the target's policy", () => {
   /** The fixture with a staging environment whose overlay `staging` is applied to both environments. */
   async function withStaging(overlay: string): Promise<string> {
     const dir = await copyFixture();

@@ -43,9 +43,7 @@ describe('connection auth fields are write-only', () => {
 
   /** What the connection writes sent as `auth`, in order. */
   const sentAuth = () =>
-    proxy.requests
-      .filter((request) => /\/v1\/connections\/(create|update)$/.test(request.path))
-      .map((request) => (request.body as { auth?: unknown }).auth);
+    proxy.requests.filter((request) => /\/v1\/connections\/(create|update)$/.test(request.path)).map((request) => (request.body as { auth?: unknown }).auth);
 
   async function run(args: string[]): Promise<CliResult> {
     const result = await runCli(args, { cwd: project, env });
@@ -90,7 +88,11 @@ describe('connection auth fields are write-only', () => {
     const json = await run(['plan', '--json']);
     const change = (JSON.parse(json.stdout) as { changes: Array<{ address: string; fields: unknown[] }> }).changes.find((c) => c.address === 'connection/crm');
     expect(change?.fields).toEqual(
-      expect.arrayContaining([{ path: 'auth.clientId', writeOnly: true }, { path: 'auth.clientSecret', writeOnly: true }, { path: 'auth.type', after: 'oauth-client' }]),
+      expect.arrayContaining([
+        { path: 'auth.clientId', writeOnly: true },
+        { path: 'auth.clientSecret', writeOnly: true },
+        { path: 'auth.type', after: 'oauth-client' },
+      ]),
     );
 
     const markdown = await run(['plan', '--markdown']);
@@ -142,7 +144,9 @@ describe('connection auth fields are write-only', () => {
     try {
       const validate = await run(['validate']);
       expect(validate.code).toBe(1);
-      expect(validate.stdout + validate.stderr).toMatch(/connections\.yaml:7:15: .*spec\.auth\.clientId: a write-only value must be exactly \$\{env:NAME\} or \$\{file:PATH\}/);
+      expect(validate.stdout + validate.stderr).toMatch(
+        /connections\.yaml:7:15: .*spec\.auth\.clientId: a write-only value must be exactly \$\{env:NAME\} or \$\{file:PATH\}/,
+      );
       expect(validate.stdout + validate.stderr).toMatch(/connections\.yaml:8:11: .*spec\.auth\.port: a write-only value must be exactly/);
       expect(validate.stdout + validate.stderr).not.toContain('literal-client-id');
       const plan = await run(['plan']);

@@ -119,9 +119,15 @@ describe('createClient', () => {
 
 describe('output helpers', () => {
   it('renderTable aligns columns and does not pad the last one', () => {
-    expect(renderTable(['NAME', 'KIND', 'NOTE'], [['a', 'agent', 'x'], ['longer-name', 'provider', '']])).toBe(
-      ['NAME         KIND      NOTE', 'a            agent     x', 'longer-name  provider'].join('\n'),
-    );
+    expect(
+      renderTable(
+        ['NAME', 'KIND', 'NOTE'],
+        [
+          ['a', 'agent', 'x'],
+          ['longer-name', 'provider', ''],
+        ],
+      ),
+    ).toBe(['NAME         KIND      NOTE', 'a            agent     x', 'longer-name  provider'].join('\n'));
   });
 
   it.each([

@@ -61,7 +61,10 @@ describe('diff-envs staging production', () => {
   it('--json gives the plan and the provenance', async () => {
     const result = await runCli(['diff-envs', 'staging', 'production', '-C', project, '--json'], { env });
     expect(result.code, result.stderr).toBe(0);
-    const parsed = JSON.parse(result.stdout) as { plan: { changes: Array<{ address: string; action: string }> }; provenance: Array<{ agent: string; b?: { promotedFrom?: { environment: string; version: number } } }> };
+    const parsed = JSON.parse(result.stdout) as {
+      plan: { changes: Array<{ address: string; action: string }> };
+      provenance: Array<{ agent: string; b?: { promotedFrom?: { environment: string; version: number } } }>;
+    };
     expect(parsed.plan.changes.filter((change) => change.action !== 'no-op').map((change) => change.address)).toEqual(['agent/researcher']);
     expect(parsed.provenance.find((entry) => entry.agent === 'support')?.b?.promotedFrom).toEqual({ environment: 'staging', version: 1 });
   });

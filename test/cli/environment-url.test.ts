@@ -18,7 +18,10 @@ describe('an environment url written as ${env:…}', () => {
     plane = await startLocalControlPlane({ dataDir, environments: ['dev'] });
     dir = mkdtempSync(join(tmpdir(), 'agentform-envurl-'));
     writeFileSync(join(dir, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev:\n    url: ${env:DEV_CONTROL_URL}\n    token: ${env:DEV_CONTROL_TOKEN}\n');
-    writeFileSync(join(dir, 'bot.yaml'), 'kind: Provider\nname: p\nspec:\n  type: openai\n---\nkind: Agent\nname: bot\nspec:\n  model: {provider: p, model: m}\n  system: hello\n');
+    writeFileSync(
+      join(dir, 'bot.yaml'),
+      'kind: Provider\nname: p\nspec:\n  type: openai\n---\nkind: Agent\nname: bot\nspec:\n  model: {provider: p, model: m}\n  system: hello\n',
+    );
     env = { DEV_CONTROL_URL: plane.url, DEV_CONTROL_TOKEN: plane.tokens.dev as string };
   });
   afterAll(async () => {

@@ -26,7 +26,12 @@ function expectNoSecrets(...texts: string[]): void {
 /** The example's connection points at example.com, which the server would try to reach; tests only talk to 127.0.0.1. */
 async function stayOnLoopback(project: string): Promise<void> {
   const connections = join(project, 'platform', 'connections.yaml');
-  await writeFile(connections, (await readFile(connections, 'utf8')).replace('https://crm-tools.example.com/mcp', 'http://127.0.0.1:9/mcp').replace('https://hooks.example.com/agentform', 'http://127.0.0.1:9/hooks'));
+  await writeFile(
+    connections,
+    (await readFile(connections, 'utf8'))
+      .replace('https://crm-tools.example.com/mcp', 'http://127.0.0.1:9/mcp')
+      .replace('https://hooks.example.com/agentform', 'http://127.0.0.1:9/hooks'),
+  );
 }
 
 /** The variables an export asks for, each set to a placeholder value. */
@@ -54,9 +59,24 @@ describe('export the quickstart from the local control plane (url: local)', () =
     expect(exported.stdout).toMatch(/PROVIDER_OPENAI_SECRET +the credential of provider openai/);
     expect(exported.stdout).toMatch(/SECRET_BUILD_TOKEN +the value of secret build-token/);
     expect((await readdir(out, { recursive: true })).sort()).toEqual([
-      '.vscode', '.vscode/settings.json',
-      'agentform.yaml', 'agents', 'agents/researcher.yaml', 'agents/support.yaml', 'connections.yaml', 'prompts', 'prompts/researcher.md', 'prompts/support.md', 'providers.yaml',
-      'schemas', 'schemas/agent.schema.json', 'schemas/agentform.schema.json', 'schemas/apikey.schema.json', 'schemas/connection.schema.json', 'schemas/provider.schema.json', 'schemas/secret.schema.json',
+      '.vscode',
+      '.vscode/settings.json',
+      'agentform.yaml',
+      'agents',
+      'agents/researcher.yaml',
+      'agents/support.yaml',
+      'connections.yaml',
+      'prompts',
+      'prompts/researcher.md',
+      'prompts/support.md',
+      'providers.yaml',
+      'schemas',
+      'schemas/agent.schema.json',
+      'schemas/agentform.schema.json',
+      'schemas/apikey.schema.json',
+      'schemas/connection.schema.json',
+      'schemas/provider.schema.json',
+      'schemas/secret.schema.json',
       'secrets.yaml',
     ]);
     expect(await readFile(join(out, 'prompts/support.md'), 'utf8')).toBe(await readFile(join(project, 'prompts/support.md'), 'utf8'));
@@ -106,14 +126,21 @@ describe('export a remote environment (gitops staging) from a control plane over
   let project: string;
   let out: string;
   let connection: Record<string, string>;
-  const secrets = { OPENAI_API_KEY: SENTINELS[0] as string, ANTHROPIC_API_KEY: SENTINELS[1] as string, NPM_TOKEN: SENTINELS[2] as string, CRM_SUPPORT_TOKEN: SENTINELS[3] as string };
+  const secrets = {
+    OPENAI_API_KEY: SENTINELS[0] as string,
+    ANTHROPIC_API_KEY: SENTINELS[1] as string,
+    NPM_TOKEN: SENTINELS[2] as string,
+    CRM_SUPPORT_TOKEN: SENTINELS[3] as string,
+  };
 
   beforeAll(async () => {
     server = await startLocalControlPlane({ dataDir: await mkdtemp(join(tmpdir(), 'agentform-export-server-')), environments: ['staging'] });
     connection = { AGENTFORM_URL_STAGING: server.url, AGENTFORM_TOKEN_STAGING: server.tokens.staging as string };
     project = await copyExample('gitops');
     await stayOnLoopback(project);
-    const apply = await runCli(['apply', project, '-e', 'staging', '--auto-approve'], { env: { ...secrets, ...connection, AGENTFORM_STAGING_TOKEN: connection.AGENTFORM_TOKEN_STAGING as string } });
+    const apply = await runCli(['apply', project, '-e', 'staging', '--auto-approve'], {
+      env: { ...secrets, ...connection, AGENTFORM_STAGING_TOKEN: connection.AGENTFORM_TOKEN_STAGING as string },
+    });
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     out = join(await mkdtemp(join(tmpdir(), 'agentform-export-')), 'staging');
   });
@@ -127,7 +154,8 @@ describe('export a remote environment (gitops staging) from a control plane over
     expect(exported.code, exported.stderr).toBe(0);
     // The key in use is recognised by its prefix and left out; the declared one is exported.
     expect(exported.stdout).toContain('1 connection (1 grant), 2 agents, 1 API key.');
-    for (const name of ['AGENTFORM_TOKEN_STAGING', 'PROVIDER_OPENAI_SECRET', 'PROVIDER_ANTHROPIC_SECRET', 'SECRET_NPM_TOKEN', 'GRANT_CRM_SUPPORT']) expect(exported.stdout).toContain(name);
+    for (const name of ['AGENTFORM_TOKEN_STAGING', 'PROVIDER_OPENAI_SECRET', 'PROVIDER_ANTHROPIC_SECRET', 'SECRET_NPM_TOKEN', 'GRANT_CRM_SUPPORT'])
+      expect(exported.stdout).toContain(name);
     const root = await readFile(join(out, 'agentform.yaml'), 'utf8');
     expect(root).toContain('token: ${env:AGENTFORM_TOKEN_STAGING}');
     const settings = (parse(root) as { environments: { staging: { settings: Record<string, unknown> } } }).environments.staging.settings;
@@ -145,7 +173,9 @@ describe('export a remote environment (gitops staging) from a control plane over
   });
 
   it('the original project and the export agree: planning the original after export is clean too', async () => {
-    const plan = await runCli(['plan', project, '-e', 'staging', '--detailed-exitcode'], { env: { ...secrets, ...connection, AGENTFORM_STAGING_TOKEN: connection.AGENTFORM_TOKEN_STAGING as string } });
+    const plan = await runCli(['plan', project, '-e', 'staging', '--detailed-exitcode'], {
+      env: { ...secrets, ...connection, AGENTFORM_STAGING_TOKEN: connection.AGENTFORM_TOKEN_STAGING as string },
+    });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
   });
 });

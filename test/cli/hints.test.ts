@@ -12,12 +12,22 @@ async function projectWith(root: string): Promise<string> {
   return dir;
 }
 
-const ROOT = ['version: 1', 'environments:', '  production:', '    url: http://127.0.0.1:9', '    token: ${env:PROD_TOKEN}', 'defaultEnvironment: production', ''].join('\n');
+const ROOT = [
+  'version: 1',
+  'environments:',
+  '  production:',
+  '    url: http://127.0.0.1:9',
+  '    token: ${env:PROD_TOKEN}',
+  'defaultEnvironment: production',
+  '',
+].join('\n');
 
 describe('hints say where a value came from', () => {
   it('an unreachable URL set by AGENTFORM_URL_PRODUCTION names that variable', async () => {
     const dir = await projectWith(ROOT);
-    const result = await runCli(['plan', dir], { env: { AGENTFORM_URL_PRODUCTION: 'http://127.0.0.1:9', PROD_TOKEN: 'svc_production_abcdef', AGENTFORM_MAX_RETRIES: '0' } });
+    const result = await runCli(['plan', dir], {
+      env: { AGENTFORM_URL_PRODUCTION: 'http://127.0.0.1:9', PROD_TOKEN: 'svc_production_abcdef', AGENTFORM_MAX_RETRIES: '0' },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Check AGENTFORM_URL_PRODUCTION.');
     expect(result.stderr).not.toContain('AGENTFORM_URL.');

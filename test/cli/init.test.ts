@@ -34,7 +34,17 @@ describe('agentform init', () => {
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain('agentform validate');
     const files = (await readdir(dir, { recursive: true })).sort();
-    expect(files).toEqual(expect.arrayContaining(['.gitignore', '.vscode/settings.json', 'agentform.yaml', 'agents/assistant.yaml', 'prompts/assistant.md', 'providers.yaml', ...schemaFiles().map((file) => file.path)]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        '.gitignore',
+        '.vscode/settings.json',
+        'agentform.yaml',
+        'agents/assistant.yaml',
+        'prompts/assistant.md',
+        'providers.yaml',
+        ...schemaFiles().map((file) => file.path),
+      ]),
+    );
     expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('.agentform/\n');
 
     const validate = await runCli(['validate'], { cwd: dir });

@@ -19,8 +19,18 @@ interface Tool {
 }
 
 const BASE_TOOLS: Tool[] = [
-  { name: 'search', description: 'Search the knowledge base.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true, openWorldHint: false } },
-  { name: 'create_ticket', description: 'Open a support ticket.', inputSchema: { type: 'object', properties: { title: { type: 'string' } } }, annotations: { destructiveHint: false } },
+  {
+    name: 'search',
+    description: 'Search the knowledge base.',
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: 'create_ticket',
+    description: 'Open a support ticket.',
+    inputSchema: { type: 'object', properties: { title: { type: 'string' } } },
+    annotations: { destructiveHint: false },
+  },
 ];
 
 describe('agentform lock, and the tool-surface checks of apply and plan', () => {
@@ -62,7 +72,10 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     await writeFile(connections, (await readFile(connections, 'utf8')).replace('http://127.0.0.1:8931/mcp', server.url));
     // The support agent gets every tool of the connection (api-contract: tools[] {type: connection}).
     const agents = join(dir, 'agents.yaml');
-    await writeFile(agents, (await readFile(agents, 'utf8')).replace('      name: current_time\n', '      name: current_time\n    - type: connection\n      name: tools\n'));
+    await writeFile(
+      agents,
+      (await readFile(agents, 'utf8')).replace('      name: current_time\n', '      name: current_time\n    - type: connection\n      name: tools\n'),
+    );
   }, 60_000);
   afterAll(async () => {
     await server?.stop();
@@ -91,8 +104,14 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     expect(text).toMatch(/^# agentform\.lock\.yaml:/);
     const lock = parseToolLock(LOCK_FILE, lockPath(), text);
     expect(lock.environments.dev!.tools!.tools.map((tool) => tool.name)).toEqual(['create_ticket', 'search']);
-    expect(lock.environments.dev!.tools!.tools[0]!.annotations).toEqual({ destructiveHint: false, idempotentHint: false, openWorldHint: true, readOnlyHint: false });
-    for (const secret of [plane.tokens.dev as string, 'dev-only-placeholder', server.url, '127.0.0.1', 'svc-signed', 'http']) expect(text).not.toContain(secret);
+    expect(lock.environments.dev!.tools!.tools[0]!.annotations).toEqual({
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+      readOnlyHint: false,
+    });
+    for (const secret of [plane.tokens.dev as string, 'dev-only-placeholder', server.url, '127.0.0.1', 'svc-signed', 'http'])
+      expect(text).not.toContain(secret);
   });
 
   it('agentform lock is deterministic: up to date after apply, and byte-identical when written twice', async () => {
@@ -119,7 +138,9 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     await changeAgent();
     const result = await cli(['apply', '--auto-approve']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('refusing to apply: the tool surface of a connection that changed agents use differs from agentform.lock.yaml (nothing was changed)');
+    expect(result.stderr).toContain(
+      'refusing to apply: the tool surface of a connection that changed agents use differs from agentform.lock.yaml (nothing was changed)',
+    );
     expect(result.stderr).toContain('  connection tools:\n    ~ search: description or input schema changed');
     expect(result.stderr).toContain('agentform lock --update');
     expect(result.stderr).toContain('apply --update-lock');
@@ -146,9 +167,13 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     expect(detailed.code).toBe(2);
     const json = await cli(['plan', '--check-tools', '--json']);
     expect(json.code).toBe(1);
-    const parsed = JSON.parse(json.stdout) as { toolSurface: { checked: boolean; connections: Array<{ connection: string; status: string; diff: { changed: unknown[] } }> } };
+    const parsed = JSON.parse(json.stdout) as {
+      toolSurface: { checked: boolean; connections: Array<{ connection: string; status: string; diff: { changed: unknown[] } }> };
+    };
     expect(parsed.toolSurface.checked).toBe(true);
-    expect(parsed.toolSurface.connections).toEqual([{ connection: 'tools', status: 'differs', diff: { added: [], removed: [], changed: [{ name: 'search', definitionChanged: true, annotations: [] }] } }]);
+    expect(parsed.toolSurface.connections).toEqual([
+      { connection: 'tools', status: 'differs', diff: { added: [], removed: [], changed: [{ name: 'search', definitionChanged: true, annotations: [] }] } },
+    ]);
     // Without --check-tools nothing is read from the tool server and the plan says nothing of it.
     const requests = server.requests();
     const plain = await cli(['plan']);
@@ -195,7 +220,11 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
   });
 
   it.each<[string, Tool[], string]>([
-    ['a tool added', [...BASE_TOOLS, { name: 'delete_customer', description: 'Delete a customer.', inputSchema: { type: 'object' } }], '+ delete_customer (destructive, open-world)  added'],
+    [
+      'a tool added',
+      [...BASE_TOOLS, { name: 'delete_customer', description: 'Delete a customer.', inputSchema: { type: 'object' } }],
+      '+ delete_customer (destructive, open-world)  added',
+    ],
     ['a tool removed', [BASE_TOOLS[1]!], '- search (read-only)  removed'],
     ['an annotation changed', [BASE_TOOLS[0]!, { ...BASE_TOOLS[1]!, annotations: { destructiveHint: true } }], '~ create_ticket: destructiveHint false → true'],
   ])('%s: apply refuses with that line; lock --update accepts it', async (_name, tools, line) => {

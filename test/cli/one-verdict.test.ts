@@ -13,7 +13,8 @@ import { runCli } from '../helpers/cli.js';
 
 const GOOD_POLICIES = '  policies:\n    toolCalls: {default: deny, onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n';
 const LIMITS = '  limits: {maxTurns: 5, maxInputTokensPerSession: 10000}\n';
-const agent = (name: string, body: string) => `kind: Agent\nname: ${name}\nspec:\n  model: {provider: openai, model: gpt-4o-mini}\n  system: Be brief.\n${body}`;
+const agent = (name: string, body: string) =>
+  `kind: Agent\nname: ${name}\nspec:\n  model: {provider: openai, model: gpt-4o-mini}\n  system: Be brief.\n${body}`;
 const CRM = (grants = '') => `kind: Connection\nname: crm\nspec:\n  url: http://127.0.0.1:9/mcp\n  auth: {type: svc-signed}\n${grants}`;
 const GRANTS = '  grants:\n    - identity: {scope: user, id: alice}\n      accessToken: ${env:VERDICT_GRANT:-g}\n';
 
@@ -26,9 +27,13 @@ interface Case {
 
 /** Each rule's input left to the server: the rule must fire, at error in production, on every path. */
 const LEFT_TO_THE_SERVER: Record<string, Case> = {
-  'destructive-tool-without-decision': { files: `${CRM()}---\n${agent('bot', `  tools: [{type: connection, name: crm}]\n  policies:\n    toolCalls: {onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}`)}` },
+  'destructive-tool-without-decision': {
+    files: `${CRM()}---\n${agent('bot', `  tools: [{type: connection, name: crm}]\n  policies:\n    toolCalls: {onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}`)}`,
+  },
   'default-allow-without-hook': { files: agent('bot', `  tools: []\n  policies:\n    toolCalls: {byTool: {}}\n    decisions: {onExpire: deny}\n${LIMITS}`) },
-  'hook-fails-open': { files: `${CRM()}---\n${agent('bot', `  tools: []\n  policies:\n    toolCalls: {hook: {connection: crm}, default: ask, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}`)}` },
+  'hook-fails-open': {
+    files: `${CRM()}---\n${agent('bot', `  tools: []\n  policies:\n    toolCalls: {hook: {connection: crm}, default: ask, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}`)}`,
+  },
   'decision-expiry-not-deny': { files: agent('bot', `  tools: []\n  policies:\n    toolCalls: {default: ask, onError: deny, onTimeout: deny}\n${LIMITS}`) },
   'sandbox-unrestricted-egress': { files: agent('bot', `  tools: []\n${GOOD_POLICIES}${LIMITS}  sandbox:\n    tools: {preset: read-only}\n`) },
   'sandbox-tools-too-wide': { files: agent('bot', `  tools: []\n${GOOD_POLICIES}${LIMITS}  sandbox:\n    network: {egress: {mode: allowlist}}\n`) },
@@ -138,7 +143,9 @@ describe('one verdict on every path, before and after the first apply', () => {
 
   it('a project that sets every input passes on every path, and again after the server filled in the rest', async () => {
     const files = `${CRM()}---\n${agent('bot', `  tools: [{type: builtin, name: current_time}]\n  policies:\n    toolCalls: {hook: {connection: crm}, default: allow, onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}  subagentPolicy: {selfDelegation: false, maxDepth: 2}\n  sandbox:\n    network: {egress: {mode: allowlist}}\n    tools: {preset: read-only}\n`)}`;
-    const { dir } = await project({ files: `${files}---\nkind: ApiKey\nname: deployer\nspec:\n  scopes: [read, control]\n  spend: {dailyUsd: 1}\n  expiresAt: '2099-01-01T00:00:00Z'\n` });
+    const { dir } = await project({
+      files: `${files}---\nkind: ApiKey\nname: deployer\nspec:\n  scopes: [read, control]\n  spend: {dailyUsd: 1}\n  expiresAt: '2099-01-01T00:00:00Z'\n`,
+    });
     for (const round of ['first', 'second']) {
       const check = await runCli(['check', dir, '-e', 'production', '--json']);
       expect(check.code, `${round}: ${check.stdout}`).toBe(0);
@@ -154,7 +161,10 @@ describe('rollback is reviewed like any other change', () => {
     // The definition rolled back to is complete (the server's version), every field judged as it is:
     // selfDelegation is set so that a server filling `true` (with a deep maxDepth) adds no finding.
     const bounded = '  subagentPolicy: {selfDelegation: false, maxDepth: 1}\n';
-    const unsafe = agent('bot', `  tools: [{type: builtin, name: current_time}]\n  policies:\n    toolCalls: {default: allow, onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}${bounded}`);
+    const unsafe = agent(
+      'bot',
+      `  tools: [{type: builtin, name: current_time}]\n  policies:\n    toolCalls: {default: allow, onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}${bounded}`,
+    );
     const { dir, lower } = await project({ files: unsafe });
     await lower(true);
     expect((await runCli(['apply', dir, '-e', 'production', '--auto-approve'])).code).toBe(0);

@@ -46,7 +46,6 @@ async function drifted(dir: string): Promise<void> {
 
 // Each case sets up its own project and environment: a failure in one never cascades to the next.
 describe('plan and apply the quickstart against the local control plane', () => {
-
   it('plans everything as creates on an empty environment, without writing', async () => {
     const dir = await fresh();
     const result = await runCli(['plan', dir, '--detailed-exitcode', '--debug'], { env });

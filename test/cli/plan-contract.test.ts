@@ -60,18 +60,24 @@ describe('the plan shows everything apply will change (local control plane)', ()
     expect(plan.stdout).toContain('= agent/researcher: sandbox = {'); // the whole value: in the JSON plan below
     expect(plan.stdout).toMatch(/= agent\/researcher: identity = \{"required":true,"scopesAllowed":\["user"\]/);
 
-    const json = JSON.parse((await runCli(['plan', dir, '--json'], { env })).stdout) as { changes: Array<{ address: string; kept?: Array<{ path: string; value: unknown }> }> };
+    const json = JSON.parse((await runCli(['plan', dir, '--json'], { env })).stdout) as {
+      changes: Array<{ address: string; kept?: Array<{ path: string; value: unknown }> }>;
+    };
     const sandbox = json.changes.find((change) => change.address === 'agent/researcher')?.kept?.find((field) => field.path === 'sandbox');
     expect(sandbox?.value).toMatchObject({ scope: 'session', tools: { preset: 'full' } });
     // (A server with other defaults may show more, e.g. its own tool-call decisions.)
-    expect(json.changes.find((change) => change.address === 'agent/researcher')?.kept?.map((field) => field.path)).toEqual(expect.arrayContaining(['policies.toolCalls.byTool', 'sandbox', 'identity']));
+    expect(json.changes.find((change) => change.address === 'agent/researcher')?.kept?.map((field) => field.path)).toEqual(
+      expect.arrayContaining(['policies.toolCalls.byTool', 'sandbox', 'identity']),
+    );
     expect((await runCli(['plan', dir, '--markdown'], { env })).stdout).toContain('agent/researcher: policies.toolCalls.byTool = {"shell":"allow"}');
 
     // The next unrelated edit must not remove them (agents.upsert replaces the whole definition).
     const agents = join(dir, 'agents.yaml');
     await edit(agents, 'maxTurns: 10', 'maxTurns: 12');
     const update = await runCli(['plan', dir, '--json'], { env });
-    const researcher = (JSON.parse(update.stdout) as { changes: Array<{ address: string; fields: Array<{ path: string }> }> }).changes.find((change) => change.address === 'agent/researcher');
+    const researcher = (JSON.parse(update.stdout) as { changes: Array<{ address: string; fields: Array<{ path: string }> }> }).changes.find(
+      (change) => change.address === 'agent/researcher',
+    );
     expect(researcher?.fields.map((field) => field.path)).toEqual(['limits.maxTurns']);
     const apply = await runCli(['apply', dir, '--auto-approve'], { env });
     expect(apply.code, apply.stderr).toBe(0);
@@ -93,7 +99,9 @@ describe('the plan shows everything apply will change (local control plane)', ()
     const kept = await runCli(['plan', dir, '--detailed-exitcode'], { env });
     expect(kept.code, kept.stdout).toBe(0);
     expect(kept.stdout).toContain('= agent/support: sandbox = {');
-    const json = JSON.parse((await runCli(['plan', dir, '--json'], { env })).stdout) as { changes: Array<{ address: string; kept?: Array<{ path: string; value: unknown }> }> };
+    const json = JSON.parse((await runCli(['plan', dir, '--json'], { env })).stdout) as {
+      changes: Array<{ address: string; kept?: Array<{ path: string; value: unknown }> }>;
+    };
     expect(json.changes.find((change) => change.address === 'agent/support')?.kept).toEqual(
       expect.arrayContaining([{ path: 'sandbox', value: expect.objectContaining({ tools: expect.objectContaining({ deny: ['rm'] }) }) }]),
     );

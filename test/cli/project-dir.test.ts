@@ -3,11 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { copyExample, runCli } from '../helpers/cli.js';
 
 describe('-C/--dir names the project on every command', () => {
-  it.each([
-    [['validate']],
-    [['graph']],
-    [['plan', '--detailed-exitcode']],
-  ])('%j -C <dir> works from another directory', async (args) => {
+  it.each([[['validate']], [['graph']], [['plan', '--detailed-exitcode']]])('%j -C <dir> works from another directory', async (args) => {
     const dir = await copyExample('quickstart');
     const result = await runCli([...args, '-C', dir]);
     expect([0, 2]).toContain(result.code);

@@ -60,7 +60,8 @@ afterAll(async () => {
 
 const token = (): string => plane.tokens.dev!;
 const httpsUrl = (): string => `https://${API_HOST}:${frontPort}`;
-const withCredentials = (url: string, user = 'ci-bot', password = PASSWORD): string => url.replace('http://', `http://${user}:${encodeURIComponent(password)}@`);
+const withCredentials = (url: string, user = 'ci-bot', password = PASSWORD): string =>
+  url.replace('http://', `http://${user}:${encodeURIComponent(password)}@`);
 const trusted = (): Record<string, string> => ({ NODE_EXTRA_CA_CERTS: certFile });
 
 /** Nothing of the proxy's credentials, in clear or as the Basic value, anywhere in the output. */
@@ -72,12 +73,15 @@ function expectNoProxySecret(output: string): void {
 describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tunnels)', () => {
   it('whoami goes through the proxy with its credentials, and says so under --debug without them', async () => {
     const before = guardedProxy.visits.length;
-    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token(), '--json', '--debug'], { env: { ...trusted(), HTTPS_PROXY: withCredentials(guardedProxy.url) } });
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token(), '--json', '--debug'], {
+      env: { ...trusted(), HTTPS_PROXY: withCredentials(guardedProxy.url) },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ environment: { slug: 'dev' } });
     const visits = guardedProxy.visits.slice(before);
     expect(visits.length).toBeGreaterThan(0);
-    for (const visit of visits) expect(visit).toEqual({ line: `CONNECT ${API_HOST}:${frontPort}`, authorization: `Basic ${Buffer.from(`ci-bot:${PASSWORD}`).toString('base64')}` });
+    for (const visit of visits)
+      expect(visit).toEqual({ line: `CONNECT ${API_HOST}:${frontPort}`, authorization: `Basic ${Buffer.from(`ci-bot:${PASSWORD}`).toString('base64')}` });
     expect(result.stderr).toContain(`connecting to ${httpsUrl()} through the proxy ${guardedProxy.url} (HTTPS_PROXY)`);
     expectNoProxySecret(result.stdout + result.stderr);
   });
@@ -131,7 +135,13 @@ describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tu
         await client.close();
         console.log(JSON.stringify({ name: created.name, attempts }));`;
       const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...trusted() } });
-      expect(JSON.parse(stdout)).toEqual({ name: 'through-a-flaky-proxy', attempts: [['secrets.create', 0], ['secrets.create', 200]] });
+      expect(JSON.parse(stdout)).toEqual({
+        name: 'through-a-flaky-proxy',
+        attempts: [
+          ['secrets.create', 0],
+          ['secrets.create', 200],
+        ],
+      });
     } finally {
       await flaky.close();
     }
@@ -140,13 +150,17 @@ describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tu
   it('a proxy that wants credentials: exit 1, what to do, no stack trace', async () => {
     const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: guardedProxy.url } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`the proxy ${guardedProxy.url} wants credentials (407 Proxy Authentication Required): give them in the proxy URL, http://user:password@host:port`);
+    expect(result.stderr).toContain(
+      `the proxy ${guardedProxy.url} wants credentials (407 Proxy Authentication Required): give them in the proxy URL, http://user:password@host:port`,
+    );
     expect(result.stderr).toContain(`(for ${httpsUrl()}; check HTTPS_PROXY and NO_PROXY)`);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('wrong credentials are refused without being echoed', async () => {
-    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: withCredentials(guardedProxy.url, 'ci-bot', 'wrong-pass-123') } });
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], {
+      env: { ...trusted(), HTTPS_PROXY: withCredentials(guardedProxy.url, 'ci-bot', 'wrong-pass-123') },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`the proxy ${guardedProxy.url} refused the credentials in the proxy URL (407 Proxy Authentication Required)`);
     expect(result.stdout + result.stderr).not.toContain('wrong-pass-123');
@@ -161,7 +175,9 @@ describe.skipIf(!haveOpenssl())('an https:// API through HTTPS_PROXY (CONNECT tu
   });
 
   it('a proxy nobody listens on: named as the proxy, not as the API', async () => {
-    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], { env: { ...trusted(), HTTPS_PROXY: withCredentials('http://127.0.0.1:1') } });
+    const result = await runCli(['whoami', '--url', httpsUrl(), '--token', token()], {
+      env: { ...trusted(), HTTPS_PROXY: withCredentials('http://127.0.0.1:1') },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`could not connect to the proxy http://127.0.0.1:1 (ECONNREFUSED) (for ${httpsUrl()}; check HTTPS_PROXY and NO_PROXY)`);
     expectNoProxySecret(result.stdout + result.stderr);
@@ -172,7 +188,9 @@ describe('an http:// API through HTTP_PROXY (absolute-form requests)', () => {
   it('whoami with --insecure-http: the proxy forwards, given its credentials', async () => {
     const planePort = new URL(plane.url).port;
     const before = guardedProxy.visits.length;
-    const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token(), '--json', '--debug'], { env: { HTTP_PROXY: withCredentials(guardedProxy.url) } });
+    const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token(), '--json', '--debug'], {
+      env: { HTTP_PROXY: withCredentials(guardedProxy.url) },
+    });
     expect(result.code, result.stderr).toBe(0);
     const visits = guardedProxy.visits.slice(before);
     expect(visits.length).toBeGreaterThan(0);
@@ -185,9 +203,13 @@ describe('an http:// API through HTTP_PROXY (absolute-form requests)', () => {
 
   it("the proxy's 407 is the proxy's, not the API's: named, with the variable to check", async () => {
     const planePort = new URL(plane.url).port;
-    const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token()], { env: { HTTP_PROXY: guardedProxy.url } });
+    const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token()], {
+      env: { HTTP_PROXY: guardedProxy.url },
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`proxy (HTTP 407): the proxy ${guardedProxy.url} wants credentials (407): give them in the proxy URL, http://user:password@host:port (for http://${API_HOST}:${planePort}; check HTTP_PROXY and NO_PROXY)`);
+    expect(result.stderr).toContain(
+      `proxy (HTTP 407): the proxy ${guardedProxy.url} wants credentials (407): give them in the proxy URL, http://user:password@host:port (for http://${API_HOST}:${planePort}; check HTTP_PROXY and NO_PROXY)`,
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -195,7 +217,9 @@ describe('an http:// API through HTTP_PROXY (absolute-form requests)', () => {
     const planePort = new URL(plane.url).port;
     const tinyLike = await startTestProxy({ credentials: `ci-bot:${PASSWORD}`, refusal: 401 });
     try {
-      const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token()], { env: { HTTP_PROXY: withCredentials(tinyLike.url, 'ci-bot', 'wrong-pass-123') } });
+      const result = await runCli(['whoami', '--url', `http://${API_HOST}:${planePort}`, '--insecure-http', '--token', token()], {
+        env: { HTTP_PROXY: withCredentials(tinyLike.url, 'ci-bot', 'wrong-pass-123') },
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`proxy (HTTP 401): the proxy ${tinyLike.url} refused the credentials in the proxy URL (401)`);
       expect(result.stdout + result.stderr).not.toContain('wrong-pass-123');

@@ -66,17 +66,25 @@ describe('reading the live state ahead of the resource files', () => {
     for (const args of [['plan'], ['apply', '--auto-approve']]) {
       const dir = await project(plane.url, { 'helper.yaml': AGENT });
       const out = join(dir, 'load-order.txt');
-      const result = await runCli([args[0] as string, dir, ...args.slice(1)], { env: { READ_AHEAD_TOKEN: token, NODE_OPTIONS: `--require ${preload}`, LOAD_ORDER_OUT: out } });
+      const result = await runCli([args[0] as string, dir, ...args.slice(1)], {
+        env: { READ_AHEAD_TOKEN: token, NODE_OPTIONS: `--require ${preload}`, LOAD_ORDER_OUT: out },
+      });
       expect(result.code, result.stderr).toBe(0);
       const events = readFileSync(out, 'utf8').split('\n');
       expect(events[0], events.join(', ')).toBe('request');
-      expect(events.some((event) => event.startsWith('load ')), events.join(', ')).toBe(true);
+      expect(
+        events.some((event) => event.startsWith('load ')),
+        events.join(', '),
+      ).toBe(true);
     }
   });
 
   it('reports a problem in a resource file, located, and nothing about the server', async () => {
     const dir = await project(plane.url, { 'helper.yaml': AGENT, 'broken.yaml': BROKEN_AGENT });
-    for (const args of [['plan', dir], ['apply', dir, '--auto-approve']]) {
+    for (const args of [
+      ['plan', dir],
+      ['apply', dir, '--auto-approve'],
+    ]) {
       const result = await runCli(args, { env: { READ_AHEAD_TOKEN: token } });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/agents\/broken\.yaml:6:\d+/);

@@ -91,7 +91,11 @@ afterAll(async () => {
 
 const envFor = (token: string) => ({ AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: token });
 const writes = (stderr: string) => calledRpcs(stderr).filter((rpc) => !READ_RPC.test(rpc));
-const liveKeyNames = async () => (await admin.apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name).sort();
+const liveKeyNames = async () =>
+  (await admin.apiKeysList())
+    .filter((key) => !key.revokedAt)
+    .map((key) => key.name)
+    .sort();
 
 async function project(root: string, resources: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'agentform-read-key-'));
@@ -128,7 +132,16 @@ describe('a plan saved with a read key, applied with a control key', () => {
     }
     expect(second.applied.code, second.applied.stderr).toBe(0);
     expect(writes(second.applied.stderr)).toEqual(
-      expect.arrayContaining(['organizations.update', 'environments.update', 'secrets.update', 'providers.update', 'connections.update', 'connections.grants.import', 'agents.upsert', 'apiKeys.create']),
+      expect.arrayContaining([
+        'organizations.update',
+        'environments.update',
+        'secrets.update',
+        'providers.update',
+        'connections.update',
+        'connections.grants.import',
+        'agents.upsert',
+        'apiKeys.create',
+      ]),
     );
 
     // Converged, whichever key looks.
@@ -162,10 +175,14 @@ describe('pruneApiKeys: the key a run authenticates with is never revoked by tha
     // The same view whatever the key: both CI keys are to be revoked, and the reader is told.
     expect(planned.stdout).toContain('- apiKey/ci-control');
     expect(planned.stdout).toContain('- apiKey/ci-read');
-    expect(planned.stdout).toContain("apiKey/ci-read is the key this run authenticates with: deleting it would revoke the run's own credential halfway through: apply with this key would refuse");
+    expect(planned.stdout).toContain(
+      "apiKey/ci-read is the key this run authenticates with: deleting it would revoke the run's own credential halfway through: apply with this key would refuse",
+    );
     const applied = await runCli(['apply', join(dir, 'plan.json'), '--debug'], { env: envFor(keys.control) });
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain("apiKey/ci-control is the key this run authenticates with: deleting it would revoke the run's own credential halfway through; apply with another control key");
+    expect(applied.stderr).toContain(
+      "apiKey/ci-control is the key this run authenticates with: deleting it would revoke the run's own credential halfway through; apply with another control key",
+    );
     expect(writes(applied.stderr)).toEqual([]);
     expect(await liveKeyNames()).toEqual(expect.arrayContaining(['ci-control', 'ci-read']));
   }, 60_000);

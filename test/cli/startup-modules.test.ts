@@ -15,7 +15,10 @@ beforeAll(async () => {
   plane = await startLocalControlPlane({ dataDir: await mkdtemp(join(tmpdir(), 'agentform-modules-plane-')), environments: ['dev'] });
   dir = await mkdtemp(join(tmpdir(), 'agentform-modules-'));
   await writeFile(join(dir, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev:\n    url: local\n');
-  await writeFile(join(dir, 'resources.yaml'), 'kind: Provider\nname: main\nspec:\n  type: openai\n  secret: ${env:MODULES_TEST_SECRET:-sk-test}\n---\nkind: Agent\nname: helper\nspec:\n  model: {provider: main, model: gpt-4o}\n  system: You help.\n');
+  await writeFile(
+    join(dir, 'resources.yaml'),
+    'kind: Provider\nname: main\nspec:\n  type: openai\n  secret: ${env:MODULES_TEST_SECRET:-sk-test}\n---\nkind: Agent\nname: helper\nspec:\n  model: {provider: main, model: gpt-4o}\n  system: You help.\n',
+  );
   hook = join(dir, 'loaded-builtins.cjs');
   await writeFile(hook, "process.on('exit', () => require('fs').writeFileSync(process.env.LOADED_REPORT, JSON.stringify(process.moduleLoadList)));\n");
 });

@@ -41,7 +41,9 @@ describe('the throttling line', () => {
     server.on('/v1/organizations/get', [BUSY, BUSY, ok(ORG)]);
     const result = await whoami([], { AGENTFORM_MAX_RETRIES: '1' });
     expect(result.code).toBe(1);
-    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(/^Throttled: \d+ of \d+ requests answered 429\/503; 1 request gave up when the retry time budget ran out/);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^Throttled: \d+ of \d+ requests answered 429\/503; 1 request gave up when the retry time budget ran out/,
+    );
   });
 
   it('nothing throttled: no line', async () => {

@@ -57,7 +57,10 @@ describe('agentform validate --remote', () => {
 
   it("reports a tool the agent's connection does not offer, from the MCP server's real tool list", async () => {
     const agents = join(dir, 'agents.yaml');
-    await writeFile(agents, (await readFile(agents, 'utf8')).replace('      default: allow\n', '      default: allow\n      byTool:\n        echo: allow\n        ech0: allow\n'));
+    await writeFile(
+      agents,
+      (await readFile(agents, 'utf8')).replace('      default: allow\n', '      default: allow\n      byTool:\n        echo: allow\n        ech0: allow\n'),
+    );
     const result = await runCli(['validate', dir, '--remote'], { env });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toContain('tool "ech0" is not offered by tools in dev');
@@ -73,7 +76,8 @@ describe('agentform validate --remote', () => {
     const researcher = '  tools: []\n  policies:\n    toolCalls:\n      default: deny\n';
     expect(before).toContain(researcher);
     // `tools` names the connection, not one of its tools: it is not a tool name byTool may use.
-    const calling = '  tools: [{type: connection, name: tools}]\n  policies:\n    toolCalls:\n      default: deny\n      byTool: {echo: allow, ech0: allow, tools: allow}\n';
+    const calling =
+      '  tools: [{type: connection, name: tools}]\n  policies:\n    toolCalls:\n      default: deny\n      byTool: {echo: allow, ech0: allow, tools: allow}\n';
     await writeFile(agents, before.replace(researcher, calling));
     try {
       const result = await runCli(['validate', dir, '--remote'], { env });
@@ -81,7 +85,9 @@ describe('agentform validate --remote', () => {
       const lines = (await readFile(agents, 'utf8')).split('\n');
       const line = lines.findIndex((row) => row.includes('byTool: {echo: allow, ech0: allow')) + 1;
       const col = (lines[line - 1] as string).indexOf('ech0: allow') + 'ech0: '.length + 1;
-      expect(result.stdout).toContain(`agents.yaml:${line}:${col}: spec.policies.toolCalls.byTool.ech0: tool "ech0" is not offered by tools in dev; did you mean "echo"?`);
+      expect(result.stdout).toContain(
+        `agents.yaml:${line}:${col}: spec.policies.toolCalls.byTool.ech0: tool "ech0" is not offered by tools in dev; did you mean "echo"?`,
+      );
       expect(result.stdout).toContain('spec.policies.toolCalls.byTool.tools: tool "tools" is not offered by tools in dev');
       expect(result.stdout).not.toContain('tool "echo"');
     } finally {
@@ -93,7 +99,12 @@ describe('agentform validate --remote', () => {
     const agents = join(dir, 'agents.yaml');
     const before = await readFile(agents, 'utf8');
     const sandbox = '  sandbox:\n    connectionName: tools\n    tools:\n      allow: [grep]\n      deny: [rm]\n';
-    await writeFile(agents, before.replace('      byTool:\n        echo: allow\n        ech0: allow\n', '      byTool:\n        echo: allow\n        grep: allow\n').replace('  subagentPolicy:\n', `${sandbox}  subagentPolicy:\n`));
+    await writeFile(
+      agents,
+      before
+        .replace('      byTool:\n        echo: allow\n        ech0: allow\n', '      byTool:\n        echo: allow\n        grep: allow\n')
+        .replace('  subagentPolicy:\n', `${sandbox}  subagentPolicy:\n`),
+    );
     const validated = await runCli(['validate', dir, '--remote'], { env });
     expect(validated.code, validated.stdout + validated.stderr).toBe(0);
     expect(validated.stdout).not.toContain('"grep"');

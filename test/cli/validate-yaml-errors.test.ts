@@ -11,7 +11,9 @@ const FIXTURES = join(REPO, 'test', 'fixtures', 'yaml-errors');
 const CASES = readdirSync(FIXTURES)
   .filter((name) => name.endsWith('.yaml'))
   .sort();
-const EXPECTED = readFileSync(join(FIXTURES, 'expected.txt'), 'utf8').split('\n').filter((line) => line !== '');
+const EXPECTED = readFileSync(join(FIXTURES, 'expected.txt'), 'utf8')
+  .split('\n')
+  .filter((line) => line !== '');
 const ROOT = 'version: 1\nenvironments:\n  dev:\n    url: local\n';
 
 function summary(errors: number): string {

@@ -79,7 +79,10 @@ describe('agentform validate', () => {
   it('checks only the environment given with -e', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentform-only-'));
     writeFileSync(join(dir, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev:\n    url: local\n  prod:\n    url: local\n');
-    writeFileSync(join(dir, 'providers.yaml'), 'kind: Provider\nname: openai\nenvironments: [prod]\nspec:\n  type: openai\n  baseUrl: ${env:PROD_OPENAI_URL}\n');
+    writeFileSync(
+      join(dir, 'providers.yaml'),
+      'kind: Provider\nname: openai\nenvironments: [prod]\nspec:\n  type: openai\n  baseUrl: ${env:PROD_OPENAI_URL}\n',
+    );
     expect(run(['validate', dir, '-e', 'dev']).status).toBe(0);
     const all = run(['validate', dir]);
     expect(all.status).toBe(1);

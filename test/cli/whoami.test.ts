@@ -191,7 +191,9 @@ describe('node dist/cli/agentform.js whoami', () => {
   });
 
   it('--json prints data, flags beat variables', async () => {
-    const result = await runCli(['whoami', '--json', '--url', server.url, '--token', TOKEN], { env: { AGENTFORM_URL: 'http://127.0.0.1:9', AGENTFORM_TOKEN: 'svc_other_x' } });
+    const result = await runCli(['whoami', '--json', '--url', server.url, '--token', TOKEN], {
+      env: { AGENTFORM_URL: 'http://127.0.0.1:9', AGENTFORM_TOKEN: 'svc_other_x' },
+    });
     expect(result.code, result.stderr).toBe(0);
     const identity = JSON.parse(result.stdout) as { organization: { slug: string }; environment: { slug: string }; key: { id: string }; scopes: string[] };
     expect(identity).toMatchObject({ organization: { slug: 'acme' }, environment: { slug: 'pr-7' }, key: { id: 'key_ci' }, scopes: ['read', 'control'] });
@@ -235,7 +237,11 @@ describe('node dist/cli/agentform.js whoami', () => {
     ['no URL', () => ({ AGENTFORM_TOKEN: TOKEN }), /no Control API URL: pass --url or set AGENTFORM_URL/],
     ['a malformed key', () => envFor({ AGENTFORM_TOKEN: 'svc_whoamiSecret9f3' }), /the API key is malformed/],
     ['plain http to another host', () => envFor({ AGENTFORM_URL: 'http://control.example.com' }), /refusing plain http:\/\/ to control\.example\.com/],
-    ['a closed port', async () => envFor({ AGENTFORM_URL: `http://127.0.0.1:${await closedPort()}` }), /connection_refused: could not connect to http:\/\/127\.0\.0\.1:\d+/],
+    [
+      'a closed port',
+      async () => envFor({ AGENTFORM_URL: `http://127.0.0.1:${await closedPort()}` }),
+      /connection_refused: could not connect to http:\/\/127\.0\.0\.1:\d+/,
+    ],
   ])('%s: exit 1 with a clear message, no stack, no token', async (_name, makeEnv, message) => {
     const result = await runCli(['whoami'], { env: await makeEnv() });
     expect(result.code).toBe(1);
@@ -252,7 +258,12 @@ describe('node dist/cli/agentform.js whoami', () => {
       const token = local.tokens.dev!;
       const result = await runCli(['whoami', '--json'], { env: { AGENTFORM_URL: local.url, AGENTFORM_TOKEN: token } });
       expect(result.code, result.stderr).toBe(0);
-      const identity = JSON.parse(result.stdout) as { organization: { id: string }; environment: { slug: string; id?: string }; scopes: string[] | null; notes: string[] };
+      const identity = JSON.parse(result.stdout) as {
+        organization: { id: string };
+        environment: { slug: string; id?: string };
+        scopes: string[] | null;
+        notes: string[];
+      };
       expect(identity.organization.id).toBeTruthy();
       expect(identity.environment.slug).toBe('dev');
       expect(identity.environment.id).toBeTruthy();

@@ -204,7 +204,7 @@ describe('desiredStateFor', () => {
     expect(provider.writeOnly).toEqual({ secret: { source: '${env:OPENAI_KEY}', rotatedAt: '2026-02-01' } });
   });
 
-  it("leaves a write-only value without value when its ${file:} is missing (plan does not need it)", async () => {
+  it('leaves a write-only value without value when its ${file:} is missing (plan does not need it)', async () => {
     const { 'secrets/npm.txt': _absent, ...withoutSecretFile } = FILES;
     const dir = writeProject(withoutSecretFile);
     const project = await loadProject(dir);
@@ -240,7 +240,10 @@ describe('null in a spec or in environment settings', () => {
   });
 
   it('is still an error on a required field', async () => {
-    const dir = writeProject({ 'agentform.yaml': 'version: 1\nenvironments:\n  dev:\n    url: local\n', 'a.yaml': 'kind: Agent\nname: a\nspec:\n  model: {provider: p, model: m}\n  system: null\n' });
+    const dir = writeProject({
+      'agentform.yaml': 'version: 1\nenvironments:\n  dev:\n    url: local\n',
+      'a.yaml': 'kind: Agent\nname: a\nspec:\n  model: {provider: p, model: m}\n  system: null\n',
+    });
     await expect(loadProject(dir)).rejects.toBeInstanceOf(ProblemsError);
   });
 });
@@ -316,17 +319,27 @@ describe('interpolation copies only what it changes', () => {
   it('leaves the parsed documents as written, in every environment', async () => {
     const dir = writeProject({
       'agentform.yaml': 'version: 1\nenvironments:\n  dev: {url: local, variables: {who: dev}}\n  prod: {url: local, slug: p, variables: {who: prod}}\n',
-      'a.yaml': 'kind: Agent\nname: a\nspec:\n  model: {provider: p, model: m}\n  system: x\n  tools: [{type: builtin, name: current_time}, {type: builtin, name: "${var:who}"}]\n  limits: {maxTurns: 3}\n',
+      'a.yaml':
+        'kind: Agent\nname: a\nspec:\n  model: {provider: p, model: m}\n  system: x\n  tools: [{type: builtin, name: current_time}, {type: builtin, name: "${var:who}"}]\n  limits: {maxTurns: 3}\n',
       'p.yaml': 'kind: Provider\nname: p\nspec:\n  type: openai\n',
     });
     const project = await loadProject(dir);
     const dev = find(desiredStateFor(project, 'dev', {}), 'agent/a').spec;
     const prod = find(desiredStateFor(project, 'prod', {}), 'agent/a').spec;
-    expect(dev.tools).toEqual([{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: 'dev' }]);
-    expect(prod.tools).toEqual([{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: 'prod' }]);
+    expect(dev.tools).toEqual([
+      { type: 'builtin', name: 'current_time' },
+      { type: 'builtin', name: 'dev' },
+    ]);
+    expect(prod.tools).toEqual([
+      { type: 'builtin', name: 'current_time' },
+      { type: 'builtin', name: 'prod' },
+    ]);
     expect(dev.limits).toEqual({ maxTurns: 3 });
     const written = project.documents.find((document) => document.name === 'a')!.spec!;
-    expect(written.tools).toEqual([{ type: 'builtin', name: 'current_time' }, { type: 'builtin', name: '${var:who}' }]);
+    expect(written.tools).toEqual([
+      { type: 'builtin', name: 'current_time' },
+      { type: 'builtin', name: '${var:who}' },
+    ]);
   });
 });
 

@@ -20,7 +20,8 @@ const GITHUB = 'kind: Connection\nname: github\nspec:\n  auth: {type: svc-signed
 
 /** A project whose agent (or connection, or key) has `yaml` appended to its spec. */
 function projectWith(file: 'agent' | 'connection' | 'apiKey', yaml: string): Record<string, string> {
-  if (file === 'agent') return { 'agents.yaml': AGENT + (yaml.includes('  model:') ? '' : MODEL) + yaml, 'providers.yaml': PROVIDER, 'connections.yaml': GITHUB };
+  if (file === 'agent')
+    return { 'agents.yaml': AGENT + (yaml.includes('  model:') ? '' : MODEL) + yaml, 'providers.yaml': PROVIDER, 'connections.yaml': GITHUB };
   if (file === 'connection') return { 'connections.yaml': `kind: Connection\nname: crm\nspec:\n${yaml}` };
   return { 'keys.yaml': `kind: ApiKey\nname: ci\nspec:\n${yaml}` };
 }
@@ -37,32 +38,117 @@ type Expected = { severity: 'error' | 'warning'; path: string; message: string |
 
 const CASES: Array<[string, 'agent' | 'connection' | 'apiKey', string, Expected]> = [
   // Close to a named value: an error with the value it probably meant.
-  ['scopes: reed', 'apiKey', '  scopes: [control, reed]\n', { severity: 'error', path: 'spec.scopes[1]', message: 'must be one of "read", "control"; did you mean "read"?', at: 'reed' }],
-  ['toolCalls.default: alow', 'agent', '  policies:\n    toolCalls: {default: alow}\n', { severity: 'error', path: 'spec.policies.toolCalls.default', message: '"alow" is not a known value; did you mean "allow"?', at: 'alow' }],
-  ['toolCalls.byTool: asks', 'agent', '  policies:\n    toolCalls:\n      byTool: {x: asks}\n', { severity: 'error', path: 'spec.policies.toolCalls.byTool.x', message: '"asks" is not a known value; did you mean "ask"?', at: 'asks' }],
-  ['toolCalls.onError: dney', 'agent', '  policies:\n    toolCalls: {onError: dney}\n', { severity: 'error', path: 'spec.policies.toolCalls.onError', message: '"dney" is not a known value; did you mean "deny"?', at: 'dney' }],
-  ['toolCalls.onTimeout: Allow (case)', 'agent', '  policies:\n    toolCalls: {onTimeout: Allow}\n', { severity: 'error', path: 'spec.policies.toolCalls.onTimeout', message: '"Allow" is not a known value; did you mean "allow"?', at: 'Allow' }],
-  ['decisions.onExpire: denny', 'agent', '  policies:\n    decisions: {onExpire: denny}\n', { severity: 'error', path: 'spec.policies.decisions.onExpire', message: '"denny" is not a known value; did you mean "deny"?', at: 'denny' }],
-  ['overrides.system: nnoe', 'agent', '  overrides: {system: nnoe}\n', { severity: 'error', path: 'spec.overrides.system', message: '"nnoe" is not a known value; did you mean "none"?', at: 'nnoe' }],
-  ['tools[].type: bultin', 'agent', '  tools: [{type: bultin, name: current_time}]\n', { severity: 'error', path: 'spec.tools[0].type', message: '"bultin" is not a known value; did you mean "builtin"?', at: 'bultin' }],
-  ['hookEvents: session.startd', 'connection', '  auth: {type: svc-signed}\n  hookEvents: [session.startd]\n', { severity: 'error', path: 'spec.hookEvents[0]', message: '"session.startd" is not a known value; did you mean "session.started"?', at: 'session.startd' }],
-  ['auth.type: svc-signd', 'connection', '  auth: {type: svc-signd}\n', { severity: 'error', path: 'spec.auth.type', message: '"svc-signd" is not a known value; did you mean "svc-signed"?', at: 'svc-signd' }],
+  [
+    'scopes: reed',
+    'apiKey',
+    '  scopes: [control, reed]\n',
+    { severity: 'error', path: 'spec.scopes[1]', message: 'must be one of "read", "control"; did you mean "read"?', at: 'reed' },
+  ],
+  [
+    'toolCalls.default: alow',
+    'agent',
+    '  policies:\n    toolCalls: {default: alow}\n',
+    { severity: 'error', path: 'spec.policies.toolCalls.default', message: '"alow" is not a known value; did you mean "allow"?', at: 'alow' },
+  ],
+  [
+    'toolCalls.byTool: asks',
+    'agent',
+    '  policies:\n    toolCalls:\n      byTool: {x: asks}\n',
+    { severity: 'error', path: 'spec.policies.toolCalls.byTool.x', message: '"asks" is not a known value; did you mean "ask"?', at: 'asks' },
+  ],
+  [
+    'toolCalls.onError: dney',
+    'agent',
+    '  policies:\n    toolCalls: {onError: dney}\n',
+    { severity: 'error', path: 'spec.policies.toolCalls.onError', message: '"dney" is not a known value; did you mean "deny"?', at: 'dney' },
+  ],
+  [
+    'toolCalls.onTimeout: Allow (case)',
+    'agent',
+    '  policies:\n    toolCalls: {onTimeout: Allow}\n',
+    { severity: 'error', path: 'spec.policies.toolCalls.onTimeout', message: '"Allow" is not a known value; did you mean "allow"?', at: 'Allow' },
+  ],
+  [
+    'decisions.onExpire: denny',
+    'agent',
+    '  policies:\n    decisions: {onExpire: denny}\n',
+    { severity: 'error', path: 'spec.policies.decisions.onExpire', message: '"denny" is not a known value; did you mean "deny"?', at: 'denny' },
+  ],
+  [
+    'overrides.system: nnoe',
+    'agent',
+    '  overrides: {system: nnoe}\n',
+    { severity: 'error', path: 'spec.overrides.system', message: '"nnoe" is not a known value; did you mean "none"?', at: 'nnoe' },
+  ],
+  [
+    'tools[].type: bultin',
+    'agent',
+    '  tools: [{type: bultin, name: current_time}]\n',
+    { severity: 'error', path: 'spec.tools[0].type', message: '"bultin" is not a known value; did you mean "builtin"?', at: 'bultin' },
+  ],
+  [
+    'hookEvents: session.startd',
+    'connection',
+    '  auth: {type: svc-signed}\n  hookEvents: [session.startd]\n',
+    { severity: 'error', path: 'spec.hookEvents[0]', message: '"session.startd" is not a known value; did you mean "session.started"?', at: 'session.startd' },
+  ],
+  [
+    'auth.type: svc-signd',
+    'connection',
+    '  auth: {type: svc-signd}\n',
+    { severity: 'error', path: 'spec.auth.type', message: '"svc-signd" is not a known value; did you mean "svc-signed"?', at: 'svc-signd' },
+  ],
   // scopes is closed: anything else is an error, close or not.
   ['scopes: admin', 'apiKey', '  scopes: [admin]\n', { severity: 'error', path: 'spec.scopes[0]', message: 'must be one of "read", "control"', at: 'admin' }],
   // Truly new values of open enumerations: a warning, sent as written.
-  ['toolLoading.mode: lazy', 'agent', '  toolLoading: {mode: lazy}\n', { severity: 'warning', path: 'spec.toolLoading.mode', message: /^"lazy" is not a known value \(eager\): it is sent as written/, at: 'lazy' }],
-  ['decisions.onExpire: escalate', 'agent', '  policies:\n    decisions: {onExpire: escalate}\n', { severity: 'warning', path: 'spec.policies.decisions.onExpire', message: /^"escalate" is not a known value \(deny, allow\)/, at: 'escalate' }],
-  ['auth.type: oauth', 'connection', '  auth: {type: oauth}\n', { severity: 'warning', path: 'spec.auth.type', message: /^"oauth" is not a known value \(svc-signed\)/, at: 'oauth' }],
+  [
+    'toolLoading.mode: lazy',
+    'agent',
+    '  toolLoading: {mode: lazy}\n',
+    { severity: 'warning', path: 'spec.toolLoading.mode', message: /^"lazy" is not a known value \(eager\): it is sent as written/, at: 'lazy' },
+  ],
+  [
+    'decisions.onExpire: escalate',
+    'agent',
+    '  policies:\n    decisions: {onExpire: escalate}\n',
+    { severity: 'warning', path: 'spec.policies.decisions.onExpire', message: /^"escalate" is not a known value \(deny, allow\)/, at: 'escalate' },
+  ],
+  [
+    'auth.type: oauth',
+    'connection',
+    '  auth: {type: oauth}\n',
+    { severity: 'warning', path: 'spec.auth.type', message: /^"oauth" is not a known value \(svc-signed\)/, at: 'oauth' },
+  ],
   // A whole word prefix added or dropped is another word, not a typo.
-  ['egress mode: restricted (beside unrestricted)', 'agent', '  sandbox:\n    network: {egress: {mode: restricted}}\n', { severity: 'warning', path: 'spec.sandbox.network.egress.mode', message: /^"restricted" is not a known value/, at: 'restricted' }],
-  ['hookEvents: session.restarted', 'connection', '  auth: {type: svc-signed}\n  hookEvents: [session.restarted]\n', { severity: 'warning', path: 'spec.hookEvents[0]', message: /^"session\.restarted" is not a known value/, at: 'session.restarted' }],
+  [
+    'egress mode: restricted (beside unrestricted)',
+    'agent',
+    '  sandbox:\n    network: {egress: {mode: restricted}}\n',
+    { severity: 'warning', path: 'spec.sandbox.network.egress.mode', message: /^"restricted" is not a known value/, at: 'restricted' },
+  ],
+  [
+    'hookEvents: session.restarted',
+    'connection',
+    '  auth: {type: svc-signed}\n  hookEvents: [session.restarted]\n',
+    { severity: 'warning', path: 'spec.hookEvents[0]', message: /^"session\.restarted" is not a known value/, at: 'session.restarted' },
+  ],
   // Named values, durations and interpolations pass silently.
-  ['named values', 'agent', '  policies:\n    toolCalls: {default: allow, byTool: {x: ask, y: deny}, onError: deny, onTimeout: allow}\n    decisions: {onExpire: deny}\n', 'clean'],
+  [
+    'named values',
+    'agent',
+    '  policies:\n    toolCalls: {default: allow, byTool: {x: ask, y: deny}, onError: deny, onTimeout: allow}\n    decisions: {onExpire: deny}\n',
+    'clean',
+  ],
   ['caching.ttl is a duration, not an enumeration', 'agent', '  model: {provider: openai, model: gpt-4o, caching: {mode: auto, ttl: 1h}}\n', 'clean'],
   ['scopes: read, control', 'apiKey', '  scopes: [read, control]\n', 'clean'],
   // A connection's tools (api-contract "Agent tools"): a known value, so no warning.
   ['tools[].type: connection', 'agent', '  tools: [{type: connection, name: github}]\n', 'clean'],
-  ['tools[].type: conection', 'agent', '  tools: [{type: conection, name: github}]\n', { severity: 'error', path: 'spec.tools[0].type', message: '"conection" is not a known value; did you mean "connection"?', at: 'conection' }],
+  [
+    'tools[].type: conection',
+    'agent',
+    '  tools: [{type: conection, name: github}]\n',
+    { severity: 'error', path: 'spec.tools[0].type', message: '"conection" is not a known value; did you mean "connection"?', at: 'conection' },
+  ],
 ];
 
 describe('enumerations in validate', () => {
@@ -89,7 +175,12 @@ describe('enumerations in validate', () => {
     const agents = `${AGENT}${MODEL}overlays:\n  prod:\n    policies:\n      toolCalls: {default: alow}\n`;
     const problems = await validateProject(writeProject({ 'agentform.yaml': root, 'agents.yaml': agents, 'providers.yaml': PROVIDER }), { env: {} });
     expect(problems).toEqual([
-      expect.objectContaining({ severity: 'error', message: '"alow" is not a known value; did you mean "allow"?', location: { file: 'agents.yaml', ...where(agents, 'alow') }, jsonPath: 'overlays.prod.policies.toolCalls.default' }),
+      expect.objectContaining({
+        severity: 'error',
+        message: '"alow" is not a known value; did you mean "allow"?',
+        location: { file: 'agents.yaml', ...where(agents, 'alow') },
+        jsonPath: 'overlays.prod.policies.toolCalls.default',
+      }),
     ]);
   });
 });
@@ -98,7 +189,9 @@ describe('enumerations in plan', () => {
   it('loading the project (what plan and apply do first) fails on a typo, not on a new value', async () => {
     const typo = await loadProject(writeProject(projectWith('agent', '  policies:\n    toolCalls: {default: alow}\n'))).catch((caught: unknown) => caught);
     expect(typo).toBeInstanceOf(ProblemsError);
-    expect((typo as ProblemsError).problems.map((problem) => problem.message)).toEqual(['spec.policies.toolCalls.default: "alow" is not a known value; did you mean "allow"?']);
+    expect((typo as ProblemsError).problems.map((problem) => problem.message)).toEqual([
+      'spec.policies.toolCalls.default: "alow" is not a known value; did you mean "allow"?',
+    ]);
     await expect(loadProject(writeProject(projectWith('agent', '  policies:\n    toolCalls: {default: escalate}\n')))).resolves.toBeDefined();
   });
 
@@ -156,13 +249,21 @@ describe('settings.kind of an environment', () => {
   it.each(NEAR_MISS)('%s is an error: did you mean "production"?', async (kind) => {
     const root = rootWith(kind);
     expect(await validateProject(writeProject({ 'agentform.yaml': root }), { env: {} })).toEqual([
-      { severity: 'error', message: `"${kind}" is not a known value; did you mean "production"?${SAFETY}`, location: { file: 'agentform.yaml', line: 6, col: 13 }, jsonPath: 'environments.live.settings.kind' },
+      {
+        severity: 'error',
+        message: `"${kind}" is not a known value; did you mean "production"?${SAFETY}`,
+        location: { file: 'agentform.yaml', line: 6, col: 13 },
+        jsonPath: 'environments.live.settings.kind',
+      },
     ]);
   });
 
   it.each(OTHER)('%s is a warning, sent as written', async (kind) => {
     expect(await validateProject(writeProject({ 'agentform.yaml': rootWith(kind) }), { env: {} })).toEqual([
-      expect.objectContaining({ severity: 'warning', message: `"${kind}" is not a known value (production): it is sent as written, check that the server accepts it` }),
+      expect.objectContaining({
+        severity: 'warning',
+        message: `"${kind}" is not a known value (production): it is sent as written, check that the server accepts it`,
+      }),
     ]);
   });
 
@@ -174,7 +275,10 @@ describe('settings.kind of an environment', () => {
     const loaded = await loadProject(writeProject({ 'agentform.yaml': rootWith('prod') })).catch((caught: unknown) => caught);
     expect(loaded).toBeInstanceOf(ProblemsError);
     expect((loaded as ProblemsError).problems).toEqual([
-      { message: `environments.live.settings.kind: "prod" is not a known value; did you mean "production"?${SAFETY}`, location: { file: expect.stringMatching(/agentform\.yaml$/), line: 6, col: 13 } },
+      {
+        message: `environments.live.settings.kind: "prod" is not a known value; did you mean "production"?${SAFETY}`,
+        location: { file: expect.stringMatching(/agentform\.yaml$/), line: 6, col: 13 },
+      },
     ]);
   });
 });

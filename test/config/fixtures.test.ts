@@ -26,7 +26,9 @@ describe('invalid fixtures', () => {
   });
   it.each(names)('%s', async (name) => {
     const dir = join(FIXTURES, 'invalid', name);
-    const expected = readFileSync(join(dir, 'expected.txt'), 'utf8').split('\n').filter((line) => line.trim() !== '');
+    const expected = readFileSync(join(dir, 'expected.txt'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const problems = await validateProject(dir, { env: ENV });
     expect(linesFor(dir, problems)).toEqual(expected);
     expect(problems.length).toBeGreaterThan(0);
@@ -65,7 +67,10 @@ function yamlFilesOf(dir: string): string[] {
 // end of each file (which leaves every line where it was and sends the file to the library), reports
 // exactly its expected.txt again.
 describe('fixtures read by the yaml library instead of the plain parser', () => {
-  const projects = [...readdirSync(join(FIXTURES, 'invalid')).map((name) => ['invalid', name]), ...readdirSync(join(FIXTURES, 'valid')).map((name) => ['valid', name])].sort();
+  const projects = [
+    ...readdirSync(join(FIXTURES, 'invalid')).map((name) => ['invalid', name]),
+    ...readdirSync(join(FIXTURES, 'valid')).map((name) => ['valid', name]),
+  ].sort();
   const plainProjects = projects.filter(([kind, name]) => {
     const dir = join(FIXTURES, kind as string, name as string);
     return yamlFilesOf(dir).every((file) => {
@@ -86,7 +91,12 @@ describe('fixtures read by the yaml library instead of the plain parser', () => 
         expect(parsePlainYaml(text)).toBeUndefined();
         writeFileSync(join(dir, file), text);
       }
-      const expected = kind === 'invalid' ? readFileSync(join(original, 'expected.txt'), 'utf8').split('\n').filter((line) => line.trim() !== '') : [];
+      const expected =
+        kind === 'invalid'
+          ? readFileSync(join(original, 'expected.txt'), 'utf8')
+              .split('\n')
+              .filter((line) => line.trim() !== '')
+          : [];
       expect(linesFor(dir, await validateProject(dir, { env: ENV }))).toEqual(expected);
     } finally {
       rmSync(join(dir, '..'), { recursive: true, force: true });

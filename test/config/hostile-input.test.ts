@@ -30,16 +30,19 @@ describe('hostile input', () => {
 
   it('stops an alias bomb', async () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let level = 1; level < 10; level++) bomb.push(`${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(9).fill(`*${String.fromCharCode(96 + level)}`).join(',')}]`);
+    for (let level = 1; level < 10; level++)
+      bomb.push(
+        `${String.fromCharCode(97 + level)}: &${String.fromCharCode(97 + level)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + level)}`)
+          .join(',')}]`,
+      );
     const messages = await messagesFor({ 'bomb.yaml': `${bomb.join('\n')}\n` });
     expect(messages.length).toBeGreaterThan(0);
     expect(messages.join('\n')).toMatch(/bomb\.yaml:1:1: cannot read YAML: .*alias/i);
   });
 
   it('reads a UTF-8 byte order mark as nothing', async () => {
-    expect(await messagesFor({ 'a.yaml': `\uFEFF${AGENT_HEAD}` })).toEqual([
-      'a.yaml:4:21: provider "p" is not declared',
-    ]);
+    expect(await messagesFor({ 'a.yaml': `\uFEFF${AGENT_HEAD}` })).toEqual(['a.yaml:4:21: provider "p" is not declared']);
   });
 
   it('reports a UTF-16 file as not UTF-8 text', async () => {

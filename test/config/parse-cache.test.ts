@@ -185,7 +185,14 @@ describe('parse cache', () => {
       ['with an entry made from other text', (pack: Buffer) => Buffer.from(pack.toString('latin1').replace('name: a\n', 'name: z\n'), 'latin1')],
       // An index as before the twelfth session (the parser's digest under "parser", no "madeBy"),
       // same length, over entries that would otherwise be read.
-      ['of the format before', (pack: Buffer) => Buffer.from(pack.toString('latin1').replace(/"madeBy":(\d+)/, (_all, length: string) => `"parser":"${'a'.repeat(length.length - 2)}"`), 'latin1')],
+      [
+        'of the format before',
+        (pack: Buffer) =>
+          Buffer.from(
+            pack.toString('latin1').replace(/"madeBy":(\d+)/, (_all, length: string) => `"parser":"${'a'.repeat(length.length - 2)}"`),
+            'latin1',
+          ),
+      ],
     ])('is a miss when it is %s, and is written whole again', (_name, spoil) => {
       cache.set('a.yaml', AGENT, parseYamlText('a.yaml', AGENT), []);
       cache.close();
@@ -227,7 +234,7 @@ describe('parse cache', () => {
     it.each([
       ['its own directory', false, [/^lock\.pack$/, /^project\.pack$/]],
       ['a directory AGENTFORM_PARSE_CACHE names', true, [/^[0-9a-f]{16}\.lock\.pack$/, /^[0-9a-f]{16}\.pack$/]],
-    ])('of the lock file lives beside the project\'s, in %s: writing one keeps the other, however old', (_where, shared, names) => {
+    ])("of the lock file lives beside the project's, in %s: writing one keeps the other, however old", (_where, shared, names) => {
       const project = join(dir, 'p');
       const packs = shared ? join(dir, 'shared') : join(project, '.agentform', 'cache', 'parse');
       const env = shared ? { AGENTFORM_PARSE_CACHE: packs } : {};

@@ -43,23 +43,35 @@ const root = (extra: Record<string, unknown>) => ({ version: 1, environments: { 
 const HAND_WRITTEN: Case[] = [
   documentCase('valid agent', 'Agent', agent({})),
   // x-suggest: a near miss of a named value warns; a far one, an interpolation or a non-string does not.
-  documentCase('x-suggest: typos', 'Agent', agent({
-    model: { provider: 'openai', model: 'gpt-4o', reasoning: 'nnoe' },
-    compaction: { mode: 'AUTO', preserve: ['tool_result', 'tool_results'] },
-    policies: { toolCalls: { default: 'alow', byTool: { search: 'deny', fetch: 'alloww' } } },
-    tools: [{ type: 'bultin', name: 'current_time' }],
-  })),
+  documentCase(
+    'x-suggest: typos',
+    'Agent',
+    agent({
+      model: { provider: 'openai', model: 'gpt-4o', reasoning: 'nnoe' },
+      compaction: { mode: 'AUTO', preserve: ['tool_result', 'tool_results'] },
+      policies: { toolCalls: { default: 'alow', byTool: { search: 'deny', fetch: 'alloww' } } },
+      tools: [{ type: 'bultin', name: 'current_time' }],
+    }),
+  ),
   documentCase('x-suggest: far from any example', 'Agent', agent({ model: { provider: 'openai', model: 'gpt-4o', reasoning: 'high' } })),
   documentCase('x-suggest: interpolated', 'Agent', agent({ model: { provider: 'openai', model: 'gpt-4o', reasoning: 'non${var:x}' } })),
   documentCase('x-suggest: not a string', 'Agent', agent({ model: { provider: 'openai', model: 'gpt-4o', reasoning: 5 } })),
-  documentCase('x-suggest: connection', 'Connection', { kind: 'Connection', name: 'tools', spec: { transport: 'streamable-htp', auth: { type: 'svc-signd' } } }),
+  documentCase('x-suggest: connection', 'Connection', {
+    kind: 'Connection',
+    name: 'tools',
+    spec: { transport: 'streamable-htp', auth: { type: 'svc-signd' } },
+  }),
   documentCase('x-suggest: api key scopes', 'ApiKey', { kind: 'ApiKey', name: 'ci', spec: { scopes: ['raed', 'control'] } }),
   documentCase('x-suggest: root environment kind', 'root', root({ environments: { prod: { url: 'local', kind: 'prodution' } } })),
   documentCase('x-suggest with x-changes-safety: settings.kind', 'root', root({ environments: { live: { url: 'local', settings: { kind: 'prod' } } } })),
   documentCase('required', 'Agent', { kind: 'Agent', spec: { model: { provider: 'openai' } } }),
   documentCase('additionalProperties', 'Agent', agent({ unknownKey: 1, limits: { maxTurns: 3, maxTurn: 3 } }, { extra: true })),
   documentCase('type', 'Agent', agent({ system: 5, tools: {}, limits: { maxTurns: 'ten' } }, { name: 7, protect: 'yes' })),
-  documentCase('minimum and maximum', 'Agent', agent({ limits: { maxTurns: -1 }, compaction: { thresholdPercent: 101 } }, { promote: { from: 'dev', version: 0 } })),
+  documentCase(
+    'minimum and maximum',
+    'Agent',
+    agent({ limits: { maxTurns: -1 }, compaction: { thresholdPercent: 101 } }, { promote: { from: 'dev', version: 0 } }),
+  ),
   documentCase('pattern, minLength, maxLength', 'Agent', agent({}, { name: 'bad name!' })),
   documentCase('minLength', 'Agent', agent({}, { name: '' })),
   documentCase('maxLength', 'Agent', agent({}, { name: 'a'.repeat(101) })),
@@ -157,12 +169,15 @@ describe('precompiled validators', () => {
     expect(fixtures.length).toBeGreaterThan(100);
   });
 
-  it.each([...HAND_WRITTEN, ...fixtures].map((testCase) => [testCase.name, testCase] as const))('%s: same errors as compiled at run time', (_name, testCase) => {
-    const expected = outcome(testCase.validator(runtime), testCase.data);
-    const actual = outcome(testCase.validator(precompiled), testCase.data);
-    // toStrictEqual: the verbose schema and parentSchema are copies in the precompiled code, equal in value.
-    expect(actual).toStrictEqual(expected);
-  });
+  it.each([...HAND_WRITTEN, ...fixtures].map((testCase) => [testCase.name, testCase] as const))(
+    '%s: same errors as compiled at run time',
+    (_name, testCase) => {
+      const expected = outcome(testCase.validator(runtime), testCase.data);
+      const actual = outcome(testCase.validator(precompiled), testCase.data);
+      // toStrictEqual: the verbose schema and parentSchema are copies in the precompiled code, equal in value.
+      expect(actual).toStrictEqual(expected);
+    },
+  );
 
   it('the table triggers every keyword the schemas check', () => {
     const keywords = new Set<string>();
@@ -171,7 +186,23 @@ describe('precompiled validators', () => {
       if (!validate(testCase.data)) for (const error of validate.errors ?? []) keywords.add(error.keyword);
     }
     // The schemas use no anyOf: open enumerations are x-suggest, closed ones (key scopes) enum, alternatives oneOf.
-    for (const keyword of ['x-suggest', 'enum', 'required', 'additionalProperties', 'type', 'const', 'minimum', 'maximum', 'pattern', 'minLength', 'maxLength', 'uniqueItems', 'minProperties', 'propertyNames', 'oneOf']) {
+    for (const keyword of [
+      'x-suggest',
+      'enum',
+      'required',
+      'additionalProperties',
+      'type',
+      'const',
+      'minimum',
+      'maximum',
+      'pattern',
+      'minLength',
+      'maxLength',
+      'uniqueItems',
+      'minProperties',
+      'propertyNames',
+      'oneOf',
+    ]) {
       expect(keywords, keyword).toContain(keyword);
     }
   });
@@ -215,7 +246,10 @@ describe('loading precompiled validators', () => {
     const loaded = loadPrecompiledValidators(path)!;
     // Written after loading: only a lazy loader sees it.
     const hash = /^exports\.sourceHash = ("[0-9a-f]{64}");$/m.exec(precompiledValidatorsCode('specs'))![1];
-    writeFileSync(precompiledSpecsPath(path), `exports.sourceHash = ${hash};\nexports.defineValidators = (e) => { for (const k of ['Agent','Provider','Connection','Secret','ApiKey']) e[k + '.spec'] = () => 'from the file'; };\n`);
+    writeFileSync(
+      precompiledSpecsPath(path),
+      `exports.sourceHash = ${hash};\nexports.defineValidators = (e) => { for (const k of ['Agent','Provider','Connection','Secret','ApiKey']) e[k + '.spec'] = () => 'from the file'; };\n`,
+    );
     expect((loaded.specs.Agent as unknown as () => string)()).toBe('from the file');
   });
 

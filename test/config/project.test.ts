@@ -14,7 +14,8 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agentform-project-'));
   writeFileSync(join(dir, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev:\n    url: https://control.example.com\n');
   mkdirSync(join(dir, 'agents'));
-  for (let index = 0; index < 50; index++) writeFileSync(join(dir, 'agents', `agent-${index}.yaml`), `kind: Agent\nname: agent-${index}\nspec:\n  system: Be brief.\n`);
+  for (let index = 0; index < 50; index++)
+    writeFileSync(join(dir, 'agents', `agent-${index}.yaml`), `kind: Agent\nname: agent-${index}\nspec:\n  system: Be brief.\n`);
   server = createServer((_request, response) => response.end('{}'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
@@ -47,7 +48,8 @@ describe('readProject', () => {
   // needing a turn of the event loop (TCP connect, then TLS: hello, finished and the request):
   // parsing gives the loop a turn every 10 files while the reads are out, not only once before.
   it('gives the event loop turns while it parses the files, once onRoot has started reads', async () => {
-    for (let index = 50; index < 120; index++) writeFileSync(join(dir, 'agents', `agent-${index}.yaml`), `kind: Agent\nname: agent-${index}\nspec:\n  system: Be brief.\n`);
+    for (let index = 50; index < 120; index++)
+      writeFileSync(join(dir, 'agents', `agent-${index}.yaml`), `kind: Agent\nname: agent-${index}\nspec:\n  system: Be brief.\n`);
     const turnsDuring = async (hooks: Parameters<typeof readProject>[2]): Promise<number> => {
       let turns = 0;
       let reading = true;

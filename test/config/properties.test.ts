@@ -18,7 +18,39 @@ const work = mkdtempSync(join(tmpdir(), 'agentform-prop-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const fragment = fc.oneof(
-  fc.constantFrom('\t', ':', ': ', '- ', '{', '}', '[', ']', '---\n', '\n', '  ', '"', "'", '&a', '*a', '!!binary ', '${', '${env:X}', '${file:nope}', '${var:', '$${', 'null', '~', '\u0000', '\uFFFD', 'svc_dev_abcdefgh', 'kind: Agent\n', 'name: x\n', 'spec:\n', 'overlays:\n  nope: {}\n', '#'),
+  fc.constantFrom(
+    '\t',
+    ':',
+    ': ',
+    '- ',
+    '{',
+    '}',
+    '[',
+    ']',
+    '---\n',
+    '\n',
+    '  ',
+    '"',
+    "'",
+    '&a',
+    '*a',
+    '!!binary ',
+    '${',
+    '${env:X}',
+    '${file:nope}',
+    '${var:',
+    '$${',
+    'null',
+    '~',
+    '\u0000',
+    '\uFFFD',
+    'svc_dev_abcdefgh',
+    'kind: Agent\n',
+    'name: x\n',
+    'spec:\n',
+    'overlays:\n  nope: {}\n',
+    '#',
+  ),
   fc.string({ maxLength: 8 }),
 );
 
@@ -45,7 +77,7 @@ async function check(files: Record<string, string>): Promise<void> {
     expect(problem.location, problem.message).toBeDefined();
     expect(problem.location!.line).toBeGreaterThanOrEqual(1);
     expect(problem.location!.col).toBeGreaterThanOrEqual(1);
-    expect(`${problem.message} ${problem.jsonPath ?? ""}`).not.toContain("svc_dev_abcdefgh");
+    expect(`${problem.message} ${problem.jsonPath ?? ''}`).not.toContain('svc_dev_abcdefgh');
   }
   rmSync(dir, { recursive: true, force: true });
 }
@@ -53,9 +85,13 @@ async function check(files: Record<string, string>): Promise<void> {
 describe('validate never throws', () => {
   it('on mutated resource files', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(SEEDS.agents, SEEDS.providers, SEEDS.all), fc.array(mutation, { minLength: 1, maxLength: 6 }), async (seed, mutations) => {
-        await check({ 'agentform.yaml': SEEDS.root, 'providers.yaml': SEEDS.providers, 'agents.yaml': mutate(seed, mutations) });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(SEEDS.agents, SEEDS.providers, SEEDS.all),
+        fc.array(mutation, { minLength: 1, maxLength: 6 }),
+        async (seed, mutations) => {
+          await check({ 'agentform.yaml': SEEDS.root, 'providers.yaml': SEEDS.providers, 'agents.yaml': mutate(seed, mutations) });
+        },
+      ),
       { numRuns: 200 },
     );
   }, 60_000);

@@ -45,7 +45,10 @@ describe('rotatedAt', () => {
     const error = await loadProject(writeProject(secretWith('2999-01-01'))).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ProblemsError);
     expect((error as ProblemsError).problems).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('spec.rotatedAt: 2999-01-01 is in the future') as unknown, location: expect.objectContaining({ line: 5, col: 14 }) as unknown }),
+      expect.objectContaining({
+        message: expect.stringContaining('spec.rotatedAt: 2999-01-01 is in the future') as unknown,
+        location: expect.objectContaining({ line: 5, col: 14 }) as unknown,
+      }),
     ]);
   });
 });

@@ -53,7 +53,9 @@ async function run() {
   const project = await readProject(join(dir, 'project'), problems);
   return {
     documents: project?.documents.map((document) => ({ name: document.name, valid: document.valid, spec: document.spec })),
-    problems: problems.items.map((problem) => `${problem.severity} ${problem.location?.file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`),
+    problems: problems.items.map(
+      (problem) => `${problem.severity} ${problem.location?.file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`,
+    ),
     checked: validators.mock.calls.length > 0,
   };
 }
@@ -100,16 +102,23 @@ describe('schema checks and the parse cache', () => {
   });
 
   describe('the tool-surface lock file', () => {
-    const lockText = (tools: string[]) => toolLockText({ version: 1, environments: { dev: { search: lockConnection(tools.map((name) => ({ name, inputSchema: { type: 'object' } }))) } } });
+    const lockText = (tools: string[]) =>
+      toolLockText({ version: 1, environments: { dev: { search: lockConnection(tools.map((name) => ({ name, inputSchema: { type: 'object' } }))) } } });
     /** One command's read of the lock: what it holds, or the problems it has; whether it used the validators. */
     async function readLock() {
       validators.mockClear();
       try {
         const lock = await readToolLock(join(dir, 'project'));
-        return { tools: Object.values(lock?.environments.dev ?? {}).flatMap((connection) => connection.tools.map((tool) => tool.name)), checked: validators.mock.calls.length > 0 };
+        return {
+          tools: Object.values(lock?.environments.dev ?? {}).flatMap((connection) => connection.tools.map((tool) => tool.name)),
+          checked: validators.mock.calls.length > 0,
+        };
       } catch (error) {
         if (!(error instanceof ProblemsError)) throw error;
-        return { problems: error.problems.map((problem) => `${problem.location?.file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`), checked: validators.mock.calls.length > 0 };
+        return {
+          problems: error.problems.map((problem) => `${problem.location?.file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`),
+          checked: validators.mock.calls.length > 0,
+        };
       }
     }
 
@@ -129,7 +138,7 @@ describe('schema checks and the parse cache', () => {
       expect(await readLock()).toEqual(first);
     });
 
-    it('keeps the project\'s cache whole: reading one does not make the other miss', async () => {
+    it("keeps the project's cache whole: reading one does not make the other miss", async () => {
       writeFileSync(join(dir, 'project', 'agents.yaml'), VALID);
       writeFileSync(join(dir, 'project', LOCK_FILE), lockText(['fetch']));
       await run();

@@ -13,7 +13,10 @@ const lock: ToolSurfaceLock = {
     prod: { tools: lockConnection([{ name: 'echo', description: 'Echo', annotations: { readOnlyHint: true } }]) },
     dev: {
       zeta: lockConnection([]),
-      alpha: lockConnection([{ name: 'rm', inputSchema: { type: 'object' } }, { name: 'add', inputSchema: { type: 'object' } }]),
+      alpha: lockConnection([
+        { name: 'rm', inputSchema: { type: 'object' } },
+        { name: 'add', inputSchema: { type: 'object' } },
+      ]),
     },
   },
 };
@@ -22,7 +25,8 @@ function problemsOf(text: string): string[] {
   try {
     parseToolLock(LOCK_FILE, `/p/${LOCK_FILE}`, text);
   } catch (error) {
-    if (error instanceof ProblemsError) return error.problems.map((problem) => `${problem.location?.file}:${problem.location?.line}:${problem.location?.col}: ${problem.message}`);
+    if (error instanceof ProblemsError)
+      return error.problems.map((problem) => `${problem.location?.file}:${problem.location?.line}:${problem.location?.col}: ${problem.message}`);
     throw error;
   }
   return [];
@@ -37,14 +41,22 @@ describe('the lock file', () => {
     expect(text.indexOf('dev:')).toBeLessThan(text.indexOf('prod:'));
     expect(text.indexOf('alpha:')).toBeLessThan(text.indexOf('zeta:'));
     expect(text.indexOf('name: add')).toBeLessThan(text.indexOf('name: rm'));
-    expect(text).toMatch(/- name: echo\n\s+digest: sha256:[0-9a-f]{64}\n\s+annotations:\n\s+destructiveHint: true\n\s+idempotentHint: false\n\s+openWorldHint: true\n\s+readOnlyHint: true\n/);
+    expect(text).toMatch(
+      /- name: echo\n\s+digest: sha256:[0-9a-f]{64}\n\s+annotations:\n\s+destructiveHint: true\n\s+idempotentHint: false\n\s+openWorldHint: true\n\s+readOnlyHint: true\n/,
+    );
     const parsed = parseToolLock(LOCK_FILE, `/p/${LOCK_FILE}`, text);
     expect(parsed).toEqual(parseToolLock(LOCK_FILE, '/p', toolLockText(parsed)));
     expect(toolLockText(parsed)).toBe(text);
   });
 
   it('does not depend on the order the lock was built in', () => {
-    const reversed: ToolSurfaceLock = { version: 1, environments: { prod: lock.environments.prod!, dev: { alpha: { tools: [...lock.environments.dev!.alpha!.tools].reverse() }, zeta: lock.environments.dev!.zeta! } } };
+    const reversed: ToolSurfaceLock = {
+      version: 1,
+      environments: {
+        prod: lock.environments.prod!,
+        dev: { alpha: { tools: [...lock.environments.dev!.alpha!.tools].reverse() }, zeta: lock.environments.dev!.zeta! },
+      },
+    };
     expect(toolLockText(reversed)).toBe(toolLockText(lock));
   });
 
@@ -59,9 +71,21 @@ describe('the lock file', () => {
 
   it.each([
     ['not YAML', 'version: 1\nenvironments: {dev: [\n', /^agentform\.lock\.yaml:\d+:\d+: /],
-    ['an unknown key, at the key', 'version: 1\nenvironments:\n  dev:\n    github:\n      tools: []\n      url: http://u:p@x\n', /^agentform\.lock\.yaml:6:7: unknown key "url"/],
-    ['a digest that is not sha256', 'version: 1\nenvironments:\n  dev:\n    github:\n      tools:\n        - name: x\n          digest: md5:abc\n          annotations: {destructiveHint: true, idempotentHint: false, openWorldHint: true, readOnlyHint: false}\n', /^agentform\.lock\.yaml:7:19: must be sha256:/],
-    ['a missing hint', `version: 1\nenvironments:\n  dev:\n    github:\n      tools:\n        - name: x\n          digest: sha256:${'0'.repeat(64)}\n          annotations: {destructiveHint: true}\n`, /missing required key "idempotentHint"/],
+    [
+      'an unknown key, at the key',
+      'version: 1\nenvironments:\n  dev:\n    github:\n      tools: []\n      url: http://u:p@x\n',
+      /^agentform\.lock\.yaml:6:7: unknown key "url"/,
+    ],
+    [
+      'a digest that is not sha256',
+      'version: 1\nenvironments:\n  dev:\n    github:\n      tools:\n        - name: x\n          digest: md5:abc\n          annotations: {destructiveHint: true, idempotentHint: false, openWorldHint: true, readOnlyHint: false}\n',
+      /^agentform\.lock\.yaml:7:19: must be sha256:/,
+    ],
+    [
+      'a missing hint',
+      `version: 1\nenvironments:\n  dev:\n    github:\n      tools:\n        - name: x\n          digest: sha256:${'0'.repeat(64)}\n          annotations: {destructiveHint: true}\n`,
+      /missing required key "idempotentHint"/,
+    ],
     ['another version', 'version: 2\nenvironments: {}\n', /^agentform\.lock\.yaml:1:10: must be 1/],
     ['two documents', 'version: 1\nenvironments: {}\n---\nversion: 1\nenvironments: {}\n', /exactly one YAML document/],
   ])('%s: a located error', (_name, text, expected) => {

@@ -49,7 +49,8 @@ export function commentPlacementDocument(random: () => number, comments = 3): st
   const mapping = (indent: string, depth: number): string => {
     const keys = [...new Set(Array.from({ length: count(3) }, () => pick(KEYS)))];
     // Now and then an explicit key (`? key` then `: value`), which the plain parser leaves to the library.
-    const entry = (key: string) => (random() < 0.05 ? `${indent}?${S} ${key}${S}\n${indent}:${value(indent, depth)}` : `${indent}${key}:${value(indent, depth)}`);
+    const entry = (key: string) =>
+      random() < 0.05 ? `${indent}?${S} ${key}${S}\n${indent}:${value(indent, depth)}` : `${indent}${key}:${value(indent, depth)}`;
     return keys.map(entry).join(`${S}\n`);
   };
   const sequence = (indent: string, depth: number): string =>

@@ -15,7 +15,9 @@ const REPO = join(import.meta.dirname, '..', '..');
 const CASES = readdirSync(FIXTURES)
   .filter((name) => name.endsWith('.yaml'))
   .sort();
-const EXPECTED = readFileSync(join(FIXTURES, 'expected.txt'), 'utf8').split('\n').filter((line) => line !== '');
+const EXPECTED = readFileSync(join(FIXTURES, 'expected.txt'), 'utf8')
+  .split('\n')
+  .filter((line) => line !== '');
 
 /** What the words of a message may not hold: the library's terms, its error codes and class names, the old redaction. */
 const JARGON = /\(text\)|YAML\w*Error|\b[A-Z]+_[A-Z_]+\b|implicit|compact|flow (sequence|map|collection)|\bscalar|\btoken|\bnode\b|YAML stream|indicator/i;
@@ -26,7 +28,10 @@ function wordsOf(message: string): string {
 }
 
 function linesFor(file: string, text: string, env: NodeJS.ProcessEnv): string[] {
-  return parseYamlText(file, text, env).problems.map((problem) => `${problem.location?.file}:${problem.location?.line}:${problem.location?.col}: ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`);
+  return parseYamlText(file, text, env).problems.map(
+    (problem) =>
+      `${problem.location?.file}:${problem.location?.line}:${problem.location?.col}: ${problem.severity === 'warning' ? 'warning: ' : ''}${problem.message}`,
+  );
 }
 
 const PARSERS: Array<[string, NodeJS.ProcessEnv]> = [

@@ -41,8 +41,16 @@ function corpus(): Array<{ name: string; text: string }> {
 }
 
 const CASES: Array<[string, string, 'refused' | 'agreed']> = [
-  ['scalars of the core schema', 'a: 1\nb: -2\nc: 0x1F\nd: 0o17\ne: 1.50\nf: .5\ng: 1e3\nh: .inf\ni: -.Inf\nj: .NaN\nk: ~\nl: null\nm: NULL\nn: true\no: False\np: yes\nq: 012\nr: +3\ns: 1_000\nt: 2024-01-01\nu: 1.2.3\nv: -0\n', 'agreed'],
-  ['strings that look like other things', "a: 'true'\nb: \"1\"\nc: ./path\nd: -v\ne: a#b\nf: a:b\ng: http://x/y?z=1\nh: ${env:X:-y}\ni: a, b\nj: 'it''s'\nk: \"q\\\"\\\\\\n\\t\\u00e9\"\n", 'agreed'],
+  [
+    'scalars of the core schema',
+    'a: 1\nb: -2\nc: 0x1F\nd: 0o17\ne: 1.50\nf: .5\ng: 1e3\nh: .inf\ni: -.Inf\nj: .NaN\nk: ~\nl: null\nm: NULL\nn: true\no: False\np: yes\nq: 012\nr: +3\ns: 1_000\nt: 2024-01-01\nu: 1.2.3\nv: -0\n',
+    'agreed',
+  ],
+  [
+    'strings that look like other things',
+    "a: 'true'\nb: \"1\"\nc: ./path\nd: -v\ne: a#b\nf: a:b\ng: http://x/y?z=1\nh: ${env:X:-y}\ni: a, b\nj: 'it''s'\nk: \"q\\\"\\\\\\n\\t\\u00e9\"\n",
+    'agreed',
+  ],
   ['comments everywhere', '# top\na: 1 # one\n# between\nb: # nested\n  # inside\n  c: 2\n\n   \nd: [x, y] # flow\n', 'agreed'],
   ['empty values', 'a:\nb:\n  c:\nd: ""\ne: []\nf: {}\n', 'agreed'],
   ['compact sequences', 'a:\n- 1\n- b: 2\n  c: 3\n- - x\n  - y\nd: e\n', 'agreed'],
@@ -55,7 +63,7 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['a top-level sequence', '- a\n- b: c\n', 'agreed'],
   ['unicode', 'naïve: "ünïcödé 🎉"\nb: 日本\n', 'agreed'],
   ['no final newline', 'a: 1\nb: two', 'agreed'],
-  ['numeric-looking keys are the library\'s', '1: a\n', 'refused'],
+  ["numeric-looking keys are the library's", '1: a\n', 'refused'],
   ['boolean keys', 'true: a\n', 'refused'],
   ['quoted keys', '"1": a\n\'b c\': d\n', 'agreed'],
   ['duplicate keys', 'a: 1\na: 2\n', 'refused'],
@@ -70,7 +78,11 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['kept chomping', 'a: |+\n  x\n\n', 'refused'],
   ['indentation indicators', 'a: |2\n   x\n', 'refused'],
   ['a literal block at the end without a newline', 'a: |\n  x', 'refused'],
-  ['multi-line plain scalars', 'a: one\n  two\n\n  three\n\n\n      four  \nb:\n  on its own line\n  and the next\nc:\n- x\n  y\n-\n  z\nd: 1\n  2\n', 'agreed'],
+  [
+    'multi-line plain scalars',
+    'a: one\n  two\n\n  three\n\n\n      four  \nb:\n  on its own line\n  and the next\nc:\n- x\n  y\n-\n  z\nd: 1\n  2\n',
+    'agreed',
+  ],
   ['a multi-line plain scalar after a comment', 'a: one # c\n  two\n', 'refused'],
   ['a multi-line plain scalar with a comment line', 'a: one\n  # two\n', 'refused'],
   ['a block scalar header on the next line', 'a:\n  |\n    x\n', 'refused'],
@@ -101,7 +113,11 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['escapes the parser does not read', 'a: "\\x41\\U0001F600\\e\\ "\n', 'refused'],
   ['complex keys', '? a\n: b\n', 'refused'],
   ['an empty sequence item', 'a:\n- \n- b\n', 'refused'],
-  ['nesting too deep', `a: ${'['.repeat(101)}${']'.repeat(101)}\nb:\n${Array.from({ length: 101 }, (_, depth) => `${' '.repeat(depth + 1)}k:`).join('\n')} 1\n`, 'refused'],
+  [
+    'nesting too deep',
+    `a: ${'['.repeat(101)}${']'.repeat(101)}\nb:\n${Array.from({ length: 101 }, (_, depth) => `${' '.repeat(depth + 1)}k:`).join('\n')} 1\n`,
+    'refused',
+  ],
   ['nesting up to the limit', `a: ${'['.repeat(100)}${']'.repeat(100)}\n`, 'agreed'],
   // Found by the random mutations below: a block sequence indicator inside a flow collection.
   ['a dash before a flow indicator', 'a: [-]\nb: {c: -}\n', 'refused'],
@@ -115,7 +131,7 @@ const CASES: Array<[string, string, 'refused' | 'agreed']> = [
   ['a comment line and a blank line before a value', 'a:\n#c\n\n  x\nb: 1\n', 'refused'],
   ['two comment lines before a value', 'a:\n#c\n#d\n  x\nb: 1\n', 'refused'],
   ['a blank line and a comment line before a value', 'a:\n\n#c\n  x\nb: 1\n', 'refused'],
-  ['a comment line at the key\'s column before a value', 'x:\n  a:\n  #[\n   x y\n  "q": true\n', 'refused'],
+  ["a comment line at the key's column before a value", 'x:\n  a:\n  #[\n   x y\n  "q": true\n', 'refused'],
   ['a comment after the dash, the item on the next line', '- #c\n  x\n- y\n', 'refused'],
   ['a comment after the key, the value on the next line', 'a: #c\n  x\nb: 1\n', 'refused'],
   ['a blank line before a value', 'a:\n\n  x\nb: 1\n', 'refused'],
@@ -152,7 +168,64 @@ describe('the plain YAML parser', () => {
     const small = [...files.map(({ text }) => text).filter((text) => text.length < 4000), ...CASES.map(([, text]) => text)];
     // And each with CRLF line ends, as checked out on Windows.
     const sources = [...small, ...small.map((text) => text.replace(/\r?\n/g, '\r\n'))];
-    const pieces = [' ', '  ', '\n', '\n  ', '-', '- ', '- - ', '  - ', ':', ': ', ':\n', '? ', '#', ' #', '"', "'", "''", '|', '|-', '|\n', '[', ']', '{', '}', ',', ', ', '---\n', '\n---\n', '...', '~', '0', '-1', '+1', '0x1F', '1e3', '.inf', '1.5', 'x', 'true', 'null', '\\', '\\n', '\\u00e9', '&a', '*a', '!', '?', '%', '@', '>', '>-', '>\n', 'é', '\t', '\r', '\r\n'];
+    const pieces = [
+      ' ',
+      '  ',
+      '\n',
+      '\n  ',
+      '-',
+      '- ',
+      '- - ',
+      '  - ',
+      ':',
+      ': ',
+      ':\n',
+      '? ',
+      '#',
+      ' #',
+      '"',
+      "'",
+      "''",
+      '|',
+      '|-',
+      '|\n',
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      ', ',
+      '---\n',
+      '\n---\n',
+      '...',
+      '~',
+      '0',
+      '-1',
+      '+1',
+      '0x1F',
+      '1e3',
+      '.inf',
+      '1.5',
+      'x',
+      'true',
+      'null',
+      '\\',
+      '\\n',
+      '\\u00e9',
+      '&a',
+      '*a',
+      '!',
+      '?',
+      '%',
+      '@',
+      '>',
+      '>-',
+      '>\n',
+      'é',
+      '\t',
+      '\r',
+      '\r\n',
+    ];
     let agreed = 0;
     const iterations = Number(process.env.PLAIN_ITERATIONS ?? 6000);
     for (let iteration = 0; iteration < iterations; iteration++) {
@@ -197,7 +270,39 @@ describe('the plain YAML parser', () => {
  */
 function randomDocument(random: () => number): string {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const scalars = ['plain text', 'x', '1', '-2', '0.5', '1e3', '.inf', '.nan', '0x1F', '0o7', '~', 'null', 'true', 'False', 'yes', 'a:b', 'a#b', 'http://h/p?q=1', '${env:X:-y}', '-v', "'single ''quoted'''", '"double \\"quoted\\" \\n \\u00e9"', '""', "''", 'ünï 🎉', '[]', '{}', '2024-01-01', '1_000', '+1', '012'];
+  const scalars = [
+    'plain text',
+    'x',
+    '1',
+    '-2',
+    '0.5',
+    '1e3',
+    '.inf',
+    '.nan',
+    '0x1F',
+    '0o7',
+    '~',
+    'null',
+    'true',
+    'False',
+    'yes',
+    'a:b',
+    'a#b',
+    'http://h/p?q=1',
+    '${env:X:-y}',
+    '-v',
+    "'single ''quoted'''",
+    '"double \\"quoted\\" \\n \\u00e9"',
+    '""',
+    "''",
+    'ünï 🎉',
+    '[]',
+    '{}',
+    '2024-01-01',
+    '1_000',
+    '+1',
+    '012',
+  ];
   const flowScalars = scalars.filter((scalar) => !/[,:#[\]{}]/.test(scalar) || /^["']/.test(scalar));
   const keys = ['name', 'kind', 'spec', 'a', 'b-c', 'd_e', 'f.g', '"quoted key"', "'k'", 'x1', 'URL', 'on', 'yes'];
   const plainKeys = keys.filter((key) => !/^["']/.test(key));
@@ -216,7 +321,9 @@ function randomDocument(random: () => number): string {
   const flow = (depth: number): string => {
     if (depth > 2 || random() < 0.5) return pick(flowScalars);
     if (random() < 0.5) return `[${Array.from({ length: Math.floor(random() * 3) }, () => flow(depth + 1)).join(', ')}]`;
-    return `{${distinct(plainKeys, 1 + Math.floor(random() * 3)).map((key) => `${key}: ${flow(depth + 1)}`).join(', ')}}`;
+    return `{${distinct(plainKeys, 1 + Math.floor(random() * 3))
+      .map((key) => `${key}: ${flow(depth + 1)}`)
+      .join(', ')}}`;
   };
   const literal = (indent: string): string => {
     const lines = Array.from({ length: 1 + Math.floor(random() * 4) }, () => pick(['text', '  more indented', '# not a comment', '', 'key: value', '- item']));
@@ -225,7 +332,13 @@ function randomDocument(random: () => number): string {
   };
   /** A plain scalar over more lines, as a long description is wrapped. */
   const wrapped = (indent: string): string =>
-    ['first words', ...Array.from({ length: 1 + Math.floor(random() * 3) }, () => `${random() < 0.2 ? '\n' : ''}${indent}${pick(['more words', 'x', '- not an item', 'a-b', 'key-like: no', '12'])}`)].join('\n');
+    [
+      'first words',
+      ...Array.from(
+        { length: 1 + Math.floor(random() * 3) },
+        () => `${random() < 0.2 ? '\n' : ''}${indent}${pick(['more words', 'x', '- not an item', 'a-b', 'key-like: no', '12'])}`,
+      ),
+    ].join('\n');
   const value = (indent: string, step: string, depth: number): string => {
     const choice = random();
     if (choice < 0.05) return ` ${wrapped(indent + step)}`;

@@ -17,7 +17,10 @@ describe('LocalPlanes', () => {
   it('shares one plane per data directory and closes it after the last release', async () => {
     const fake = fakeStarter();
     const planes = new LocalPlanes(fake.start);
-    const [a, b] = await Promise.all([planes.acquire('/p/.agentform/local', [{ slug: 'dev' }], {}), planes.acquire('/p/.agentform/local', [{ slug: 'dev' }], {})]);
+    const [a, b] = await Promise.all([
+      planes.acquire('/p/.agentform/local', [{ slug: 'dev' }], {}),
+      planes.acquire('/p/.agentform/local', [{ slug: 'dev' }], {}),
+    ]);
     expect(fake.started).toEqual(['/p/.agentform/local']);
     expect(a.plane).toBe(b.plane);
     await a.release();

@@ -32,7 +32,14 @@ describe('resolveTarget: the project precedence table', () => {
   // Each row: what is set, and which source wins. Removing the winner exposes the next row.
   it.each([
     ['1. flags', FLAGS, FULL_ENV, TARGET, ['https://flag.example.com', '--url'], ['svc_staging-eu_flagSecret', '--token']],
-    ['2. per-environment variables', {}, FULL_ENV, TARGET, ['https://per-env.example.com', 'AGENTFORM_URL_STAGING_EU'], ['svc_staging-eu_perEnvSecret', 'AGENTFORM_TOKEN_STAGING_EU']],
+    [
+      '2. per-environment variables',
+      {},
+      FULL_ENV,
+      TARGET,
+      ['https://per-env.example.com', 'AGENTFORM_URL_STAGING_EU'],
+      ['svc_staging-eu_perEnvSecret', 'AGENTFORM_TOKEN_STAGING_EU'],
+    ],
     [
       '3. agentform.yaml',
       {},
@@ -153,7 +160,9 @@ describe('the cookie credential', () => {
   });
 
   it('refuses a cookie whose AGENTFORM_ENVIRONMENT names another environment', () => {
-    expect(() => targetCredential(TARGET, undefined, undefined, { AGENTFORM_COOKIE: 'c=1', AGENTFORM_ENVIRONMENT: 'prod' })).toThrow(/^AGENTFORM_ENVIRONMENT is prod, not staging-eu$/);
+    expect(() => targetCredential(TARGET, undefined, undefined, { AGENTFORM_COOKIE: 'c=1', AGENTFORM_ENVIRONMENT: 'prod' })).toThrow(
+      /^AGENTFORM_ENVIRONMENT is prod, not staging-eu$/,
+    );
   });
 });
 

@@ -42,16 +42,35 @@ export async function generateProject(shape: ProjectShape, label = 'durability')
   };
   await writeFile(join(dir, 'agentform.yaml'), `version: 1\nenvironments:\n  ${full.env}:\n    url: local\ndefaultEnvironment: ${full.env}\n`);
   const docs = (items: string[]) => items.join('---\n');
-  await writeFile(join(dir, 'providers.yaml'), docs(names.providers.map((name) => `kind: Provider\nname: ${name}\nspec:\n  type: openai\n  secret: \${env:DURABILITY_PROVIDER_SECRET:-provider-secret-${name}}\n`)));
-  await writeFile(join(dir, 'secrets.yaml'), docs(names.secrets.map((name) => `kind: Secret\nname: ${name}\nspec:\n  value: \${env:DURABILITY_SECRET:-secret-value-${name}}\n`)));
+  await writeFile(
+    join(dir, 'providers.yaml'),
+    docs(
+      names.providers.map(
+        (name) => `kind: Provider\nname: ${name}\nspec:\n  type: openai\n  secret: \${env:DURABILITY_PROVIDER_SECRET:-provider-secret-${name}}\n`,
+      ),
+    ),
+  );
+  await writeFile(
+    join(dir, 'secrets.yaml'),
+    docs(names.secrets.map((name) => `kind: Secret\nname: ${name}\nspec:\n  value: \${env:DURABILITY_SECRET:-secret-value-${name}}\n`)),
+  );
   // Port 9 (discard) refuses at once: connections.test reports the tool server unreachable quickly.
-  await writeFile(join(dir, 'connections.yaml'), docs(names.connections.map((name) => `kind: Connection\nname: ${name}\nspec:\n  url: http://127.0.0.1:9/mcp\n  auth:\n    type: svc-signed\n`)));
+  await writeFile(
+    join(dir, 'connections.yaml'),
+    docs(names.connections.map((name) => `kind: Connection\nname: ${name}\nspec:\n  url: http://127.0.0.1:9/mcp\n  auth:\n    type: svc-signed\n`)),
+  );
   if (names.apiKeys.length > 0) {
-    await writeFile(join(dir, 'apikeys.yaml'), docs(names.apiKeys.map((name) => `kind: ApiKey\nname: ${name}\nspec:\n  scopes: [read]\n  tokenFile: .agentform/tokens/${name}.token\n`)));
+    await writeFile(
+      join(dir, 'apikeys.yaml'),
+      docs(names.apiKeys.map((name) => `kind: ApiKey\nname: ${name}\nspec:\n  scopes: [read]\n  tokenFile: .agentform/tokens/${name}.token\n`)),
+    );
   }
   await mkdir(join(dir, 'agents'));
   for (const [i, name] of names.agents.entries()) {
-    await writeFile(join(dir, 'agents', `${name}.yaml`), agentYaml(name, i, names.providers[i % names.providers.length]!, i % 5 === 4 ? names.agents[i - 1] : undefined));
+    await writeFile(
+      join(dir, 'agents', `${name}.yaml`),
+      agentYaml(name, i, names.providers[i % names.providers.length]!, i % 5 === 4 ? names.agents[i - 1] : undefined),
+    );
   }
   return { dir, shape: full, names };
 }
@@ -74,9 +93,20 @@ export async function startPlane(options: { faults?: FaultOptions; env?: string;
   const env = options.env ?? 'dev';
   const dataDir = await mkdtemp(join(tmpdir(), 'agentform-durability-plane-'));
   const environments = options.environments ?? [env];
-  const plane = await startLocalControlPlane({ dataDir, environments, bakeMs: 20, profile: TEST_SERVER_PROFILE, ...(options.faults ? { faults: options.faults } : {}), onInternalError: (error) => process.stderr.write(`control plane internal error: ${String(error)}\n`) });
+  const plane = await startLocalControlPlane({
+    dataDir,
+    environments,
+    bakeMs: 20,
+    profile: TEST_SERVER_PROFILE,
+    ...(options.faults ? { faults: options.faults } : {}),
+    onInternalError: (error) => process.stderr.write(`control plane internal error: ${String(error)}\n`),
+  });
   const upper = env.toUpperCase().replace(/-/g, '_');
-  const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[env]! }, retry: { maxAttempts: 30, baseDelayMs: 5, maxDelayMs: 50 } });
+  const client = new ControlApiClient({
+    baseUrl: plane.url,
+    credential: { kind: 'key', token: plane.tokens[env]! },
+    retry: { maxAttempts: 30, baseDelayMs: 5, maxDelayMs: 50 },
+  });
   return {
     ...plane,
     dataDir,
@@ -130,7 +160,10 @@ export async function census(project: Project, plane: Plane): Promise<Census> {
     providers: (await client.providersList()).map((item) => item.name),
     connections: (await client.connectionsList()).map((item) => item.name),
     secrets: (await client.secretsList()).map((item) => item.name),
-    apiKeys: (await client.apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name).filter((name) => project.names.apiKeys.includes(name)),
+    apiKeys: (await client.apiKeysList())
+      .filter((key) => !key.revokedAt)
+      .map((key) => key.name)
+      .filter((name) => project.names.apiKeys.includes(name)),
     agents: (await client.agentsList()).map((item) => item.slug),
   };
   const duplicates: string[] = [];
@@ -187,6 +220,8 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): Spawned {
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }

@@ -58,9 +58,15 @@ describe('a small request while 50 clients list 1,000 agents', () => {
     server = startServerProcess(['--port', '0', '--data', data, '--durability', 'normal']);
     url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await server.ready)![1]!;
     token = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8')).environments.dev.token as string;
-    const definition = (i: number) => ({ ...MINIMAL_DEFINITION, name: `Agent ${i}`, system: `You are agent ${i}. ${'Answer briefly and cite the relevant policy. '.repeat(8)}` });
+    const definition = (i: number) => ({
+      ...MINIMAL_DEFINITION,
+      name: `Agent ${i}`,
+      system: `You are agent ${i}. ${'Answer briefly and cite the relevant policy. '.repeat(8)}`,
+    });
     for (let start = 0; start < AGENTS; start += 25) {
-      await Promise.all(Array.from({ length: 25 }, (_, k) => call(url, 'agents.upsert', { slug: `agent-${start + k}`, definition: definition(start + k) }, token)));
+      await Promise.all(
+        Array.from({ length: 25 }, (_, k) => call(url, 'agents.upsert', { slug: `agent-${start + k}`, definition: definition(start + k) }, token)),
+      );
     }
   }, 180_000);
   afterAll(async () => {

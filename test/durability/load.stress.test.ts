@@ -22,13 +22,19 @@ describe('load on one local control plane', () => {
       const runs = await Promise.all(
         projects.map((project, i) => {
           const upper = ENVS[i]!.toUpperCase();
-          return runCli(['apply', project.dir, '--auto-approve', '--parallelism', '8'], { env: { [`AGENTFORM_URL_${upper}`]: plane.url, [`AGENTFORM_TOKEN_${upper}`]: plane.tokens[ENVS[i]!]! } });
+          return runCli(['apply', project.dir, '--auto-approve', '--parallelism', '8'], {
+            env: { [`AGENTFORM_URL_${upper}`]: plane.url, [`AGENTFORM_TOKEN_${upper}`]: plane.tokens[ENVS[i]!]! },
+          });
         }),
       );
       const applySeconds = (performance.now() - started) / 1000;
       for (const run of runs) expect(run.code, run.stderr).toBe(0);
       for (const [i, project] of projects.entries()) {
-        const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[ENVS[i]!]! }, retry: { maxAttempts: 30, baseDelayMs: 5 } });
+        const client = new ControlApiClient({
+          baseUrl: plane.url,
+          credential: { kind: 'key', token: plane.tokens[ENVS[i]!]! },
+          retry: { maxAttempts: 30, baseDelayMs: 5 },
+        });
         const counted = await census(project, { ...plane, client });
         await client.close();
         expect(counted.duplicates).toEqual([]);
@@ -44,7 +50,12 @@ describe('load on one local control plane', () => {
       await Promise.all(
         Array.from({ length: CLIENTS }, async (_, c) => {
           const env = ENVS[c % ENVS.length]!;
-          const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[env]! }, retry: { maxAttempts: 10, baseDelayMs: 1 }, onRequest: (event) => events.push(event) });
+          const client = new ControlApiClient({
+            baseUrl: plane.url,
+            credential: { kind: 'key', token: plane.tokens[env]! },
+            retry: { maxAttempts: 10, baseDelayMs: 1 },
+            onRequest: (event) => events.push(event),
+          });
           for (let i = 0; i < PER_CLIENT; i++) {
             if (i % 3 === 0) await client.secretsCreate({ name: `load-c${c}-${i}`, value: 'v' });
             else if (i % 3 === 1) await client.agentsList();
@@ -58,12 +69,20 @@ describe('load on one local control plane', () => {
       expect([...statuses].filter((status) => status !== 200 && status !== 429)).toEqual([]);
       expect(events.length).toBeGreaterThanOrEqual(CLIENTS * PER_CLIENT);
       for (const env of ENVS) {
-        const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens[env]! }, retry: { maxAttempts: 30, baseDelayMs: 5 } });
+        const client = new ControlApiClient({
+          baseUrl: plane.url,
+          credential: { kind: 'key', token: plane.tokens[env]! },
+          retry: { maxAttempts: 30, baseDelayMs: 5 },
+        });
         const names = (await client.secretsList()).map((secret) => secret.name).filter((name) => name.startsWith('load-c'));
         await client.close();
         const expected = Array.from({ length: CLIENTS }, (_, c) => c)
           .filter((c) => ENVS[c % ENVS.length] === env)
-          .flatMap((c) => Array.from({ length: PER_CLIENT }, (_, i) => i).filter((i) => i % 3 === 0).map((i) => `load-c${c}-${i}`));
+          .flatMap((c) =>
+            Array.from({ length: PER_CLIENT }, (_, i) => i)
+              .filter((i) => i % 3 === 0)
+              .map((i) => `load-c${c}-${i}`),
+          );
         expect(names.sort()).toEqual(expected.sort());
       }
       const ms = events.map((event) => event.ms);

@@ -15,7 +15,10 @@ async function startProxy(target: string, before: (rpc: string) => Promise<void>
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const rpc = (req.url ?? '').replace(/^\/v1\//, '').split('/').join('.');
+      const rpc = (req.url ?? '')
+        .replace(/^\/v1\//, '')
+        .split('/')
+        .join('.');
       void (async () => {
         await before(rpc);
         const headers: Record<string, string> = {};
@@ -48,7 +51,10 @@ describe('a concurrent edit and a failed change during apply', () => {
     // The configuration changes prov0's baseUrl and every agent's maxTurns.
     const agents = project.names.agents;
     for (const [i, slug] of agents.entries()) {
-      await writeFile(join(project.dir, 'agents', `${slug}.yaml`), agentYaml(slug, i, project.names.providers[i % 2]!, i % 5 === 4 ? agents[i - 1] : undefined, 77));
+      await writeFile(
+        join(project.dir, 'agents', `${slug}.yaml`),
+        agentYaml(slug, i, project.names.providers[i % 2]!, i % 5 === 4 ? agents[i - 1] : undefined, 77),
+      );
     }
     const providers = join(project.dir, 'providers.yaml');
     await writeFile(

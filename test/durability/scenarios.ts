@@ -5,7 +5,20 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { agentYaml, apply, applyArgs, applyUntilConverged, census, generateProject, leftoverTempFiles, planExitCode, seeded, spawnCli, startPlane, type ProjectShape } from './harness.js';
+import {
+  agentYaml,
+  apply,
+  applyArgs,
+  applyUntilConverged,
+  census,
+  generateProject,
+  leftoverTempFiles,
+  planExitCode,
+  seeded,
+  spawnCli,
+  startPlane,
+  type ProjectShape,
+} from './harness.js';
 
 export interface FaultOutcome {
   seed: number;
@@ -15,7 +28,12 @@ export interface FaultOutcome {
 }
 
 /** Apply from empty under faults, then change a third of the agents under faults: converges, nothing twice. */
-export async function faultScenario(seed: number, rates: { failRate: number; throttleRate: number; lostResponseRate: number }, maxReruns: number, shape: ProjectShape): Promise<FaultOutcome> {
+export async function faultScenario(
+  seed: number,
+  rates: { failRate: number; throttleRate: number; lostResponseRate: number },
+  maxReruns: number,
+  shape: ProjectShape,
+): Promise<FaultOutcome> {
   const plane = await startPlane({ faults: { ...rates, seed } });
   try {
     const project = await generateProject(shape, `faults-${seed}`);
@@ -29,7 +47,10 @@ export async function faultScenario(seed: number, rates: { failRate: number; thr
     const changed = project.names.agents.filter((_, i) => i % 3 === 0);
     for (const slug of changed) {
       const i = project.names.agents.indexOf(slug);
-      await writeFile(join(project.dir, 'agents', `${slug}.yaml`), agentYaml(slug, i, project.names.providers[i % project.names.providers.length]!, i % 5 === 4 ? project.names.agents[i - 1] : undefined, 99));
+      await writeFile(
+        join(project.dir, 'agents', `${slug}.yaml`),
+        agentYaml(slug, i, project.names.providers[i % project.names.providers.length]!, i % 5 === 4 ? project.names.agents[i - 1] : undefined, 99),
+      );
     }
     const second = await applyUntilConverged(project, plane, maxReruns);
     expect(second.last.code, `seed ${seed}: ${second.last.stderr}`).toBe(0);
@@ -130,7 +151,12 @@ export async function interruptScenario(seed: number, signal: InterruptSignal, s
   const plane = await startPlane({ faults: { latencyMs: 25, seed } });
   try {
     const project = await generateProject(shape, `${signal.toLowerCase()}-${seed}`);
-    const total = project.names.agents.length + project.names.providers.length + project.names.connections.length + project.names.secrets.length + project.names.apiKeys.length;
+    const total =
+      project.names.agents.length +
+      project.names.providers.length +
+      project.names.connections.length +
+      project.names.secrets.length +
+      project.names.apiKeys.length;
     const stopAfterDone = Math.floor(seeded(seed)() * total * 0.8);
     const run = spawnCli([...applyArgs(project), '--json'], plane.cliEnv);
     let sent = false;

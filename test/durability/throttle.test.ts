@@ -55,7 +55,12 @@ describe('throttle fault injection', () => {
     const plane = await startServer({ faults: { throttleRate: 0.3, seed: 11 } });
     cleanups.push(plane.cleanup);
     const statuses: number[] = [];
-    const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.dev! }, retry: { maxAttempts: 10 }, onRequest: (event) => statuses.push(event.status) });
+    const client = new ControlApiClient({
+      baseUrl: plane.url,
+      credential: { kind: 'key', token: plane.tokens.dev! },
+      retry: { maxAttempts: 10 },
+      onRequest: (event) => statuses.push(event.status),
+    });
     const started = Date.now();
     for (let i = 0; i < 20; i++) await client.secretsCreate({ name: `R${i}`, value: 'v' });
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -64,8 +69,12 @@ describe('throttle fault injection', () => {
     await client.close();
   });
 
-  it.each([1, 2])('seed %i: under 30 percent of 429s and 503s, plan, apply and the next plan succeed first time', async (seed) => {
-    const outcome = await throttleScenario(seed, THIRTY_PERCENT, { agents: 12, providers: 2, connections: 1, secrets: 2 });
-    console.log(`throttle seed ${seed}: ${outcome.line}`);
-  }, 60_000);
+  it.each([1, 2])(
+    'seed %i: under 30 percent of 429s and 503s, plan, apply and the next plan succeed first time',
+    async (seed) => {
+      const outcome = await throttleScenario(seed, THIRTY_PERCENT, { agents: 12, providers: 2, connections: 1, secrets: 2 });
+      console.log(`throttle seed ${seed}: ${outcome.line}`);
+    },
+    60_000,
+  );
 });

@@ -66,14 +66,7 @@ describe('yaml-language-server on a project made by agentform init', () => {
 
   it('explains a literal secret in a sentence, not a regular expression', async () => {
     const path = join(project, 'secrets.yaml');
-    const text = [
-      '# yaml-language-server: $schema=./schemas/secret.schema.json',
-      'kind: Secret',
-      'name: leaked',
-      'spec:',
-      '  value: hunter2',
-      '',
-    ].join('\n');
+    const text = ['# yaml-language-server: $schema=./schemas/secret.schema.json', 'kind: Secret', 'name: leaked', 'spec:', '  value: hunter2', ''].join('\n');
     const diagnostics = await open(path, text);
     const literal = diagnostics.find((diagnostic) => diagnostic.range.start.line === 4);
     expect(literal?.message, JSON.stringify(diagnostics)).toContain('write it as ${env:NAME} or ${file:PATH}');

@@ -10,10 +10,14 @@ const key = (name: string, id: string, prefix: string, createdAt = '2026-01-01T0
   const resource = actual('apiKey', name, { scopes: ['read'] }, { id, prefix, createdAt });
   return { ...resource, id };
 };
-const declared = (name = 'ci', extra: Partial<DesiredResource> = {}) => desired('apiKey', name, { scopes: ['read'] }, { options: { tokenFile: `.agentform/${name}.token` }, ...extra });
+const declared = (name = 'ci', extra: Partial<DesiredResource> = {}) =>
+  desired('apiKey', name, { scopes: ['read'] }, { options: { tokenFile: `.agentform/${name}.token` }, ...extra });
 
 function planWith(files: Record<string, TokenFileContent>, keys: ActualResource[], want: DesiredResource[] = [declared()], ownToken?: string) {
-  const reconciled = reconcileKeyTokenFiles(desiredState(want), actualState(keys), { files: new Map(Object.entries(files)), ...(ownToken ? { ownToken } : {}) });
+  const reconciled = reconcileKeyTokenFiles(desiredState(want), actualState(keys), {
+    files: new Map(Object.entries(files)),
+    ...(ownToken ? { ownToken } : {}),
+  });
   return { ...reconciled, plan: computePlan(reconciled.desired, reconciled.actual, { prune: false }) };
 }
 
@@ -100,9 +104,24 @@ describe('two live keys of one declared name (two applies at once)', () => {
 describe('the key a run authenticates with', () => {
   const cases: Array<{ name: string; want: DesiredResource[]; have: ActualResource[]; problems: string[] }> = [
     { name: 'kept: nothing to say', want: [desired('apiKey', 'ci', { scopes: ['read'] })], have: [actual('apiKey', 'ci', { scopes: ['read'] })], problems: [] },
-    { name: 'replaced', want: [desired('apiKey', 'ci', { scopes: ['control'] })], have: [actual('apiKey', 'ci', { scopes: ['read'] })], problems: ["apiKey/ci is the key this run authenticates with: replacing it would revoke the run's own credential halfway through"] },
-    { name: 'pruned', want: [], have: [actual('apiKey', 'ci', { scopes: ['read'] })], problems: ["apiKey/ci is the key this run authenticates with: deleting it would revoke the run's own credential halfway through"] },
-    { name: 'another key pruned', want: [], have: [actual('apiKey', 'ci', { scopes: ['read'] }), actual('apiKey', 'other', { scopes: ['read'] })], problems: ["apiKey/ci is the key this run authenticates with: deleting it would revoke the run's own credential halfway through"] },
+    {
+      name: 'replaced',
+      want: [desired('apiKey', 'ci', { scopes: ['control'] })],
+      have: [actual('apiKey', 'ci', { scopes: ['read'] })],
+      problems: ["apiKey/ci is the key this run authenticates with: replacing it would revoke the run's own credential halfway through"],
+    },
+    {
+      name: 'pruned',
+      want: [],
+      have: [actual('apiKey', 'ci', { scopes: ['read'] })],
+      problems: ["apiKey/ci is the key this run authenticates with: deleting it would revoke the run's own credential halfway through"],
+    },
+    {
+      name: 'another key pruned',
+      want: [],
+      have: [actual('apiKey', 'ci', { scopes: ['read'] }), actual('apiKey', 'other', { scopes: ['read'] })],
+      problems: ["apiKey/ci is the key this run authenticates with: deleting it would revoke the run's own credential halfway through"],
+    },
   ];
   it.each(cases)('$name', ({ want, have, problems }) => {
     const plan = computePlan(desiredState(want), actualState(have), { prune: true, pruneApiKeys: true, allowMassDelete: true });

@@ -1,13 +1,6 @@
 // Builders for plan inputs, shared by the engine and render tests.
 import { fingerprint } from '../../src/engine/canonical.js';
-import type {
-  ActualResource,
-  ActualState,
-  DesiredResource,
-  DesiredState,
-  JsonObject,
-  ResourceKind,
-} from '../../src/model/resources.js';
+import type { ActualResource, ActualState, DesiredResource, DesiredState, JsonObject, ResourceKind } from '../../src/model/resources.js';
 
 export function desired(kind: ResourceKind, name: string, spec: JsonObject = {}, extra: Partial<DesiredResource> = {}): DesiredResource {
   return { kind, name, spec, writeOnly: {}, references: [], ...extra };

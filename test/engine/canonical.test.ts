@@ -6,7 +6,11 @@ import { canonicalJson, fingerprint } from '../../src/engine/canonical.js';
 function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).reverse().map((key) => [key, reversedKeys((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .reverse()
+      .map((key) => [key, reversedKeys((value as Record<string, unknown>)[key])]),
+  );
 }
 
 describe('canonicalJson', () => {
@@ -19,7 +23,7 @@ describe('canonicalJson', () => {
     [[undefined, 1], '[null,1]'],
     [undefined, 'null'],
     ['quote " and \u2028', JSON.stringify('quote " and \u2028')],
-    [{ '"k"': 1, 'ü': [true, false] }, '{"\\"k\\"":1,"ü":[true,false]}'],
+    [{ '"k"': 1, ü: [true, false] }, '{"\\"k\\"":1,"ü":[true,false]}'],
   ])('%j → %s', (value, expected) => {
     expect(canonicalJson(value)).toBe(expected);
   });

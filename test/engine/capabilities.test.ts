@@ -56,7 +56,10 @@ describe('computeCapabilities', () => {
   });
 
   it('a sandbox preset other than read-only is of unknown effect', () => {
-    const map = computeCapabilities([agent('a', { sandbox: { tools: { preset: 'full' } }, policies: { toolCalls: { hook: { connection: 'gate' } } } })], surfaces);
+    const map = computeCapabilities(
+      [agent('a', { sandbox: { tools: { preset: 'full' } }, policies: { toolCalls: { hook: { connection: 'gate' } } } })],
+      surfaces,
+    );
     expect(tools(map, 'a')).toEqual(['sandbox.* unknown hook']);
   });
 
@@ -71,26 +74,60 @@ describe('computeCapabilities', () => {
     const map = computeCapabilities(
       [
         agent('support', { tools: [], subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }] }),
-        agent('researcher', { tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { hook: { connection: 'gate' } } }, subagents: [{ kind: 'agent', name: 'w', agent: 'writer' }] }),
-        agent('writer', { tools: [{ type: 'builtin', name: 'current_time' }], subagents: [{ kind: 'agent', name: 's', agent: 'support' }, { kind: 'agent', name: 'x', agent: 'ghost' }] }),
+        agent('researcher', {
+          tools: [{ type: 'connection', name: 'github' }],
+          policies: { toolCalls: { hook: { connection: 'gate' } } },
+          subagents: [{ kind: 'agent', name: 'w', agent: 'writer' }],
+        }),
+        agent('writer', {
+          tools: [{ type: 'builtin', name: 'current_time' }],
+          subagents: [
+            { kind: 'agent', name: 's', agent: 'support' },
+            { kind: 'agent', name: 'x', agent: 'ghost' },
+          ],
+        }),
       ],
       surfaces,
     );
-    expect(tools(map, 'support')).toEqual(['researcher>github.delete_repo destructive hook', 'researcher>github.search read-only hook', 'researcher>writer>builtin.current_time read-only allowed']);
+    expect(tools(map, 'support')).toEqual([
+      'researcher>github.delete_repo destructive hook',
+      'researcher>github.search read-only hook',
+      'researcher>writer>builtin.current_time read-only allowed',
+    ]);
     expect(map.get('support')?.missingSubagents).toEqual(['ghost']);
     // writer reaches support, which reaches researcher: every agent once
-    expect(tools(map, 'writer')).toEqual(['builtin.current_time read-only allowed', 'support>researcher>github.delete_repo destructive hook', 'support>researcher>github.search read-only hook']);
+    expect(tools(map, 'writer')).toEqual([
+      'builtin.current_time read-only allowed',
+      'support>researcher>github.delete_repo destructive hook',
+      'support>researcher>github.search read-only hook',
+    ]);
   });
 });
 
 describe('diffCapabilities', () => {
   it('added, removed and changed tools per agent; unchanged agents are left out', () => {
     const before = computeCapabilities(
-      [agent('support', { tools: [{ type: 'builtin', name: 'current_time' }, { type: 'connection', name: 'github' }], policies: { toolCalls: { hook: { connection: 'gate' } } } }), agent('quiet', { tools: [] })],
+      [
+        agent('support', {
+          tools: [
+            { type: 'builtin', name: 'current_time' },
+            { type: 'connection', name: 'github' },
+          ],
+          policies: { toolCalls: { hook: { connection: 'gate' } } },
+        }),
+        agent('quiet', { tools: [] }),
+      ],
       surfaces,
     );
     const after = computeCapabilities(
-      [agent('support', { tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { hook: { connection: 'gate' }, byTool: { delete_repo: 'allow' } } } }), agent('quiet', { tools: [] }), agent('fresh', { tools: [{ type: 'builtin', name: 'current_time' }] })],
+      [
+        agent('support', {
+          tools: [{ type: 'connection', name: 'github' }],
+          policies: { toolCalls: { hook: { connection: 'gate' }, byTool: { delete_repo: 'allow' } } },
+        }),
+        agent('quiet', { tools: [] }),
+        agent('fresh', { tools: [{ type: 'builtin', name: 'current_time' }] }),
+      ],
       surfaces,
     );
     const diff = diffCapabilities(before, after);
@@ -100,13 +137,22 @@ describe('diffCapabilities', () => {
     ]);
     expect(diff[1]?.changes).toEqual([
       { change: 'removed', tool: 'builtin.current_time', via: [], before: { decision: 'hook', effect: 'read-only' } },
-      { change: 'changed', tool: 'github.delete_repo', via: [], before: { decision: 'hook', effect: 'destructive' }, after: { decision: 'allowed', effect: 'destructive' } },
+      {
+        change: 'changed',
+        tool: 'github.delete_repo',
+        via: [],
+        before: { decision: 'hook', effect: 'destructive' },
+        after: { decision: 'allowed', effect: 'destructive' },
+      },
     ]);
   });
 
   it("lists a new agent's own tools before its subagents' tools", () => {
     const after = computeCapabilities(
-      [agent('support', { tools: [{ type: 'builtin', name: 'current_time' }], subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }] }), agent('researcher', { tools: [{ type: 'builtin', name: 'web' }] })],
+      [
+        agent('support', { tools: [{ type: 'builtin', name: 'current_time' }], subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }] }),
+        agent('researcher', { tools: [{ type: 'builtin', name: 'web' }] }),
+      ],
       surfaces,
     );
     const diff = diffCapabilities(new Map(), after).find((item) => item.agent === 'support');

@@ -34,12 +34,22 @@ export const AGENT_FIELDS: Field[] = [
   { path: 'model.reasoning', value: oneOf('none', 'low', 'high'), optional: true },
   {
     path: 'model.fallback.models',
-    value: fc.array(fc.record({ provider: fc.constant('openai'), model: oneOf('gpt-4o-mini', 'gpt-4o') }, { requiredKeys: ['provider', 'model'] }), { maxLength: 2 }) as fc.Arbitrary<JsonValue>,
+    value: fc.array(fc.record({ provider: fc.constant('openai'), model: oneOf('gpt-4o-mini', 'gpt-4o') }, { requiredKeys: ['provider', 'model'] }), {
+      maxLength: 2,
+    }) as fc.Arbitrary<JsonValue>,
     optional: true,
   },
-  { path: 'tools', value: fc.array(fc.record({ type: fc.constant('builtin'), name: oneOf('current_time', 'calculator') }), { maxLength: 2 }) as fc.Arbitrary<JsonValue>, optional: false },
+  {
+    path: 'tools',
+    value: fc.array(fc.record({ type: fc.constant('builtin'), name: oneOf('current_time', 'calculator') }), { maxLength: 2 }) as fc.Arbitrary<JsonValue>,
+    optional: false,
+  },
   { path: 'policies.toolCalls.default', value: oneOf('allow', 'ask', 'deny'), optional: true },
-  { path: 'policies.toolCalls.byTool', value: fc.dictionary(oneOf('shell', 'rm', 'grep') as fc.Arbitrary<string>, oneOf('allow', 'ask', 'deny'), { maxKeys: 3 }) as fc.Arbitrary<JsonValue>, optional: true },
+  {
+    path: 'policies.toolCalls.byTool',
+    value: fc.dictionary(oneOf('shell', 'rm', 'grep') as fc.Arbitrary<string>, oneOf('allow', 'ask', 'deny'), { maxKeys: 3 }) as fc.Arbitrary<JsonValue>,
+    optional: true,
+  },
   { path: 'policies.toolCalls.timeoutMs', value: count(1_000, 60_000), optional: true },
   { path: 'limits.maxTurns', value: count(1, 200), optional: true },
   { path: 'sandbox.scope', value: oneOf('tree', 'session'), optional: true },
@@ -78,9 +88,11 @@ export function choicesOf(fields: Field[]): fc.Arbitrary<Choices> {
 
 /** A configuration edit: each field kept as it was, or drawn anew. */
 export function editedChoices(fields: Field[]): fc.Arbitrary<Record<string, Choice | 'keep'>> {
-  return fc.record(Object.fromEntries(fields.map((field) => [field.path, fc.oneof({ weight: 3, arbitrary: fc.constant('keep' as const) }, { weight: 1, arbitrary: choice(field) })]))) as fc.Arbitrary<
-    Record<string, Choice | 'keep'>
-  >;
+  return fc.record(
+    Object.fromEntries(
+      fields.map((field) => [field.path, fc.oneof({ weight: 3, arbitrary: fc.constant('keep' as const) }, { weight: 1, arbitrary: choice(field) })]),
+    ),
+  ) as fc.Arbitrary<Record<string, Choice | 'keep'>>;
 }
 
 export function applyEdit(before: Choices, edit: Record<string, Choice | 'keep'>): Choices {
@@ -123,10 +135,13 @@ export const AGENT_BASE: JsonObject = { name: 'A', model: { provider: 'openai' }
 export type OutOfBand = Array<{ path: string; value: JsonValue | undefined }>;
 
 export function outOfBandEdits(fields: Field[], extra: Array<{ path: string; value: fc.Arbitrary<JsonValue> }> = []): fc.Arbitrary<OutOfBand> {
-  const candidates = [...fields.map((field) => ({ path: field.path, value: field.value, optional: field.optional })), ...extra.map((item) => ({ ...item, optional: true }))];
-  const edit = fc.constantFrom(...candidates).chain((field) =>
-    (field.optional ? fc.option(field.value, { nil: undefined }) : field.value).map((value) => ({ path: field.path, value })),
-  );
+  const candidates = [
+    ...fields.map((field) => ({ path: field.path, value: field.value, optional: field.optional })),
+    ...extra.map((item) => ({ ...item, optional: true })),
+  ];
+  const edit = fc
+    .constantFrom(...candidates)
+    .chain((field) => (field.optional ? fc.option(field.value, { nil: undefined }) : field.value).map((value) => ({ path: field.path, value })));
   return fc.array(edit, { maxLength: 3 });
 }
 
@@ -160,7 +175,8 @@ export function changedPaths(kind: ResourceKind, before: JsonValue | undefined, 
     if ((isObject(before) || isNothing(before)) && (isObject(after) || isNothing(after))) {
       const left = isObject(before) ? before : {};
       const right = isObject(after) ? after : {};
-      for (const key of new Set([...Object.keys(left), ...Object.keys(right)])) changedPaths(kind, left[key], right[key], path === '' ? key : `${path}.${key}`, out);
+      for (const key of new Set([...Object.keys(left), ...Object.keys(right)]))
+        changedPaths(kind, left[key], right[key], path === '' ? key : `${path}.${key}`, out);
       return out;
     }
     out.push(path);
@@ -212,7 +228,14 @@ function valueAt(root: JsonValue | undefined, path: string): JsonValue | undefin
  * fill fields into a new object, or leave an empty one out with the unknown fields it adds to it. A listed field must really change, unless it is a reset to the server default
  * (the default may equal the old value) or a write-only value.
  */
-export function contractProblems(kind: ResourceKind, change: ResourceChange, before: JsonObject, after: JsonObject, desired: JsonObject, churning: ReadonlySet<string> = new Set()): string[] {
+export function contractProblems(
+  kind: ResourceKind,
+  change: ResourceChange,
+  before: JsonObject,
+  after: JsonObject,
+  desired: JsonObject,
+  churning: ReadonlySet<string> = new Set(),
+): string[] {
   const changed = changedPaths(kind, before, after).filter((path) => !churning.has(path));
   const listed = change.fields.filter((field) => !field.writeOnly).map((field) => field.path);
   const problems: string[] = [];
@@ -221,12 +244,16 @@ export function contractProblems(kind: ResourceKind, change: ResourceChange, bef
     const parts = segments(path);
     const createdAncestor = parts.some((_, i) => {
       const ancestor = parts.slice(0, i + 1).join('.');
-      const gone = (root: JsonObject) => isNothing(valueAt(root, ancestor)) && !(isObject(valueAt(root, ancestor)) && Object.keys(valueAt(root, ancestor) as JsonObject).length > 0);
+      const gone = (root: JsonObject) =>
+        isNothing(valueAt(root, ancestor)) && !(isObject(valueAt(root, ancestor)) && Object.keys(valueAt(root, ancestor) as JsonObject).length > 0);
       if (!gone(before) && !gone(after)) return false;
       const writtenInto = isObject(valueAt(desired, ancestor)) && change.action !== 'no-op';
       return writtenInto || listed.some((field) => related(field, ancestor) && segments(field).length > i);
     });
-    if (!createdAncestor) problems.push(`${change.address}: ${path} changed (${canonicalJson(valueAt(before, path) ?? null)} → ${canonicalJson(valueAt(after, path) ?? null)}) but the plan did not list it`);
+    if (!createdAncestor)
+      problems.push(
+        `${change.address}: ${path} changed (${canonicalJson(valueAt(before, path) ?? null)} → ${canonicalJson(valueAt(after, path) ?? null)}) but the plan did not list it`,
+      );
   }
   for (const field of change.fields) {
     if (field.writeOnly || field.resetToDefault) continue;
@@ -247,14 +274,24 @@ export function contractDesired(slug: string, agentName: string, agent: JsonObje
 }
 
 /** Read, plan and apply through the real engine, writers and executor; then read again. */
-export async function planAndApply(caller: RpcCaller, slug: string, desired: DesiredState): Promise<{ before: ActualState; plan: Plan; after: ActualState; failed: string[] }> {
+export async function planAndApply(
+  caller: RpcCaller,
+  slug: string,
+  desired: DesiredState,
+): Promise<{ before: ActualState; plan: Plan; after: ActualState; failed: string[] }> {
   const before = await readActualState(caller, slug);
   const plan = computePlan(desired, before, { prune: false });
-  const result = await applyPlan(plan, desired, before, { caller }, {
-    parallelism: 4,
-    reread: async (kind) => new Map((await readActualState(caller, slug, [kind])).resources.map((resource) => [resource.name, resource])),
-    saveToken: async () => undefined,
-  });
+  const result = await applyPlan(
+    plan,
+    desired,
+    before,
+    { caller },
+    {
+      parallelism: 4,
+      reread: async (kind) => new Map((await readActualState(caller, slug, [kind])).resources.map((resource) => [resource.name, resource])),
+      saveToken: async () => undefined,
+    },
+  );
   const after = await readActualState(caller, slug);
   return { before, plan, after, failed: result.failed.map((failure) => `${failure.address}: ${failure.message}`) };
 }
@@ -264,7 +301,12 @@ export async function planAndApply(caller: RpcCaller, slug: string, desired: Des
  * `churning`: paths of spec fields the server changes on every read by itself (`model.resolvedAt`),
  * which no plan lists and every read sees changed.
  */
-export function roundProblems(round: { before: ActualState; plan: Plan; after: ActualState }, desired: DesiredState, written: readonly string[], churning: ReadonlySet<string> = new Set()): string[] {
+export function roundProblems(
+  round: { before: ActualState; plan: Plan; after: ActualState },
+  desired: DesiredState,
+  written: readonly string[],
+  churning: ReadonlySet<string> = new Set(),
+): string[] {
   const problems: string[] = [];
   const find = (resources: ReadonlyArray<{ kind: ResourceKind; name: string }>, change: ResourceChange) =>
     resources.find((resource) => resource.kind === change.kind && resource.name === change.name);
@@ -278,7 +320,8 @@ export function roundProblems(round: { before: ActualState; plan: Plan; after: A
     if (change.action === 'no-op' && was.remote.version !== now.remote.version) problems.push(`${change.address}: a new version although nothing changed`);
   }
   const again = computePlan(desired, round.after, { prune: false });
-  for (const change of again.changes) if (change.action !== 'no-op' && change.action !== 'unmanaged') problems.push(`${change.address}: the second plan is not clean (${change.action})`);
+  for (const change of again.changes)
+    if (change.action !== 'no-op' && change.action !== 'unmanaged') problems.push(`${change.address}: the second plan is not clean (${change.action})`);
   return problems;
 }
 

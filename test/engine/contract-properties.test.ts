@@ -148,14 +148,21 @@ class ModelServer implements RpcCaller {
       }
     };
     visit(out, fields, '');
-    return fill(out, this.profile.environmentDefaults.filter((d) => reset.some((path) => d.path === path || d.path.startsWith(`${path}.`))));
+    return fill(
+      out,
+      this.profile.environmentDefaults.filter((d) => reset.some((path) => d.path === path || d.path.startsWith(`${path}.`))),
+    );
   }
 
   /** A replace: the request is the whole settings; what it leaves out (or nulls) gets the default. */
   private replaced(fields: JsonObject): JsonObject {
     const withoutNull = (value: JsonValue): JsonValue => {
       if (!isObject(value)) return value;
-      return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null).map(([key, inner]) => [key, withoutNull(inner)]));
+      return Object.fromEntries(
+        Object.entries(value)
+          .filter(([, inner]) => inner !== null)
+          .map(([key, inner]) => [key, withoutNull(inner)]),
+      );
     };
     return fill(withoutNull(fields) as JsonObject, this.profile.environmentDefaults);
   }
@@ -174,7 +181,11 @@ function withoutChurn(definition: JsonObject): JsonObject {
 function sorted(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(sorted);
   if (!isObject(value)) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key]!)]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sorted(value[key]!)]),
+  );
 }
 
 const defaultsFor = (fields: typeof AGENT_FIELDS): fc.Arbitrary<Profile['agentDefaults']> =>

@@ -11,7 +11,9 @@ describe('effectiveState', () => {
       actual('agent', 'stray', { tools: [] }),
       actual('agent', 'pruned', { tools: [] }),
     ]);
-    const result = effectiveState(want, have, { changes: [{ address: 'agent/pruned', kind: 'agent', name: 'pruned', action: 'delete', fields: [], dependsOn: [] }] });
+    const result = effectiveState(want, have, {
+      changes: [{ address: 'agent/pruned', kind: 'agent', name: 'pruned', action: 'delete', fields: [], dependsOn: [] }],
+    });
     expect(result.map((resource) => resource.name)).toEqual(['support', 'stray']);
     expect(result[0]?.spec).toEqual({ policies: { toolCalls: { hook: { connection: 'gate' }, byTool: { rm: 'allow' }, default: 'allow' } } });
   });

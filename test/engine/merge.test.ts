@@ -6,22 +6,97 @@ import type { JsonObject } from '../../src/model/resources.js';
 type Case = { name: string; desired: JsonObject; remote: JsonObject; nulls?: 'omit' | 'send'; expected: JsonObject };
 
 const cases: Case[] = [
-  { name: 'unmentioned fields keep their remote value', desired: { system: 'b' }, remote: { system: 'a', sandbox: { scope: 'tree' }, identity: { required: true } }, expected: { system: 'b', sandbox: { scope: 'tree' }, identity: { required: true } } },
-  { name: 'objects merge key by key', desired: { sandbox: { tools: { allow: ['grep'] } } }, remote: { sandbox: { tools: { preset: 'x', deny: ['rm'] } } }, expected: { sandbox: { tools: { preset: 'x', deny: ['rm'], allow: ['grep'] } } } },
-  { name: 'unknown remote fields are sent back', desired: { model: { model: 'b' } }, remote: { model: { model: 'a', serverRevision: 7 }, futureField: { x: 1 } }, expected: { model: { model: 'b', serverRevision: 7 }, futureField: { x: 1 } } },
-  { name: 'byTool is a whole value', desired: { policies: { toolCalls: { byTool: { a: 'ask' } } } }, remote: { policies: { toolCalls: { default: 'allow', byTool: { a: 'allow', shell: 'allow' } } } }, expected: { policies: { toolCalls: { default: 'allow', byTool: { a: 'ask' } } } } },
-  { name: 'an empty map removes every entry', desired: { policies: { toolCalls: { byTool: {} } } }, remote: { policies: { toolCalls: { byTool: { shell: 'allow' } } } }, expected: { policies: { toolCalls: { byTool: {} } } } },
-  { name: 'arrays of scalars are whole values', desired: { sandbox: { tools: { deny: [] } } }, remote: { sandbox: { tools: { deny: ['rm'] } } }, expected: { sandbox: { tools: { deny: [] } } } },
+  {
+    name: 'unmentioned fields keep their remote value',
+    desired: { system: 'b' },
+    remote: { system: 'a', sandbox: { scope: 'tree' }, identity: { required: true } },
+    expected: { system: 'b', sandbox: { scope: 'tree' }, identity: { required: true } },
+  },
+  {
+    name: 'objects merge key by key',
+    desired: { sandbox: { tools: { allow: ['grep'] } } },
+    remote: { sandbox: { tools: { preset: 'x', deny: ['rm'] } } },
+    expected: { sandbox: { tools: { preset: 'x', deny: ['rm'], allow: ['grep'] } } },
+  },
+  {
+    name: 'unknown remote fields are sent back',
+    desired: { model: { model: 'b' } },
+    remote: { model: { model: 'a', serverRevision: 7 }, futureField: { x: 1 } },
+    expected: { model: { model: 'b', serverRevision: 7 }, futureField: { x: 1 } },
+  },
+  {
+    name: 'byTool is a whole value',
+    desired: { policies: { toolCalls: { byTool: { a: 'ask' } } } },
+    remote: { policies: { toolCalls: { default: 'allow', byTool: { a: 'allow', shell: 'allow' } } } },
+    expected: { policies: { toolCalls: { default: 'allow', byTool: { a: 'ask' } } } },
+  },
+  {
+    name: 'an empty map removes every entry',
+    desired: { policies: { toolCalls: { byTool: {} } } },
+    remote: { policies: { toolCalls: { byTool: { shell: 'allow' } } } },
+    expected: { policies: { toolCalls: { byTool: {} } } },
+  },
+  {
+    name: 'arrays of scalars are whole values',
+    desired: { sandbox: { tools: { deny: [] } } },
+    remote: { sandbox: { tools: { deny: ['rm'] } } },
+    expected: { sandbox: { tools: { deny: [] } } },
+  },
   {
     name: 'array elements merge with the remote element at the same position',
-    desired: { model: { fallback: { models: [{ provider: 'p', model: 'x' }, { provider: 'q', model: 'y' }] } } },
+    desired: {
+      model: {
+        fallback: {
+          models: [
+            { provider: 'p', model: 'x' },
+            { provider: 'q', model: 'y' },
+          ],
+        },
+      },
+    },
     remote: { model: { fallback: { models: [{ provider: 'p', model: 'm', reasoning: 'high' }] } } },
-    expected: { model: { fallback: { models: [{ provider: 'p', model: 'x', reasoning: 'high' }, { provider: 'q', model: 'y' }] } } },
+    expected: {
+      model: {
+        fallback: {
+          models: [
+            { provider: 'p', model: 'x', reasoning: 'high' },
+            { provider: 'q', model: 'y' },
+          ],
+        },
+      },
+    },
   },
-  { name: 'extra remote elements are dropped', desired: { tools: [{ type: 'builtin', name: 'a' }] }, remote: { tools: [{ type: 'builtin', name: 'a' }, { type: 'builtin', name: 'b' }] }, expected: { tools: [{ type: 'builtin', name: 'a' }] } },
-  { name: 'null is left out (omit)', desired: { model: { reasoning: null } }, remote: { model: { model: 'm', reasoning: 'high' } }, expected: { model: { model: 'm' } } },
-  { name: 'null is sent as null (send)', nulls: 'send', desired: { group: null, spend: { dailyUsd: null } }, remote: { group: 'g', spend: { dailyUsd: 5, tokensPerMonth: 9 } }, expected: { group: null, spend: { dailyUsd: null, tokensPerMonth: 9 } } },
-  { name: 'null inside array elements is left out even when sending nulls', nulls: 'send', desired: { list: [{ a: null, b: 1 }] }, remote: { list: [{ a: 2, b: 0 }] }, expected: { list: [{ b: 1 }] } },
+  {
+    name: 'extra remote elements are dropped',
+    desired: { tools: [{ type: 'builtin', name: 'a' }] },
+    remote: {
+      tools: [
+        { type: 'builtin', name: 'a' },
+        { type: 'builtin', name: 'b' },
+      ],
+    },
+    expected: { tools: [{ type: 'builtin', name: 'a' }] },
+  },
+  {
+    name: 'null is left out (omit)',
+    desired: { model: { reasoning: null } },
+    remote: { model: { model: 'm', reasoning: 'high' } },
+    expected: { model: { model: 'm' } },
+  },
+  {
+    name: 'null is sent as null (send)',
+    nulls: 'send',
+    desired: { group: null, spend: { dailyUsd: null } },
+    remote: { group: 'g', spend: { dailyUsd: 5, tokensPerMonth: 9 } },
+    expected: { group: null, spend: { dailyUsd: null, tokensPerMonth: 9 } },
+  },
+  {
+    name: 'null inside array elements is left out even when sending nulls',
+    nulls: 'send',
+    desired: { list: [{ a: null, b: 1 }] },
+    remote: { list: [{ a: 2, b: 0 }] },
+    expected: { list: [{ b: 1 }] },
+  },
   { name: 'without a remote object: the configured fields', desired: { a: { b: 1, c: null } }, remote: {}, expected: { a: { b: 1 } } },
 ];
 
@@ -34,7 +109,10 @@ describe('mergeForWrite', () => {
 
   it('restrictToShape keeps the fields a request knows, nested ones included', () => {
     const shape = { name: true, spend: { dailyUsd: true } } as const;
-    expect(restrictToShape({ name: 'n', kind: 'k', spend: { dailyUsd: 1, serverRevision: 7 }, region: 'r' }, shape)).toEqual({ name: 'n', spend: { dailyUsd: 1 } });
+    expect(restrictToShape({ name: 'n', kind: 'k', spend: { dailyUsd: 1, serverRevision: 7 }, region: 'r' }, shape)).toEqual({
+      name: 'n',
+      spend: { dailyUsd: 1 },
+    });
     expect(restrictToShape({ spend: null }, shape)).toEqual({ spend: null });
   });
 });
@@ -49,7 +127,12 @@ const managed: Record<string, JsonObject> = {
   // A set, in a canonical order (its members' canonical JSON, sorted).
   'arrays of scalars are whole values': { sandbox: { tools: { deny: ['"rm"'] } } },
   'array elements merge with the remote element at the same position': { model: { fallback: { models: [{ provider: 'p', model: 'm' }] } } },
-  'extra remote elements are dropped': { tools: [{ type: 'builtin', name: 'a' }, { type: 'builtin', name: 'b' }] },
+  'extra remote elements are dropped': {
+    tools: [
+      { type: 'builtin', name: 'a' },
+      { type: 'builtin', name: 'b' },
+    ],
+  },
   'null is left out (omit)': { model: { reasoning: 'high' } },
   'null is sent as null (send)': { group: 'g', spend: { dailyUsd: 5 } },
   'null inside array elements is left out even when sending nulls': { list: [{ a: 2, b: 0 }] },

@@ -8,7 +8,10 @@ import { actual, actualState, agentSpec, desired, desiredState } from './builder
 function plan(want: DesiredResource[], have: ActualResource[], options: Partial<PlanOptions> = {}, missing: Plan['warnings'] = []): Plan {
   return computePlan(
     desiredState(want),
-    actualState(have, missing.map((rpc) => ({ rpc, consequence: 'agents cannot be planned' }))),
+    actualState(
+      have,
+      missing.map((rpc) => ({ rpc, consequence: 'agents cannot be planned' })),
+    ),
     { prune: false, ...options },
   );
 }
@@ -18,15 +21,41 @@ const actions = (result: Plan) => Object.fromEntries(result.changes.map((change)
 describe('computePlan actions', () => {
   const cases: Array<{ name: string; want: DesiredResource[]; have: ActualResource[]; options?: Partial<PlanOptions>; expected: Record<string, string> }> = [
     { name: 'create', want: [desired('provider', 'openai', { type: 'openai' })], have: [], expected: { 'provider/openai': 'create' } },
-    { name: 'no-op', want: [desired('provider', 'openai', { type: 'openai' })], have: [actual('provider', 'openai', { type: 'openai', baseUrl: 'x' })], expected: { 'provider/openai': 'no-op' } },
-    { name: 'update', want: [desired('provider', 'openai', { type: 'openai' })], have: [actual('provider', 'openai', { type: 'azure' })], expected: { 'provider/openai': 'update' } },
-    { name: 'replace (apiKey scopes)', want: [desired('apiKey', 'ci', { scopes: ['read'] })], have: [actual('apiKey', 'ci', { scopes: ['control'] })], expected: { 'apiKey/ci': 'replace' } },
+    {
+      name: 'no-op',
+      want: [desired('provider', 'openai', { type: 'openai' })],
+      have: [actual('provider', 'openai', { type: 'openai', baseUrl: 'x' })],
+      expected: { 'provider/openai': 'no-op' },
+    },
+    {
+      name: 'update',
+      want: [desired('provider', 'openai', { type: 'openai' })],
+      have: [actual('provider', 'openai', { type: 'azure' })],
+      expected: { 'provider/openai': 'update' },
+    },
+    {
+      name: 'replace (apiKey scopes)',
+      want: [desired('apiKey', 'ci', { scopes: ['read'] })],
+      have: [actual('apiKey', 'ci', { scopes: ['control'] })],
+      expected: { 'apiKey/ci': 'replace' },
+    },
     { name: 'unmanaged without prune', want: [], have: [actual('agent', 'old', agentSpec())], expected: { 'agent/old': 'unmanaged' } },
-    { name: 'delete with prune', want: [desired('agent', 'a', agentSpec())], have: [actual('agent', 'a', agentSpec()), actual('agent', 'old', agentSpec())], options: { prune: true }, expected: { 'agent/a': 'no-op', 'agent/old': 'delete' } },
+    {
+      name: 'delete with prune',
+      want: [desired('agent', 'a', agentSpec())],
+      have: [actual('agent', 'a', agentSpec()), actual('agent', 'old', agentSpec())],
+      options: { prune: true },
+      expected: { 'agent/a': 'no-op', 'agent/old': 'delete' },
+    },
     {
       name: 'undeclared API keys are left alone with prune',
       want: [desired('apiKey', 'app', { scopes: ['read'] })],
-      have: [actual('apiKey', 'app', { scopes: ['read'] }), actual('apiKey', 'ci-read', { scopes: ['read'] }), actual('agent', 'old', agentSpec()), actual('agent', 'a', agentSpec())],
+      have: [
+        actual('apiKey', 'app', { scopes: ['read'] }),
+        actual('apiKey', 'ci-read', { scopes: ['read'] }),
+        actual('agent', 'old', agentSpec()),
+        actual('agent', 'a', agentSpec()),
+      ],
       options: { prune: true, allowMassDelete: true },
       expected: { 'apiKey/app': 'no-op', 'apiKey/ci-read': 'unmanaged', 'agent/old': 'delete', 'agent/a': 'delete' },
     },
@@ -37,8 +66,20 @@ describe('computePlan actions', () => {
       options: { prune: true, pruneApiKeys: true },
       expected: { 'apiKey/app': 'no-op', 'apiKey/ci-read': 'delete' },
     },
-    { name: 'pruneApiKeys alone deletes nothing', want: [], have: [actual('apiKey', 'ci-read', { scopes: ['read'] })], options: { pruneApiKeys: true }, expected: { 'apiKey/ci-read': 'unmanaged' } },
-    { name: 'containers are never unmanaged or deleted', want: [], have: [actual('organization', 'current', { name: 'o' }), actual('environment', 'staging', {})], options: { prune: true }, expected: {} },
+    {
+      name: 'pruneApiKeys alone deletes nothing',
+      want: [],
+      have: [actual('apiKey', 'ci-read', { scopes: ['read'] })],
+      options: { pruneApiKeys: true },
+      expected: { 'apiKey/ci-read': 'unmanaged' },
+    },
+    {
+      name: 'containers are never unmanaged or deleted',
+      want: [],
+      have: [actual('organization', 'current', { name: 'o' }), actual('environment', 'staging', {})],
+      options: { prune: true },
+      expected: {},
+    },
   ];
   it.each(cases)('$name', ({ want, have, options, expected }) => {
     expect(actions(plan(want, have, options))).toEqual(expected);
@@ -46,7 +87,10 @@ describe('computePlan actions', () => {
 
   it('counts the summary and orders creates before deletes', () => {
     const result = plan(
-      [desired('provider', 'p', { type: 'x' }), desired('agent', 'a', agentSpec('new'), { references: [{ kind: 'provider', name: 'p', path: 'model.provider' }] })],
+      [
+        desired('provider', 'p', { type: 'x' }),
+        desired('agent', 'a', agentSpec('new'), { references: [{ kind: 'provider', name: 'p', path: 'model.provider' }] }),
+      ],
       [actual('agent', 'a', agentSpec('old')), actual('secret', 's1'), actual('secret', 's2'), actual('secret', 'keep'), actual('agent', 'b', agentSpec())],
       { prune: true, allowMassDelete: true },
     );
@@ -56,8 +100,14 @@ describe('computePlan actions', () => {
   });
 
   it('lists the created fields and write-only values without a value', () => {
-    const result = plan([desired('provider', 'p', { type: 'openai', baseUrl: null }, { writeOnly: { secret: { source: '${env:K}', value: 'SENTINEL' } } })], []);
-    expect(result.changes[0]!.fields).toEqual([{ path: 'type', after: 'openai' }, { path: 'secret', writeOnly: true }]);
+    const result = plan(
+      [desired('provider', 'p', { type: 'openai', baseUrl: null }, { writeOnly: { secret: { source: '${env:K}', value: 'SENTINEL' } } })],
+      [],
+    );
+    expect(result.changes[0]!.fields).toEqual([
+      { path: 'type', after: 'openai' },
+      { path: 'secret', writeOnly: true },
+    ]);
     expect(JSON.stringify(result)).not.toContain('SENTINEL');
   });
 
@@ -65,7 +115,11 @@ describe('computePlan actions', () => {
     const remote = actual('provider', 'p', { type: 'a' });
     const want = desired('provider', 'p', { type: 'b' });
     const change = plan([want], [remote]).changes[0]!;
-    expect(change).toMatchObject({ id: remote.id, remoteFingerprint: remoteFingerprint(remote, want.spec), fields: [{ path: 'type', before: 'a', after: 'b' }] });
+    expect(change).toMatchObject({
+      id: remote.id,
+      remoteFingerprint: remoteFingerprint(remote, want.spec),
+      fields: [{ path: 'type', before: 'a', after: 'b' }],
+    });
     const deleted = plan([], [remote], { prune: true }).changes[0]!;
     expect(deleted).toMatchObject({ action: 'delete', remoteFingerprint: remote.fingerprint });
   });
@@ -112,8 +166,7 @@ describe('computePlan actions', () => {
 });
 
 describe('write-only values and rotation', () => {
-  const secret = (rotatedAt?: string) =>
-    desired('secret', 's', {}, { writeOnly: { value: { source: '${env:S}', ...(rotatedAt ? { rotatedAt } : {}) } } });
+  const secret = (rotatedAt?: string) => desired('secret', 's', {}, { writeOnly: { value: { source: '${env:S}', ...(rotatedAt ? { rotatedAt } : {}) } } });
   const remote = actual('secret', 's', {}, { updatedAt: '2024-05-01T12:00:00Z' });
 
   it.each([
@@ -133,7 +186,10 @@ describe('write-only values and rotation', () => {
   it('sends write-only values again with any other update', () => {
     const provider = desired('provider', 'p', { type: 'b' }, { writeOnly: { secret: { source: '${env:K}' } } });
     const change = plan([provider], [actual('provider', 'p', { type: 'a' })]).changes[0]!;
-    expect(change.fields).toEqual([{ path: 'type', before: 'a', after: 'b' }, { path: 'secret', writeOnly: true }]);
+    expect(change.fields).toEqual([
+      { path: 'type', before: 'a', after: 'b' },
+      { path: 'secret', writeOnly: true },
+    ]);
   });
 
   it('warns when the server does not say when it last wrote', () => {
@@ -165,8 +221,18 @@ describe('refusals', () => {
 
   const many = (kind: 'agent' | 'secret', count: number) => Array.from({ length: count }, (_, i) => actual(kind, `${kind}${i}`));
   it.each([
-    { name: 'a whole kind of ≥ 2', have: [...many('secret', 2), ...many('agent', 6)], want: many('agent', 6).map((a) => desired('agent', a.name)), error: /every secret in the environment \(2 of 2\)/ },
-    { name: 'more than half the environment', have: [...many('secret', 4), ...many('agent', 4)], want: [desired('secret', 'secret0'), desired('agent', 'agent0'), desired('agent', 'agent1')], error: /5 of 8 resources \(more than 50%\)/ },
+    {
+      name: 'a whole kind of ≥ 2',
+      have: [...many('secret', 2), ...many('agent', 6)],
+      want: many('agent', 6).map((a) => desired('agent', a.name)),
+      error: /every secret in the environment \(2 of 2\)/,
+    },
+    {
+      name: 'more than half the environment',
+      have: [...many('secret', 4), ...many('agent', 4)],
+      want: [desired('secret', 'secret0'), desired('agent', 'agent0'), desired('agent', 'agent1')],
+      error: /5 of 8 resources \(more than 50%\)/,
+    },
   ])('mass-delete guard: $name', ({ have, want, error }) => {
     expect(() => plan(want, have, { prune: true })).toThrow(error);
     expect(() => plan(want, have, { prune: true })).toThrow(/--allow-mass-delete/);

@@ -29,11 +29,7 @@ describe('properties', () => {
     fc.assert(
       fc.property(resources, resources, fc.boolean(), (want, have, prune) => {
         try {
-          computePlan(
-            desiredState(want.map((r) => desired(r.kind, r.name, r.spec))),
-            actualState(have.map((r) => actual(r.kind, r.name, r.spec))),
-            { prune },
-          );
+          computePlan(desiredState(want.map((r) => desired(r.kind, r.name, r.spec))), actualState(have.map((r) => actual(r.kind, r.name, r.spec))), { prune });
         } catch (error) {
           expect(error).toBeInstanceOf(PlanError);
         }

@@ -68,7 +68,12 @@ describe('agentDefinitionReferences', () => {
   });
 
   it('lists a connection tool, not a builtin one', () => {
-    const spec = { tools: [{ type: 'builtin', name: 'current_time' }, { type: 'connection', name: 'github' }] };
+    const spec = {
+      tools: [
+        { type: 'builtin', name: 'current_time' },
+        { type: 'connection', name: 'github' },
+      ],
+    };
     expect(agentDefinitionReferences(spec)).toEqual([{ kind: 'connection', name: 'github', segments: ['tools', 1, 'name'] }]);
   });
 });

@@ -42,14 +42,26 @@ describe('the fingerprint of a configured agent', () => {
     ['nothing', () => undefined, true],
     ['another key order', (raw) => void (raw.definition = Object.fromEntries(Object.entries(raw.definition).reverse())), true],
     ['a nested unknown field new on every read (model.resolvedAt)', (raw) => void (def(raw).model!.resolvedAt = '2026-01-01T00:00:02Z'), true],
-    ['an unknown field inside a configured list element', (raw) => void ((def(raw).tools as unknown as Array<Record<string, unknown>>)[0]!.serverRevision = 8), true],
+    [
+      'an unknown field inside a configured list element',
+      (raw) => void ((def(raw).tools as unknown as Array<Record<string, unknown>>)[0]!.serverRevision = 8),
+      true,
+    ],
     ['a field the configuration does not set (kept as it is now by the write)', (raw) => void (def(raw).limits!.maxTurns = 9), true],
     ['a record field new on every read (observedAt)', (raw) => void (raw.observedAt = 'b'), true],
     ['a set in another order', (raw) => void (def(raw).sandbox!.tools = { allow: ['ls', 'grep'] }), true],
     ['a configured field', (raw) => void (def(raw).model!.model = 'n'), false],
     ['a field the configuration leaves to the server with null (the write resets it)', (raw) => void (raw.definition.description = 'edited'), false],
-    ['an entry added to a map kept whole (byTool)', (raw) => void ((def(raw).policies!.toolCalls as Record<string, unknown>).byTool = { shell: 'deny', rm: 'allow' }), false],
-    ['a list element the write drops', (raw) => void (def(raw).tools = [...(def(raw).tools as unknown as unknown[]), { type: 'builtin', name: 'extra' }] as never), false],
+    [
+      'an entry added to a map kept whole (byTool)',
+      (raw) => void ((def(raw).policies!.toolCalls as Record<string, unknown>).byTool = { shell: 'deny', rm: 'allow' }),
+      false,
+    ],
+    [
+      'a list element the write drops',
+      (raw) => void (def(raw).tools = [...(def(raw).tools as unknown as unknown[]), { type: 'builtin', name: 'extra' }] as never),
+      false,
+    ],
     ['a set with another member', (raw) => void (def(raw).sandbox!.tools = { allow: ['grep', 'rm'] }), false],
     ['a new version (a write, of any field)', (raw) => void (raw.version = 4), false],
     ['promotedFrom', (raw) => void (raw.promotedFrom = { environment: 'staging', version: 2 }), false],
@@ -62,11 +74,26 @@ describe('the fingerprint of a configured agent', () => {
 
 describe('the fingerprint of a resource the configuration does not declare (a delete)', () => {
   it.each<[string, () => ReturnType<typeof normalizeAgent>, () => ReturnType<typeof normalizeAgent>, boolean]>([
-    ['a definition field changed without a write', () => normalizeAgent(base as never), () => agentAfter((raw) => void (raw.definition.system = 'other')), true],
+    [
+      'a definition field changed without a write',
+      () => normalizeAgent(base as never),
+      () => agentAfter((raw) => void (raw.definition.system = 'other')),
+      true,
+    ],
     ['a new agent version', () => normalizeAgent(base as never), () => agentAfter((raw) => void (raw.version = 4)), false],
-    ['updatedAt (a write)', () => normalizeSecret({ id: 's', name: 'a', updatedAt: '1' }), () => normalizeSecret({ id: 's', name: 'a', updatedAt: '2' }), false],
+    [
+      'updatedAt (a write)',
+      () => normalizeSecret({ id: 's', name: 'a', updatedAt: '1' }),
+      () => normalizeSecret({ id: 's', name: 'a', updatedAt: '2' }),
+      false,
+    ],
     ['the id', () => normalizeSecret({ id: 's', name: 'a' }), () => normalizeSecret({ id: 't', name: 'a' }), false],
-    ['lastUsedAt', () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '1' }])[0]!, () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '2' }])[0]!, true],
+    [
+      'lastUsedAt',
+      () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '1' }])[0]!,
+      () => normalizeApiKeys([{ id: 'k', name: 'a', scopes: ['read'], lastUsedAt: '2' }])[0]!,
+      true,
+    ],
   ])('%s: same fingerprint = %s', (_name, a, b, same) => {
     expect(remoteFingerprint(a()) === remoteFingerprint(b())).toBe(same);
     expect(a().fingerprint).toBe(remoteFingerprint(a()));
@@ -75,10 +102,34 @@ describe('the fingerprint of a resource the configuration does not declare (a de
 
 describe('other kinds, configured', () => {
   it.each<[string, () => ReturnType<typeof normalizeAgent>, () => ReturnType<typeof normalizeAgent>, JsonObject, boolean]>([
-    ['a provider field not configured', () => normalizeProvider({ id: 'p', name: 'a', type: 't', baseUrl: 'x' }), () => normalizeProvider({ id: 'p', name: 'a', type: 't', baseUrl: 'y' }), { type: 't' }, true],
-    ['a configured provider field', () => normalizeProvider({ id: 'p', name: 'a', type: 't' }), () => normalizeProvider({ id: 'p', name: 'a', type: 'u' }), { type: 't' }, false],
-    ['an unknown connection field', () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '1' } as never), () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '2' } as never), { auth: { type: 't' } }, true],
-    ['a hookEvents set in another order', () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, hookEvents: ['a', 'b'] }), () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, hookEvents: ['b', 'a'] }), { auth: { type: 't' }, hookEvents: ['a', 'b'] }, true],
+    [
+      'a provider field not configured',
+      () => normalizeProvider({ id: 'p', name: 'a', type: 't', baseUrl: 'x' }),
+      () => normalizeProvider({ id: 'p', name: 'a', type: 't', baseUrl: 'y' }),
+      { type: 't' },
+      true,
+    ],
+    [
+      'a configured provider field',
+      () => normalizeProvider({ id: 'p', name: 'a', type: 't' }),
+      () => normalizeProvider({ id: 'p', name: 'a', type: 'u' }),
+      { type: 't' },
+      false,
+    ],
+    [
+      'an unknown connection field',
+      () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '1' } as never),
+      () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, observedAt: '2' } as never),
+      { auth: { type: 't' } },
+      true,
+    ],
+    [
+      'a hookEvents set in another order',
+      () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, hookEvents: ['a', 'b'] }),
+      () => normalizeConnection({ id: 'c', name: 'gh', auth: { type: 't' }, hookEvents: ['b', 'a'] }),
+      { auth: { type: 't' }, hookEvents: ['a', 'b'] },
+      true,
+    ],
   ])('%s: same fingerprint = %s', (_name, a, b, wanted, same) => {
     expect(remoteFingerprint(a(), wanted) === remoteFingerprint(b(), wanted)).toBe(same);
   });

@@ -102,7 +102,8 @@ describe('the GitHub Actions recipes', () => {
         }
         const { run: script, with: inputs } = step as { run?: unknown; with?: Record<string, unknown> };
         if (script !== undefined && typeof script !== 'string') problems.push(`${name}.steps[${index}].run: ${JSON.stringify(script)}`);
-        if (inputs?.script !== undefined && typeof inputs.script !== 'string') problems.push(`${name}.steps[${index}].with.script: ${JSON.stringify(inputs.script)}`);
+        if (inputs?.script !== undefined && typeof inputs.script !== 'string')
+          problems.push(`${name}.steps[${index}].with.script: ${JSON.stringify(inputs.script)}`);
       }
     }
     expect(Object.keys(parsed.jobs).length, file).toBeGreaterThan(0);
@@ -166,7 +167,8 @@ describe('the GitHub Actions recipes', () => {
 
     const comment = plan.jobs.plan!.steps.find((step) => step.uses?.startsWith('actions/github-script'))!;
     const github = fakeGitHub();
-    const runScript = async () => runGithubScript(comment.with!.script!, github, { ENVIRONMENT: 'staging', CHANGES: 'true', RUN_URL: 'https://ci.example/run/1' }, dir);
+    const runScript = async () =>
+      runGithubScript(comment.with!.script!, github, { ENVIRONMENT: 'staging', CHANGES: 'true', RUN_URL: 'https://ci.example/run/1' }, dir);
     await runScript();
     await runScript();
     expect(github.comments).toHaveLength(1);
@@ -261,7 +263,9 @@ class Reference {
 
 /** Parses a .gitlab-ci.yml keeping `!reference` entries apart from plain nested lists. */
 function parseGitlab(source: string): Record<string, unknown> {
-  return parse(source, { customTags: [{ tag: '!reference', collection: 'seq', resolve: (seq: { toJSON(): unknown }) => new Reference(seq.toJSON()) }] }) as Record<string, unknown>;
+  return parse(source, {
+    customTags: [{ tag: '!reference', collection: 'seq', resolve: (seq: { toJSON(): unknown }) => new Reference(seq.toJSON()) }],
+  }) as Record<string, unknown>;
 }
 
 /** Top-level keys of a .gitlab-ci.yml that configure the pipeline rather than name a job or template. */
@@ -305,7 +309,11 @@ async function gitlabCiLocal(recipe: string, args: string[]): Promise<{ code: nu
   await mkdir(repo);
   await writeFile(join(repo, '.gitlab-ci.yml'), recipe);
   // gitlab-ci-local reads the commit, branch and author from Git: a repository with one commit.
-  const git = (...gitArgs: string[]) => run('git', ['-c', 'user.name=agentform', '-c', 'user.email=agentform@example.com', ...gitArgs], { cwd: repo, env: { PATH: process.env.PATH ?? '', HOME: home } });
+  const git = (...gitArgs: string[]) =>
+    run('git', ['-c', 'user.name=agentform', '-c', 'user.email=agentform@example.com', ...gitArgs], {
+      cwd: repo,
+      env: { PATH: process.env.PATH ?? '', HOME: home },
+    });
   await git('init', '--quiet');
   await git('add', '.gitlab-ci.yml');
   await git('commit', '--quiet', '-m', 'recipe');
@@ -326,7 +334,17 @@ const GITLAB_JOBS = ['validate', 'plan: [staging]', 'plan: [production]', 'apply
 
 describe('the GitLab CI recipe', () => {
   let text: string;
-  let config: Record<string, { script?: string[]; rules?: Array<{ if: string; when?: string }>; needs?: string[]; environment?: string; resource_group?: string; before_script?: unknown[] }>;
+  let config: Record<
+    string,
+    {
+      script?: string[];
+      rules?: Array<{ if: string; when?: string }>;
+      needs?: string[];
+      environment?: string;
+      resource_group?: string;
+      before_script?: unknown[];
+    }
+  >;
 
   beforeAll(async () => {
     text = await readFile(join(REPO, 'examples', 'gitlab-ci', '.gitlab-ci.yml'), 'utf8');

@@ -12,7 +12,20 @@ import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENVIRONMENTS, PROVIDER, PROVIDER_SECRET, ROOT, agent, commitFiles, gitIn, packInto, runnerMachineEnv, startCiPlane, type CiPlane, type Environment } from '../helpers/ci-scenario.js';
+import {
+  ENVIRONMENTS,
+  PROVIDER,
+  PROVIDER_SECRET,
+  ROOT,
+  agent,
+  commitFiles,
+  gitIn,
+  packInto,
+  runnerMachineEnv,
+  startCiPlane,
+  type CiPlane,
+  type Environment,
+} from '../helpers/ci-scenario.js';
 import { fakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
 import { runWorkflow, type JobResult, type WorkflowResult } from '../helpers/workflow-runner.js';
 import { REPO } from '../helpers/cli.js';
@@ -108,7 +121,8 @@ beforeAll(async () => {
 
   await git('init', '-q', '-b', 'main');
   await mkdir(join(repo, '.github', 'workflows'), { recursive: true });
-  for (const file of ['agentform-plan.yml', 'agentform-apply.yml', 'agentform-drift.yml']) await copyFile(join(WORKFLOWS, file), join(repo, '.github', 'workflows', file));
+  for (const file of ['agentform-plan.yml', 'agentform-apply.yml', 'agentform-drift.yml'])
+    await copyFile(join(WORKFLOWS, file), join(repo, '.github', 'workflows', file));
   await commit({ 'agentform.yaml': ROOT, '.gitignore': '.agentform/\n' }, 'the recipe and an empty project');
 }, 120_000);
 
@@ -118,114 +132,139 @@ afterAll(async () => {
 });
 
 describe('the GitHub Actions recipe, its jobs run step by step', () => {
-  it('a pull request: validate, a plan per environment with its read key, one comment each, updated in place on the next push', async () => {
-    await openPullRequest({ 'providers.yaml': PROVIDER, 'agents.yaml': agent('You help customers.') }, 'add the support agent');
-    const first = await planPullRequest();
-    expect(first.result, everything(first)).toBe('success');
-    expect(first.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['validate: success', 'plan (staging): success', 'plan (production): success']);
-    // The install step went to the test's prefix, never the machine's.
-    expect(existsSync(join(work, 'prefix', 'bin', 'agentform'))).toBe(true);
-    const comments = commentsOf(pullRequest);
-    expect(comments.map((comment) => comment.body.split('\n').slice(0, 2).join('\n'))).toEqual([
-      '<!-- agentform-plan:staging -->\n### agentform plan: staging (changes)',
-      '<!-- agentform-plan:production -->\n### agentform plan: production (changes)',
-    ]);
-    for (const comment of comments) expect(comment.body).toContain('agent/support');
-    // The plan is kept for the apply workflow, per environment.
-    for (const environment of ENVIRONMENTS) {
-      const saved = JSON.parse(await readFile(join(work, 'artifacts', String(runId), `plan-${environment}`, `plan-${environment}.json`), 'utf8')) as { environment: string };
-      expect(saved.environment).toBe(environment);
-    }
+  it(
+    'a pull request: validate, a plan per environment with its read key, one comment each, updated in place on the next push',
+    async () => {
+      await openPullRequest({ 'providers.yaml': PROVIDER, 'agents.yaml': agent('You help customers.') }, 'add the support agent');
+      const first = await planPullRequest();
+      expect(first.result, everything(first)).toBe('success');
+      expect(first.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['validate: success', 'plan (staging): success', 'plan (production): success']);
+      // The install step went to the test's prefix, never the machine's.
+      expect(existsSync(join(work, 'prefix', 'bin', 'agentform'))).toBe(true);
+      const comments = commentsOf(pullRequest);
+      expect(comments.map((comment) => comment.body.split('\n').slice(0, 2).join('\n'))).toEqual([
+        '<!-- agentform-plan:staging -->\n### agentform plan: staging (changes)',
+        '<!-- agentform-plan:production -->\n### agentform plan: production (changes)',
+      ]);
+      for (const comment of comments) expect(comment.body).toContain('agent/support');
+      // The plan is kept for the apply workflow, per environment.
+      for (const environment of ENVIRONMENTS) {
+        const saved = JSON.parse(await readFile(join(work, 'artifacts', String(runId), `plan-${environment}`, `plan-${environment}.json`), 'utf8')) as {
+          environment: string;
+        };
+        expect(saved.environment).toBe(environment);
+      }
 
-    // A second push: the same two comments, their text replaced.
-    const updates = github.updates;
-    await commit({ 'agents.yaml': agent('You help customers, briefly.') }, 'shorter answers');
-    const second = await planPullRequest();
-    expect(second.result, everything(second)).toBe('success');
-    expect(commentsOf(pullRequest)).toHaveLength(2);
-    expect(github.updates).toBe(updates + 2);
-    for (const comment of commentsOf(pullRequest)) expect(comment.body).toContain('briefly');
-    // No secret reached a comment.
-    for (const comment of commentsOf(pullRequest)) expect(comment.body).not.toContain(PROVIDER_SECRET);
-  }, PIPELINE_TIMEOUT_MS * 2);
+      // A second push: the same two comments, their text replaced.
+      const updates = github.updates;
+      await commit({ 'agents.yaml': agent('You help customers, briefly.') }, 'shorter answers');
+      const second = await planPullRequest();
+      expect(second.result, everything(second)).toBe('success');
+      expect(commentsOf(pullRequest)).toHaveLength(2);
+      expect(github.updates).toBe(updates + 2);
+      for (const comment of commentsOf(pullRequest)) expect(comment.body).toContain('briefly');
+      // No secret reached a comment.
+      for (const comment of commentsOf(pullRequest)) expect(comment.body).not.toContain(PROVIDER_SECRET);
+    },
+    PIPELINE_TIMEOUT_MS * 2,
+  );
 
-  it('the merge: applies exactly the reviewed plans with the control keys; a merge with nothing new applies nothing', async () => {
-    const merged = await merge();
-    expect(merged.result, everything(merged)).toBe('success');
-    expect(merged.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['staging: success', 'production: success']);
-    expect(job(merged, 'staging').output).toContain('Apply complete! Resources: 2 added');
-    for (const environment of ENVIRONMENTS) expect((await liveAgent(environment)).definition.system).toBe('You help customers, briefly.');
-    // Both CI keys survive the prune of every environment.
-    for (const environment of ENVIRONMENTS) {
-      const live = (await ci.admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
-      expect(live).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
-    }
+  it(
+    'the merge: applies exactly the reviewed plans with the control keys; a merge with nothing new applies nothing',
+    async () => {
+      const merged = await merge();
+      expect(merged.result, everything(merged)).toBe('success');
+      expect(merged.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['staging: success', 'production: success']);
+      expect(job(merged, 'staging').output).toContain('Apply complete! Resources: 2 added');
+      for (const environment of ENVIRONMENTS) expect((await liveAgent(environment)).definition.system).toBe('You help customers, briefly.');
+      // Both CI keys survive the prune of every environment.
+      for (const environment of ENVIRONMENTS) {
+        const live = (await ci.admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
+        expect(live).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
+      }
 
-    // A pull request that changes nothing agentform manages (a README), then its merge.
-    await openPullRequest({ 'README.md': 'Our agents.\n' }, 'docs only');
-    const review = await planPullRequest();
-    expect(review.result, everything(review)).toBe('success');
-    expect(commentsOf(pullRequest).map((comment) => comment.body.split('\n')[1])).toEqual(['### agentform plan: staging (no changes)', '### agentform plan: production (no changes)']);
-    const again = await merge();
-    expect(again.result, everything(again)).toBe('success');
-    expect(everything(again)).toContain('No changes.');
-    expect(everything(again)).not.toMatch(/Apply complete/);
-  }, PIPELINE_TIMEOUT_MS * 4);
+      // A pull request that changes nothing agentform manages (a README), then its merge.
+      await openPullRequest({ 'README.md': 'Our agents.\n' }, 'docs only');
+      const review = await planPullRequest();
+      expect(review.result, everything(review)).toBe('success');
+      expect(commentsOf(pullRequest).map((comment) => comment.body.split('\n')[1])).toEqual([
+        '### agentform plan: staging (no changes)',
+        '### agentform plan: production (no changes)',
+      ]);
+      const again = await merge();
+      expect(again.result, everything(again)).toBe('success');
+      expect(everything(again)).toContain('No changes.');
+      expect(everything(again)).not.toMatch(/Apply complete/);
+    },
+    PIPELINE_TIMEOUT_MS * 4,
+  );
 
-  it('a stale reviewed plan is refused with the reason, and nothing is written', async () => {
-    await openPullRequest({ 'agents.yaml': agent('You help customers, briefly and kindly.') }, 'kinder');
-    const review = await planPullRequest();
-    expect(review.result, everything(review)).toBe('success');
-    // After the review, before the merge: a change out of band.
-    await ci.admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
-    const merged = await merge();
-    expect(merged.result).toBe('failure');
-    expect(merged.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['staging: failure', 'production: skipped']);
-    expect(job(merged, 'staging').output).toContain('the saved plan is stale');
-    expect(job(merged, 'staging').output).toContain('provider/out-of-band: the remote object appeared since the plan was saved');
-    expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly.');
-    // The fix is a new plan run on the pull request: it also prunes the provider, and applies.
-    const rerun = await planPullRequest();
-    expect(rerun.result, everything(rerun)).toBe('success');
-    const mergedAgain = await merge();
-    expect(mergedAgain.result, everything(mergedAgain)).toBe('success');
-    expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly and kindly.');
-  }, PIPELINE_TIMEOUT_MS * 4);
+  it(
+    'a stale reviewed plan is refused with the reason, and nothing is written',
+    async () => {
+      await openPullRequest({ 'agents.yaml': agent('You help customers, briefly and kindly.') }, 'kinder');
+      const review = await planPullRequest();
+      expect(review.result, everything(review)).toBe('success');
+      // After the review, before the merge: a change out of band.
+      await ci.admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
+      const merged = await merge();
+      expect(merged.result).toBe('failure');
+      expect(merged.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['staging: failure', 'production: skipped']);
+      expect(job(merged, 'staging').output).toContain('the saved plan is stale');
+      expect(job(merged, 'staging').output).toContain('provider/out-of-band: the remote object appeared since the plan was saved');
+      expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly.');
+      // The fix is a new plan run on the pull request: it also prunes the provider, and applies.
+      const rerun = await planPullRequest();
+      expect(rerun.result, everything(rerun)).toBe('success');
+      const mergedAgain = await merge();
+      expect(mergedAgain.result, everything(mergedAgain)).toBe('success');
+      expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly and kindly.');
+    },
+    PIPELINE_TIMEOUT_MS * 4,
+  );
 
-  it('promotion is a pull request: production takes a staging version, planned and applied with staging read-only', async () => {
-    // Production pinned to what staging runs now; staging moves on.
-    const pinned = (await liveAgent('staging')).version;
-    await openPullRequest({ 'agents.yaml': agent('You help customers in their language.', pinned) }, 'pin production, new staging prompt');
-    const pinning = await planPullRequest();
-    expect(pinning.result, everything(pinning)).toBe('success');
-    const first = await merge();
-    expect(first.result, everything(first)).toBe('success');
-    expect((await liveAgent('staging')).definition.system).toBe('You help customers in their language.');
-    expect((await liveAgent('production')).definition.system).toBe('You help customers, briefly and kindly.');
+  it(
+    'promotion is a pull request: production takes a staging version, planned and applied with staging read-only',
+    async () => {
+      // Production pinned to what staging runs now; staging moves on.
+      const pinned = (await liveAgent('staging')).version;
+      await openPullRequest({ 'agents.yaml': agent('You help customers in their language.', pinned) }, 'pin production, new staging prompt');
+      const pinning = await planPullRequest();
+      expect(pinning.result, everything(pinning)).toBe('success');
+      const first = await merge();
+      expect(first.result, everything(first)).toBe('success');
+      expect((await liveAgent('staging')).definition.system).toBe('You help customers in their language.');
+      expect((await liveAgent('production')).definition.system).toBe('You help customers, briefly and kindly.');
 
-    // The promotion: one line.
-    const next = (await liveAgent('staging')).version;
-    await openPullRequest({ 'agents.yaml': agent('You help customers in their language.', next) }, `promote support v${next} to production`);
-    const review = await planPullRequest();
-    expect(review.result, everything(review)).toBe('success');
-    const comment = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
-    expect(comment?.body).toContain('agent/support');
-    const merged = await merge();
-    expect(merged.result, everything(merged)).toBe('success');
-    const production = await liveAgent('production');
-    expect(production.definition.system).toBe('You help customers in their language.');
-    expect(production.promotedFrom?.version).toBe(next);
-  }, PIPELINE_TIMEOUT_MS * 4);
+      // The promotion: one line.
+      const next = (await liveAgent('staging')).version;
+      await openPullRequest({ 'agents.yaml': agent('You help customers in their language.', next) }, `promote support v${next} to production`);
+      const review = await planPullRequest();
+      expect(review.result, everything(review)).toBe('success');
+      const comment = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
+      expect(comment?.body).toContain('agent/support');
+      const merged = await merge();
+      expect(merged.result, everything(merged)).toBe('success');
+      const production = await liveAgent('production');
+      expect(production.definition.system).toBe('You help customers in their language.');
+      expect(production.promotedFrom?.version).toBe(next);
+    },
+    PIPELINE_TIMEOUT_MS * 4,
+  );
 
-  it('the nightly drift job reports exit code 2 when the live state moved away from Git', async () => {
-    const clean = await nightly();
-    expect(clean.result, everything(clean)).toBe('success');
-    await ci.admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
-    const drifted = await nightly();
-    expect(drifted.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['drift (staging): failure', 'drift (production): success']);
-    expect(job(drifted, 'drift (staging)').steps.at(-1)).toEqual({ name: 'drift in staging', outcome: 'failure', code: 2 });
-    expect(job(drifted, 'drift (staging)').output).toContain('Edited by hand.');
-  }, PIPELINE_TIMEOUT_MS * 2);
+  it(
+    'the nightly drift job reports exit code 2 when the live state moved away from Git',
+    async () => {
+      const clean = await nightly();
+      expect(clean.result, everything(clean)).toBe('success');
+      await ci.admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
+      const drifted = await nightly();
+      expect(drifted.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['drift (staging): failure', 'drift (production): success']);
+      expect(job(drifted, 'drift (staging)').steps.at(-1)).toEqual({ name: 'drift in staging', outcome: 'failure', code: 2 });
+      expect(job(drifted, 'drift (staging)').output).toContain('Edited by hand.');
+    },
+    PIPELINE_TIMEOUT_MS * 2,
+  );
 });
 
 describe('the workflow runner', () => {
@@ -275,9 +314,13 @@ describe('the workflow runner', () => {
   });
 
   it('fails loudly on an expression or an action it does not stand in for', async () => {
-    await expect(runScratch(`  one:\n    steps:\n      - run: echo \${{ inputs.name }}\n`)).rejects.toThrow('cannot evaluate ${{ inputs.name }}: the context inputs is not supported');
+    await expect(runScratch(`  one:\n    steps:\n      - run: echo \${{ inputs.name }}\n`)).rejects.toThrow(
+      'cannot evaluate ${{ inputs.name }}: the context inputs is not supported',
+    );
     await expect(runScratch(`  one:\n    steps:\n      - run: echo \${{ toJSON(github) }}\n`)).rejects.toThrow('the function toJSON');
     await expect(runScratch(`  one:\n    steps:\n      - uses: actions/setup-python@v5\n`)).rejects.toThrow('no stand-in for actions/setup-python@v5');
-    await expect(runScratch(`  one:\n    steps:\n      - run: pwd\n        working-directory: sub\n`)).rejects.toThrow('does not support working-directory in a step');
+    await expect(runScratch(`  one:\n    steps:\n      - run: pwd\n        working-directory: sub\n`)).rejects.toThrow(
+      'does not support working-directory in a step',
+    );
   });
 });

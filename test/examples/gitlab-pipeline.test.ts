@@ -12,7 +12,20 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENVIRONMENTS, PROVIDER, PROVIDER_SECRET, ROOT, agent, commitFiles, gitIn, packInto, runnerMachineEnv, startCiPlane, type CiPlane, type Environment } from '../helpers/ci-scenario.js';
+import {
+  ENVIRONMENTS,
+  PROVIDER,
+  PROVIDER_SECRET,
+  ROOT,
+  agent,
+  commitFiles,
+  gitIn,
+  packInto,
+  runnerMachineEnv,
+  startCiPlane,
+  type CiPlane,
+  type Environment,
+} from '../helpers/ci-scenario.js';
 import { artifactKey, startFakeGitLab, type FakeGitLab } from '../helpers/fake-gitlab.js';
 import { REPO } from '../helpers/cli.js';
 
@@ -62,9 +75,22 @@ interface PipelineResult {
 /** One pipeline, on a fresh checkout (as a runner gets): what the previous one left is cleaned first. */
 async function pipeline(source: 'merge_request_event' | 'push' | 'schedule', extra: string[] = []): Promise<PipelineResult> {
   await git('clean', '-ffdxq', '-e', '.gitlab-ci-local');
-  const variables = { ...projectVariables(), CI_PIPELINE_SOURCE: source, ...(source === 'merge_request_event' ? { CI_MERGE_REQUEST_IID: String(mergeRequest) } : {}) };
+  const variables = {
+    ...projectVariables(),
+    CI_PIPELINE_SOURCE: source,
+    ...(source === 'merge_request_event' ? { CI_MERGE_REQUEST_IID: String(mergeRequest) } : {}),
+  };
   // One job at a time: the jobs share the test's npm prefix, where a runner gives each its own container.
-  const args = ['--force-shell-executor', '--concurrency', '1', '--no-color', '--max-job-name-padding', '0', ...Object.entries(variables).flatMap(([name, value]) => ['--variable', `${name}=${value}`]), ...extra];
+  const args = [
+    '--force-shell-executor',
+    '--concurrency',
+    '1',
+    '--no-color',
+    '--max-job-name-padding',
+    '0',
+    ...Object.entries(variables).flatMap(([name, value]) => ['--variable', `${name}=${value}`]),
+    ...extra,
+  ];
   try {
     const { stdout, stderr } = await run(GITLAB_CI_LOCAL, args, { cwd: repo, env: runnerEnv(), timeout: PIPELINE_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, output: stdout + stderr };
@@ -99,7 +125,11 @@ async function commit(files: Record<string, string>, message: string): Promise<v
 }
 
 const notesOf = (iid: number) => gitlab.notes.get(iid) ?? [];
-const jobLines = (output: string, job: string) => output.split('\n').filter((line) => line.startsWith(`${job} `)).join('\n');
+const jobLines = (output: string, job: string) =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith(`${job} `))
+    .join('\n');
 
 async function liveAgent(environment: Environment) {
   return ci.admin[environment].agentsGet({ slug: 'support' });
@@ -130,104 +160,126 @@ afterAll(async () => {
 });
 
 describe('the GitLab recipe, run by gitlab-ci-local', () => {
-  it('a merge request: validate, a plan per environment with its read key, one note each, updated in place on the next push', async () => {
-    await openMergeRequest({ 'providers.yaml': PROVIDER, 'agents.yaml': agent('You help customers.') }, 'add the support agent');
-    const first = await mergeRequestPipeline();
-    expect(first.code, first.output).toBe(0);
-    expect(first.output).toMatch(/PASS\s+validate/);
-    expect(first.output).toMatch(/PASS\s+plan: \[staging\]/);
-    expect(first.output).toMatch(/PASS\s+plan: \[production\]/);
-    // The merge request pipeline never applies.
-    expect(first.output).not.toMatch(/apply-(staging|production)/);
-    const notes = notesOf(mergeRequest);
-    expect(notes.map((note) => note.body.split('\n')[0])).toEqual(expect.arrayContaining(['<!-- agentform-plan:staging -->', '<!-- agentform-plan:production -->']));
-    expect(notes).toHaveLength(2);
-    for (const note of notes) expect(note.body).toContain('agent/support');
+  it(
+    'a merge request: validate, a plan per environment with its read key, one note each, updated in place on the next push',
+    async () => {
+      await openMergeRequest({ 'providers.yaml': PROVIDER, 'agents.yaml': agent('You help customers.') }, 'add the support agent');
+      const first = await mergeRequestPipeline();
+      expect(first.code, first.output).toBe(0);
+      expect(first.output).toMatch(/PASS\s+validate/);
+      expect(first.output).toMatch(/PASS\s+plan: \[staging\]/);
+      expect(first.output).toMatch(/PASS\s+plan: \[production\]/);
+      // The merge request pipeline never applies.
+      expect(first.output).not.toMatch(/apply-(staging|production)/);
+      const notes = notesOf(mergeRequest);
+      expect(notes.map((note) => note.body.split('\n')[0])).toEqual(
+        expect.arrayContaining(['<!-- agentform-plan:staging -->', '<!-- agentform-plan:production -->']),
+      );
+      expect(notes).toHaveLength(2);
+      for (const note of notes) expect(note.body).toContain('agent/support');
 
-    // A second push: the same two notes, their text replaced.
-    await commit({ 'agents.yaml': agent('You help customers, briefly.') }, 'shorter answers');
-    const second = await mergeRequestPipeline();
-    expect(second.code, second.output).toBe(0);
-    expect(notesOf(mergeRequest)).toHaveLength(2);
-    for (const note of notesOf(mergeRequest)) expect(note.body).toContain('briefly');
-    // No secret reached a note.
-    for (const note of notesOf(mergeRequest)) expect(note.body).not.toContain(PROVIDER_SECRET);
-  }, PIPELINE_TIMEOUT_MS * 2);
+      // A second push: the same two notes, their text replaced.
+      await commit({ 'agents.yaml': agent('You help customers, briefly.') }, 'shorter answers');
+      const second = await mergeRequestPipeline();
+      expect(second.code, second.output).toBe(0);
+      expect(notesOf(mergeRequest)).toHaveLength(2);
+      for (const note of notesOf(mergeRequest)) expect(note.body).toContain('briefly');
+      // No secret reached a note.
+      for (const note of notesOf(mergeRequest)) expect(note.body).not.toContain(PROVIDER_SECRET);
+    },
+    PIPELINE_TIMEOUT_MS * 2,
+  );
 
-  it('the merge: applies exactly the reviewed plans with the control keys; a merge with nothing new applies nothing', async () => {
-    const merged = await pipeline('push', ['--manual', 'apply-production']);
-    expect(merged.code, merged.output).toBe(0);
-    expect(merged.output).toMatch(/PASS\s+apply-staging/);
-    expect(merged.output).toMatch(/PASS\s+apply-production/);
-    expect(jobLines(merged.output, 'apply-staging')).toContain('Apply complete! Resources: 2 added');
-    for (const environment of ENVIRONMENTS) expect((await liveAgent(environment)).definition.system).toBe('You help customers, briefly.');
-    // Both CI keys survive the prune of every environment.
-    for (const environment of ENVIRONMENTS) {
-      const live = (await ci.admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
-      expect(live).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
-    }
+  it(
+    'the merge: applies exactly the reviewed plans with the control keys; a merge with nothing new applies nothing',
+    async () => {
+      const merged = await pipeline('push', ['--manual', 'apply-production']);
+      expect(merged.code, merged.output).toBe(0);
+      expect(merged.output).toMatch(/PASS\s+apply-staging/);
+      expect(merged.output).toMatch(/PASS\s+apply-production/);
+      expect(jobLines(merged.output, 'apply-staging')).toContain('Apply complete! Resources: 2 added');
+      for (const environment of ENVIRONMENTS) expect((await liveAgent(environment)).definition.system).toBe('You help customers, briefly.');
+      // Both CI keys survive the prune of every environment.
+      for (const environment of ENVIRONMENTS) {
+        const live = (await ci.admin[environment].apiKeysList()).filter((key) => !key.revokedAt).map((key) => key.name);
+        expect(live).toEqual(expect.arrayContaining(['ci-read', 'ci-control']));
+      }
 
-    // A merge request that changes nothing agentform manages (a README), then its merge.
-    await openMergeRequest({ 'README.md': 'Our agents.\n' }, 'docs only');
-    const review = await mergeRequestPipeline();
-    expect(review.code, review.output).toBe(0);
-    const again = await pipeline('push', ['--manual', 'apply-production']);
-    expect(again.code, again.output).toBe(0);
-    expect(again.output).toContain('No changes.');
-    expect(again.output).not.toMatch(/Apply complete/);
-  }, PIPELINE_TIMEOUT_MS * 4);
+      // A merge request that changes nothing agentform manages (a README), then its merge.
+      await openMergeRequest({ 'README.md': 'Our agents.\n' }, 'docs only');
+      const review = await mergeRequestPipeline();
+      expect(review.code, review.output).toBe(0);
+      const again = await pipeline('push', ['--manual', 'apply-production']);
+      expect(again.code, again.output).toBe(0);
+      expect(again.output).toContain('No changes.');
+      expect(again.output).not.toMatch(/Apply complete/);
+    },
+    PIPELINE_TIMEOUT_MS * 4,
+  );
 
-  it('a stale reviewed plan is refused with the reason, and nothing is written', async () => {
-    await openMergeRequest({ 'agents.yaml': agent('You help customers, briefly and kindly.') }, 'kinder');
-    const review = await mergeRequestPipeline();
-    expect(review.code, review.output).toBe(0);
-    // After the review, before the merge: a change out of band.
-    await ci.admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
-    const merged = await pipeline('push');
-    expect(merged.code).not.toBe(0);
-    expect(jobLines(merged.output, 'apply-staging')).toContain('the saved plan is stale');
-    expect(jobLines(merged.output, 'apply-staging')).toContain('provider/out-of-band: the remote object appeared since the plan was saved');
-    expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly.');
-    // The fix is a new review: the plan now also prunes the provider, and applies.
-    const rerun = await mergeRequestPipeline();
-    expect(rerun.code, rerun.output).toBe(0);
-    const mergedAgain = await pipeline('push', ['--manual', 'apply-production']);
-    expect(mergedAgain.code, mergedAgain.output).toBe(0);
-    expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly and kindly.');
-  }, PIPELINE_TIMEOUT_MS * 4);
+  it(
+    'a stale reviewed plan is refused with the reason, and nothing is written',
+    async () => {
+      await openMergeRequest({ 'agents.yaml': agent('You help customers, briefly and kindly.') }, 'kinder');
+      const review = await mergeRequestPipeline();
+      expect(review.code, review.output).toBe(0);
+      // After the review, before the merge: a change out of band.
+      await ci.admin.staging.providersCreate({ name: 'out-of-band', type: 'openai' });
+      const merged = await pipeline('push');
+      expect(merged.code).not.toBe(0);
+      expect(jobLines(merged.output, 'apply-staging')).toContain('the saved plan is stale');
+      expect(jobLines(merged.output, 'apply-staging')).toContain('provider/out-of-band: the remote object appeared since the plan was saved');
+      expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly.');
+      // The fix is a new review: the plan now also prunes the provider, and applies.
+      const rerun = await mergeRequestPipeline();
+      expect(rerun.code, rerun.output).toBe(0);
+      const mergedAgain = await pipeline('push', ['--manual', 'apply-production']);
+      expect(mergedAgain.code, mergedAgain.output).toBe(0);
+      expect((await liveAgent('staging')).definition.system).toBe('You help customers, briefly and kindly.');
+    },
+    PIPELINE_TIMEOUT_MS * 4,
+  );
 
-  it('promotion is a merge request: production takes a staging version, planned and applied with staging read-only', async () => {
-    // Production pinned to what staging runs now; staging moves on.
-    const pinned = (await liveAgent('staging')).version;
-    await openMergeRequest({ 'agents.yaml': agent('You help customers in their language.', pinned) }, 'pin production, new staging prompt');
-    expect((await mergeRequestPipeline()).code).toBe(0);
-    const first = await pipeline('push', ['--manual', 'apply-production']);
-    expect(first.code, first.output).toBe(0);
-    expect((await liveAgent('staging')).definition.system).toBe('You help customers in their language.');
-    expect((await liveAgent('production')).definition.system).toBe('You help customers, briefly and kindly.');
+  it(
+    'promotion is a merge request: production takes a staging version, planned and applied with staging read-only',
+    async () => {
+      // Production pinned to what staging runs now; staging moves on.
+      const pinned = (await liveAgent('staging')).version;
+      await openMergeRequest({ 'agents.yaml': agent('You help customers in their language.', pinned) }, 'pin production, new staging prompt');
+      expect((await mergeRequestPipeline()).code).toBe(0);
+      const first = await pipeline('push', ['--manual', 'apply-production']);
+      expect(first.code, first.output).toBe(0);
+      expect((await liveAgent('staging')).definition.system).toBe('You help customers in their language.');
+      expect((await liveAgent('production')).definition.system).toBe('You help customers, briefly and kindly.');
 
-    // The promotion: one line.
-    const next = (await liveAgent('staging')).version;
-    await openMergeRequest({ 'agents.yaml': agent('You help customers in their language.', next) }, `promote support v${next} to production`);
-    const review = await mergeRequestPipeline();
-    expect(review.code, review.output).toBe(0);
-    const note = notesOf(mergeRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
-    expect(note?.body).toContain('agent/support');
-    const merged = await pipeline('push', ['--manual', 'apply-production']);
-    expect(merged.code, merged.output).toBe(0);
-    const production = await liveAgent('production');
-    expect(production.definition.system).toBe('You help customers in their language.');
-    expect(production.promotedFrom?.version).toBe(next);
-  }, PIPELINE_TIMEOUT_MS * 4);
+      // The promotion: one line.
+      const next = (await liveAgent('staging')).version;
+      await openMergeRequest({ 'agents.yaml': agent('You help customers in their language.', next) }, `promote support v${next} to production`);
+      const review = await mergeRequestPipeline();
+      expect(review.code, review.output).toBe(0);
+      const note = notesOf(mergeRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
+      expect(note?.body).toContain('agent/support');
+      const merged = await pipeline('push', ['--manual', 'apply-production']);
+      expect(merged.code, merged.output).toBe(0);
+      const production = await liveAgent('production');
+      expect(production.definition.system).toBe('You help customers in their language.');
+      expect(production.promotedFrom?.version).toBe(next);
+    },
+    PIPELINE_TIMEOUT_MS * 4,
+  );
 
-  it('the nightly drift job reports exit code 2 when the live state moved away from Git', async () => {
-    const clean = await pipeline('schedule');
-    expect(clean.code, clean.output).toBe(0);
-    await ci.admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
-    const drifted = await pipeline('schedule');
-    expect(drifted.code).not.toBe(0);
-    expect(drifted.output).toMatch(/FAIL\s+drift: \[staging\]/);
-    expect(drifted.output).toMatch(/PASS\s+drift: \[production\]/);
-    expect(jobLines(drifted.output, 'drift: [staging]')).toContain('Edited by hand.');
-  }, PIPELINE_TIMEOUT_MS * 2);
+  it(
+    'the nightly drift job reports exit code 2 when the live state moved away from Git',
+    async () => {
+      const clean = await pipeline('schedule');
+      expect(clean.code, clean.output).toBe(0);
+      await ci.admin.staging.agentsUpsert({ slug: 'support', definition: { ...(await liveAgent('staging')).definition, system: 'Edited by hand.' } });
+      const drifted = await pipeline('schedule');
+      expect(drifted.code).not.toBe(0);
+      expect(drifted.output).toMatch(/FAIL\s+drift: \[staging\]/);
+      expect(drifted.output).toMatch(/PASS\s+drift: \[production\]/);
+      expect(jobLines(drifted.output, 'drift: [staging]')).toContain('Edited by hand.');
+    },
+    PIPELINE_TIMEOUT_MS * 2,
+  );
 });

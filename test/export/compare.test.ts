@@ -13,7 +13,15 @@ function state(slug: string, id: string, agents: Array<[string, ReturnType<typeo
     missingOperations: [],
     resources: [
       normalizeEnvironment({ id, slug }),
-      ...agents.map(([name, def, version, promotedFrom]) => normalizeAgent({ agentId: `ag_${slug}_${name}`, slug: name, version, definition: def, ...(promotedFrom ? { promotedFrom: promotedFrom as never } : {}) })),
+      ...agents.map(([name, def, version, promotedFrom]) =>
+        normalizeAgent({
+          agentId: `ag_${slug}_${name}`,
+          slug: name,
+          version,
+          definition: def,
+          ...(promotedFrom ? { promotedFrom: promotedFrom as never } : {}),
+        }),
+      ),
     ],
   };
 }

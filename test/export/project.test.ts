@@ -34,27 +34,48 @@ function liveState(): ActualState {
       normalizeEnvironment(fillDefaults({ id: 'env_s', slug: 'staging', name: 'Staging', spend: { dailyUsd: 50 } }, DEFAULTS.environment)),
       normalizeSecret({ id: 'sec_1', name: 'npm-token', updatedAt: '2026-01-01T00:00:00Z' }),
       normalizeProvider(fillDefaults({ id: 'prov_1', name: 'openai', type: 'openai', hasSecret: true }, DEFAULTS.provider)),
-      normalizeProvider(fillDefaults({ id: 'prov_2', name: 'local-llm', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', hasSecret: false }, DEFAULTS.provider)),
-      normalizeConnection(fillDefaults({ id: 'con_1', name: 'crm', url: 'https://crm.example.test/mcp', auth: { type: 'svc-signed' }, hookEvents: ['session.started'] }, DEFAULTS.connection)),
+      normalizeProvider(
+        fillDefaults({ id: 'prov_2', name: 'local-llm', type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', hasSecret: false }, DEFAULTS.provider),
+      ),
+      normalizeConnection(
+        fillDefaults(
+          { id: 'con_1', name: 'crm', url: 'https://crm.example.test/mcp', auth: { type: 'svc-signed' }, hookEvents: ['session.started'] },
+          DEFAULTS.connection,
+        ),
+      ),
       normalizeGrant({ id: 'gr_1', connectionId: 'con_1', connection: 'crm', identity: { scope: 'user', id: 'alice' } }, new Map())!,
       normalizeGrant({ id: 'gr_2', connectionId: 'con_1', connection: 'crm', identity: { scope: 'team', id: 'alice' } }, new Map())!,
-      agent('support', {
-        name: 'support',
-        description: 'Costs ${var:price}',
-        // serverRevision and futureField: fields a newer server reports that agentform does not know.
-        model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'local-llm', model: 'llama' }] }, serverRevision: 7 },
-        system: SYSTEM,
-        tools: [{ type: 'builtin', name: 'current_time' }],
-        policies: { toolCalls: { hook: { connection: 'crm' } } },
-        limits: { maxTurns: 20 },
-        subagents: [{ kind: 'agent', name: 'research', agent: 'researcher', version: 2 }],
-        sandbox: { image: { secrets: ['npm-token'] } },
-        futureField: { since: 2 },
-      }, { promotedFrom: { environmentId: 'env_d', agentId: 'ag_x', version: 7 } }),
-      agent('researcher', { name: 'Researcher', model: { provider: 'openai', model: 'gpt-4o-mini' }, system: 'Look things up.', tools: [], policies: {}, limits: {} }),
+      agent(
+        'support',
+        {
+          name: 'support',
+          description: 'Costs ${var:price}',
+          // serverRevision and futureField: fields a newer server reports that agentform does not know.
+          model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'local-llm', model: 'llama' }] }, serverRevision: 7 },
+          system: SYSTEM,
+          tools: [{ type: 'builtin', name: 'current_time' }],
+          policies: { toolCalls: { hook: { connection: 'crm' } } },
+          limits: { maxTurns: 20 },
+          subagents: [{ kind: 'agent', name: 'research', agent: 'researcher', version: 2 }],
+          sandbox: { image: { secrets: ['npm-token'] } },
+          futureField: { since: 2 },
+        },
+        { promotedFrom: { environmentId: 'env_d', agentId: 'ag_x', version: 7 } },
+      ),
+      agent('researcher', {
+        name: 'Researcher',
+        model: { provider: 'openai', model: 'gpt-4o-mini' },
+        system: 'Look things up.',
+        tools: [],
+        policies: {},
+        limits: {},
+      }),
       ...normalizeApiKeys([
         fillDefaults({ id: 'key_ci', name: 'ci', prefix: 'svc_staging_ab', scopes: ['read', 'control'], createdAt: '2026-01-01T00:00:00Z' }, DEFAULTS.apiKey),
-        fillDefaults({ id: 'key_dash', name: 'dashboard', prefix: 'svc_staging_cd', scopes: ['read'], spend: { dailyUsd: 5 }, createdAt: '2026-01-02T00:00:00Z' }, DEFAULTS.apiKey),
+        fillDefaults(
+          { id: 'key_dash', name: 'dashboard', prefix: 'svc_staging_cd', scopes: ['read'], spend: { dailyUsd: 5 }, createdAt: '2026-01-02T00:00:00Z' },
+          DEFAULTS.apiKey,
+        ),
       ]),
     ],
   };
@@ -79,7 +100,13 @@ const target = { name: 'staging', slug: 'staging', url: 'https://control.example
 
 describe('exportEnvironment', () => {
   const actual = liveState();
-  const result = exportEnvironment({ target, actual, skipApiKeyIds: new Set(['key_ci']), environmentNames: new Map([['env_d', 'dev']]), schemas: specSchemas() as ExportSchemas });
+  const result = exportEnvironment({
+    target,
+    actual,
+    skipApiKeyIds: new Set(['key_ci']),
+    environmentNames: new Map([['env_d', 'dev']]),
+    schemas: specSchemas() as ExportSchemas,
+  });
   const processEnv = Object.fromEntries(result.envVars.map((need) => [need.name, `value-of-${need.name}`]));
 
   it('writes one file per kind, one per agent, and the prompts', () => {
@@ -118,7 +145,7 @@ describe('exportEnvironment', () => {
 
   // Regression: the export dropped values equal to the local control plane's defaults, so a project
   // exported from one server and applied to a server with other defaults did not reproduce it.
-  it('writes what the server reports, values equal to one server\'s defaults included', () => {
+  it("writes what the server reports, values equal to one server's defaults included", () => {
     const support = fileOf(result, 'agents/support.yaml');
     for (const kept of ['reasoning: none', 'maxDepth: 2', 'keepSnapshots: 3', 'toolLoading:', 'identity:', 'onExpire: deny']) expect(support).toContain(kept);
     expect(fileOf(result, 'connections.yaml')).toMatch(/transport: streamable-http/);
@@ -157,9 +184,18 @@ describe('exportEnvironment', () => {
       version: 1,
       definition: { ...spec, subagentPolicy: { ...spec.subagentPolicy, maxDepth: 5 }, sandbox: { ...spec.sandbox, lifecycle: { keepSnapshots: 9 } } } as never,
     });
-    const plan = computePlan({ ...desired, resources: [exportedSupport] }, { environmentSlug: 'staging', missingOperations: [], resources: [other] }, { prune: false });
+    const plan = computePlan(
+      { ...desired, resources: [exportedSupport] },
+      { environmentSlug: 'staging', missingOperations: [], resources: [other] },
+      { prune: false },
+    );
     const fields = plan.changes.find((change) => change.address === 'agent/support')!.fields.map((field) => [field.path, field.before, field.after]);
-    expect(fields).toEqual(expect.arrayContaining([['subagentPolicy.maxDepth', 5, 2], ['sandbox.lifecycle.keepSnapshots', 9, 3]]));
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        ['subagentPolicy.maxDepth', 5, 2],
+        ['sandbox.lifecycle.keepSnapshots', 9, 3],
+      ]),
+    );
   });
 
   it('is valid against the schemas and every project check', async () => {
@@ -184,7 +220,11 @@ describe('exportEnvironment', () => {
   });
 
   it('local environments need no token', () => {
-    const local = exportEnvironment({ target: { name: 'dev', slug: 'dev', url: 'local' }, actual: { environmentSlug: 'dev', resources: [], missingOperations: [] }, schemas: {} });
+    const local = exportEnvironment({
+      target: { name: 'dev', slug: 'dev', url: 'local' },
+      actual: { environmentSlug: 'dev', resources: [], missingOperations: [] },
+      schemas: {},
+    });
     expect(local.envVars).toEqual([]);
     expect(fileOf(local, 'agentform.yaml')).not.toContain('token');
     expect(local.files.map((file) => file.path)).toEqual(['agentform.yaml']);

@@ -12,7 +12,29 @@ export interface CertificateFiles {
 export function selfSignedCertificate(dir: string, subject: string, altName: string): CertificateFiles | undefined {
   const files = { keyFile: join(dir, 'key.pem'), certFile: join(dir, 'cert.pem') };
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${subject}`, '-addext', `subjectAltName=${altName}`, '-days', '1', '-keyout', files.keyFile, '-out', files.certFile], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        `/CN=${subject}`,
+        '-addext',
+        `subjectAltName=${altName}`,
+        '-days',
+        '1',
+        '-keyout',
+        files.keyFile,
+        '-out',
+        files.certFile,
+      ],
+      { stdio: 'ignore' },
+    );
   } catch {
     return undefined;
   }

@@ -64,7 +64,9 @@ export function fakeGitHub(repository = 'acme/config'): FakeGitHub {
   github.rest = {
     issues: {
       listComments: async ({ issue_number }: { issue_number?: number }) => ({
-        data: comments.filter((comment) => issue_number === undefined || comment.issue === issue_number).map((comment) => ({ id: comment.id, body: comment.body })),
+        data: comments
+          .filter((comment) => issue_number === undefined || comment.issue === issue_number)
+          .map((comment) => ({ id: comment.id, body: comment.body })),
       }),
       createComment: async ({ issue_number, body }: { issue_number: number; body: string }) => {
         comments.push({ id: comments.length + 1, issue: issue_number, body });

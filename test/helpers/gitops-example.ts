@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { copyExample } from './cli.js';
 
 /** The values the example's ${env:} references read (sentinels: a test can look for them in output). */
-export const GITOPS_SECRETS = { OPENAI_API_KEY: 'sk-SENTINEL-openai', ANTHROPIC_API_KEY: 'sk-SENTINEL-anthropic', CRM_SUPPORT_TOKEN: 'SENTINEL-crm', NPM_TOKEN: 'SENTINEL-npm' };
+export const GITOPS_SECRETS = {
+  OPENAI_API_KEY: 'sk-SENTINEL-openai',
+  ANTHROPIC_API_KEY: 'sk-SENTINEL-anthropic',
+  CRM_SUPPORT_TOKEN: 'SENTINEL-crm',
+  NPM_TOKEN: 'SENTINEL-npm',
+};
 
 /** Replaces the first `from` in a file; throws when the file does not have it (the example changed). */
 export async function editFile(file: string, from: string, to: string): Promise<void> {

@@ -40,17 +40,21 @@ export async function startTestProxy(options: { credentials?: string; refusal?: 
   const server = createServer((request, response) => {
     visit(request);
     if (!allowed(request)) {
-      if (options.refusal === 401) response.writeHead(401, { 'www-authenticate': 'Basic realm="test"', 'content-type': 'text/html' }).end('<h1>401 Unauthorized</h1>');
+      if (options.refusal === 401)
+        response.writeHead(401, { 'www-authenticate': 'Basic realm="test"', 'content-type': 'text/html' }).end('<h1>401 Unauthorized</h1>');
       else response.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
       return;
     }
     const target = new URL(request.url ?? '');
     const headers = { ...request.headers };
     delete headers['proxy-authorization'];
-    const upstream = httpRequest({ host: '127.0.0.1', port: Number(target.port || 80), method: request.method, path: `${target.pathname}${target.search}`, headers }, (answer) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(response);
-    });
+    const upstream = httpRequest(
+      { host: '127.0.0.1', port: Number(target.port || 80), method: request.method, path: `${target.pathname}${target.search}`, headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
     upstream.on('error', () => response.writeHead(502).end());
     request.pipe(upstream);
   });

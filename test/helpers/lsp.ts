@@ -25,7 +25,11 @@ export class LspClient {
   private readonly diagnostics = new Map<string, Diagnostic[]>();
   private readonly diagnosticWaiters: Array<{ uri: string; resolve: (value: Diagnostic[]) => void }> = [];
 
-  constructor(command: string, args: string[], private readonly settings: Record<string, unknown>) {
+  constructor(
+    command: string,
+    args: string[],
+    private readonly settings: Record<string, unknown>,
+  ) {
     this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
   }
@@ -60,9 +64,10 @@ export class LspClient {
     }
     // Requests from the server: answer configuration with our settings, anything else with null.
     if (message.id !== undefined && message.method !== undefined) {
-      const result = message.method === 'workspace/configuration'
-        ? ((message.params as { items: Array<{ section?: string }> }).items.map((item) => (item.section === 'yaml' ? this.settings : null)))
-        : null;
+      const result =
+        message.method === 'workspace/configuration'
+          ? (message.params as { items: Array<{ section?: string }> }).items.map((item) => (item.section === 'yaml' ? this.settings : null))
+          : null;
       this.send({ id: message.id, result });
     }
   }

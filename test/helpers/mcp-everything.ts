@@ -74,10 +74,7 @@ export async function startEverythingServer(): Promise<EverythingServer> {
   let stderr = '';
   try {
     const address = await new Promise<EverythingServer['address']>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`server-everything did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`)),
-        START_TIMEOUT_MS,
-      );
+      const timer = setTimeout(() => reject(new Error(`server-everything did not start within ${START_TIMEOUT_MS} ms:\n${stderr}`)), START_TIMEOUT_MS);
       child.stderr!.setEncoding('utf8');
       child.stderr!.on('data', (chunk: string) => {
         stderr += chunk;

@@ -44,7 +44,8 @@ export async function startMutableToolsServer({ toolsFile }: { toolsFile: string
     http.listen(0, '127.0.0.1', () => resolve());
   });
   const address = http.address();
-  if (!address || typeof address === 'string' || address.address !== '127.0.0.1') throw new Error(`mutable tools server bound ${JSON.stringify(address)}, expected 127.0.0.1`);
+  if (!address || typeof address === 'string' || address.address !== '127.0.0.1')
+    throw new Error(`mutable tools server bound ${JSON.stringify(address)}, expected 127.0.0.1`);
   return {
     url: `http://127.0.0.1:${address.port}/mcp`,
     requests: () => listed,

@@ -16,7 +16,11 @@ export interface PtyStep {
   delay?: number;
 }
 
-export async function runInTerminal(args: string[], steps: PtyStep[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutSeconds?: number } = {}): Promise<{ code: number; output: string }> {
+export async function runInTerminal(
+  args: string[],
+  steps: PtyStep[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutSeconds?: number } = {},
+): Promise<{ code: number; output: string }> {
   const spec = {
     argv: [process.execPath, CLI, ...args],
     cwd: options.cwd ?? REPO,

@@ -15,7 +15,10 @@ export interface ServerProcess {
 
 /** Starts `agentform server <args>` with only PATH and NO_COLOR from this process, plus `env`. */
 export function startServerProcess(args: string[], env: NodeJS.ProcessEnv = {}): ServerProcess {
-  const child = spawn(process.execPath, [CLI, 'server', ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'server', ...args], {
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -253,7 +253,14 @@ class UnsupportedError extends Error {}
  * The downloaded actions, stood in for; returns a directory to put first on PATH, if any.
  * Versions are ignored: the stand-ins do what every version of the action does for these inputs.
  */
-async function standIn(uses: string, inputs: Record<string, string>, env: Record<string, string>, options: RunOptions, repo: string, owner: string): Promise<string | undefined> {
+async function standIn(
+  uses: string,
+  inputs: Record<string, string>,
+  env: Record<string, string>,
+  options: RunOptions,
+  repo: string,
+  owner: string,
+): Promise<string | undefined> {
   const action = uses.replace(/@.*$/, '');
   const artifact = (name: string) => join(options.artifactsDir, String(options.runId), name);
   switch (action) {
@@ -300,7 +307,7 @@ function required(inputs: Record<string, string>, name: string, uses: string): s
 function shell(args: string[], cwd: string, env: Record<string, string>, timeout: number): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = execFile('bash', args, { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : -1;
+      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1;
       resolve({ code, output: `${stdout}${stderr}` });
     });
     child.stdin?.end();

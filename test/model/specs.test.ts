@@ -4,7 +4,10 @@ import { promotedFromOf } from '../../src/model/specs.js';
 
 describe('promotedFromOf', () => {
   it.each([
-    [{ environmentId: 'env_s', agentId: 'agt_1', version: 3 }, { environmentId: 'env_s', agentId: 'agt_1', version: 3 }],
+    [
+      { environmentId: 'env_s', agentId: 'agt_1', version: 3 },
+      { environmentId: 'env_s', agentId: 'agt_1', version: 3 },
+    ],
     [{ environmentId: 'env_s', agentId: 'agt_1', version: '3' }, undefined],
     [{ environmentId: 'env_s', version: 3 }, undefined],
     [['env_s', 'agt_1', 3], undefined],

@@ -68,26 +68,31 @@ describe('the bundle', () => {
     ['plain YAML: the plain parser alone', false, {}],
     ['tabs: the yaml library too', true, {}],
     ['AGENTFORM_YAML_PARSER=library: the yaml library for plain YAML too', true, { AGENTFORM_YAML_PARSER: 'library' }],
-  ] as Array<[string, boolean, NodeJS.ProcessEnv]>)('validates with its precompiled validators and its own YAML parsers, loading nothing from node_modules (%s)', async (_name, library, env) => {
-    const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
-    const report = join(dir, 'loaded.json');
-    const hook = join(dir, 'hook.cjs');
-    const project = quickstartCopy(join(dir, 'quickstart'));
-    if (library && !env.AGENTFORM_YAML_PARSER) beyondPlain(project);
-    writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache))));\n`);
-    const { stdout, stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], { env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off', ...env } });
-    expect(stdout).toContain('valid');
-    const loaded = JSON.parse(readFileSync(report, 'utf8')) as string[];
-    expect(loaded.filter((file) => file.includes(`ajv${sep}dist${sep}compile${sep}`))).toEqual([]);
-    // Nor anything else from node_modules: the yaml library (~70 files, ~28 ms from there) is a file
-    // of the bundle, compiled from its code cache like the rest (src/config/yaml-source.ts), and
-    // loaded only for YAML the plain parser (src/config/yaml-plain.ts) leaves to it.
-    expect(loaded.filter((file) => file.includes(`${sep}node_modules${sep}`))).toEqual([]);
-    expect(loaded.includes(join(REPO, 'dist', 'cli', 'yaml.js'))).toBe(library);
-    // Every chunk it loaded came from its code cache (the build trains the library's too).
-    expect(stderr).toMatch(/start-up: \d+ bundle files compiled from the V8 code cache, 0 without one, 0 whose cache V8 rejected/);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  ] as Array<[string, boolean, NodeJS.ProcessEnv]>)(
+    'validates with its precompiled validators and its own YAML parsers, loading nothing from node_modules (%s)',
+    async (_name, library, env) => {
+      const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
+      const report = join(dir, 'loaded.json');
+      const hook = join(dir, 'hook.cjs');
+      const project = quickstartCopy(join(dir, 'quickstart'));
+      if (library && !env.AGENTFORM_YAML_PARSER) beyondPlain(project);
+      writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache))));\n`);
+      const { stdout, stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], {
+        env: { ...process.env, AGENTFORM_PARSE_CACHE: 'off', ...env },
+      });
+      expect(stdout).toContain('valid');
+      const loaded = JSON.parse(readFileSync(report, 'utf8')) as string[];
+      expect(loaded.filter((file) => file.includes(`ajv${sep}dist${sep}compile${sep}`))).toEqual([]);
+      // Nor anything else from node_modules: the yaml library (~70 files, ~28 ms from there) is a file
+      // of the bundle, compiled from its code cache like the rest (src/config/yaml-source.ts), and
+      // loaded only for YAML the plain parser (src/config/yaml-plain.ts) leaves to it.
+      expect(loaded.filter((file) => file.includes(`${sep}node_modules${sep}`))).toEqual([]);
+      expect(loaded.includes(join(REPO, 'dist', 'cli', 'yaml.js'))).toBe(library);
+      // Every chunk it loaded came from its code cache (the build trains the library's too).
+      expect(stderr).toMatch(/start-up: \d+ bundle files compiled from the V8 code cache, 0 without one, 0 whose cache V8 rejected/);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  );
 
   // The precompiled validators call two of ajv's runtime helpers (equal for uniqueItems, ucs2length
   // for minLength); the bundle carries them (src/config/validator-runtime.ts) instead of resolving
@@ -97,7 +102,8 @@ describe('the bundle', () => {
     const report = join(dir, 'loaded.json');
     const hook = join(dir, 'hook.cjs');
     writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(Object.keys(require.cache))));\n`);
-    const policy = 'policy:\n  custom:\n    - id: team-label\n      message: ""\n      severity: warning\n      kinds: [agent, agent]\n      schema: {type: object}\n';
+    const policy =
+      'policy:\n  custom:\n    - id: team-label\n      message: ""\n      severity: warning\n      kinds: [agent, agent]\n      schema: {type: object}\n';
     writeFileSync(join(dir, 'agentform.yaml'), `version: 1\nenvironments:\n  dev:\n    url: local\n${policy}`);
     const result = await run(process.execPath, ['--require', hook, CLI, 'validate', dir]).then(
       () => ({ stdout: '', code: 0 }),
@@ -144,8 +150,11 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     const { AGENTFORM_V8_MODE: _chosen, ...inherited } = process.env;
     // Without the parse cache, so that the YAML parser's chunks load too. Regression: with the tests'
     // shared parse cache, the build trained them in the first mode only.
-    const { stderr } = await run(process.execPath, [CLI, 'validate', join(REPO, 'examples', 'quickstart'), '--debug'], { env: { ...inherited, ...env, AGENTFORM_PARSE_CACHE: 'off' } });
-    const [line = '', fromCache, compiled, rejected] = /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected.*/.exec(stderr) ?? [];
+    const { stderr } = await run(process.execPath, [CLI, 'validate', join(REPO, 'examples', 'quickstart'), '--debug'], {
+      env: { ...inherited, ...env, AGENTFORM_PARSE_CACHE: 'off' },
+    });
+    const [line = '', fromCache, compiled, rejected] =
+      /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected.*/.exec(stderr) ?? [];
     expect(Number(fromCache)).toBeGreaterThan(3);
     expect([compiled, rejected]).toEqual(['0', '0']);
     expect(line).toMatch(mode);
@@ -183,7 +192,9 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     try {
       const { stderr } = await run(process.execPath, [CLI, 'validate', project, '--debug'], { env: inherited });
-      expect(stderr).toMatch(/; V8 lean \(a project of \d+ KB of YAML, (\d+) KB of it changed since the parse cache last took an entry, 0 KB of that beyond the plain parser\)/);
+      expect(stderr).toMatch(
+        /; V8 lean \(a project of \d+ KB of YAML, (\d+) KB of it changed since the parse cache last took an entry, 0 KB of that beyond the plain parser\)/,
+      );
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
@@ -215,7 +226,10 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     // Just over the threshold: ~340 bytes of YAML an agent.
     const project = backdated(beyondPlain(writeProject({ agents: Math.ceil(GROW_YOUNG_MIN_COLD_YAML_BYTES / 320), connections: 50, providers: 10 }, 'dev')));
     const hook = join(project, '..', `${basename(project)}-young.cjs`);
-    writeFileSync(hook, "process.on('exit', () => process.stderr.write(`new space: ${require('v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size}\\n`));\n");
+    writeFileSync(
+      hook,
+      "process.on('exit', () => process.stderr.write(`new space: ${require('v8').getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size}\\n`));\n",
+    );
     const { AGENTFORM_V8_MODE: _chosen, AGENTFORM_PARSE_CACHE: _cache, ...inherited } = process.env;
     const validate = async () => {
       const { stderr } = await run(process.execPath, ['--require', hook, CLI, 'validate', project, '--debug'], { env: inherited });
@@ -223,7 +237,9 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     };
     try {
       const first = await validate();
-      expect(first.line).toMatch(/, 0 without one, 0 whose cache V8 rejected; V8 parse \(over \d+ KB of changed YAML that looks beyond the plain parser; the young generation grows while parsing\)/);
+      expect(first.line).toMatch(
+        /, 0 without one, 0 whose cache V8 rejected; V8 parse \(over \d+ KB of changed YAML that looks beyond the plain parser; the young generation grows while parsing\)/,
+      );
       expect(first.newSpace).toBe(YOUNG_GENERATION_CAP_BYTES);
       const second = await validate();
       expect(second.line).toMatch(/; V8 lean \(/);
@@ -251,7 +267,9 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
       rmSync(project, { recursive: true, force: true });
     }
     const stderr = server.stderr();
-    const [, fromCache, compiled, rejected] = /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected; V8 defaults \(server\)/.exec(stderr) ?? [];
+    const [, fromCache, compiled, rejected] =
+      /start-up: (\d+) bundle files compiled from the V8 code cache, (\d+) without one, (\d+) whose cache V8 rejected; V8 defaults \(server\)/.exec(stderr) ??
+      [];
     expect(Number(fromCache), stderr).toBeGreaterThan(3);
     expect(rejected).toBe('0');
     // At most the MCP client's chunk, which the server loads to reach the quickstart's tool server:
@@ -290,7 +308,8 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     const server = startServerProcess(['--port', '0', '--data', join(data, 'server'), '--environments', 'dev']);
     try {
       const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await server.ready)![1]!;
-      const token = (JSON.parse(readFileSync(join(data, 'server', 'credentials.json'), 'utf8')) as { environments: { dev: { token: string } } }).environments.dev.token;
+      const token = (JSON.parse(readFileSync(join(data, 'server', 'credentials.json'), 'utf8')) as { environments: { dev: { token: string } } }).environments
+        .dev.token;
       const env = { ...inherited, AGENTFORM_TOKEN: token, AGENTFORM_PARSE_CACHE: join(data, 'parse-cache') };
       const traced = ['--expose-internals', '--no-warnings', '--require', hook, CLI];
       await run(process.execPath, [...traced, 'apply', project, '--url', url, '--auto-approve'], { env });
@@ -319,10 +338,13 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
 
   // V8 takes a code cache only under the flags it was made with: made without the CLI's V8
   // settings, it would be rejected on every run and cost a compile (~9 ms of a small plan).
-  it.each(['small', 'lean', 'full', 'parse'])('ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)', async (mode) => {
-    const built = (file: string) => JSON.stringify(join(REPO, 'dist', 'src', 'util', file));
-    const script = `import { v8Choice } from ${built('v8-tuning.js')}; import { loadCommonJs, useCodeCachesOf } from ${built('code-cache.js')}; useCodeCachesOf(v8Choice.mode); console.log(loadCommonJs(${JSON.stringify(join(REPO, 'dist', 'cli', 'schemas.precompiled.cjs'))}).cacheUsed);`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, AGENTFORM_V8_MODE: mode } });
-    expect(stdout.trim()).toBe('true');
-  });
+  it.each(['small', 'lean', 'full', 'parse'])(
+    'ships a code cache of its precompiled validators that V8 accepts under the CLI’s settings (%s)',
+    async (mode) => {
+      const built = (file: string) => JSON.stringify(join(REPO, 'dist', 'src', 'util', file));
+      const script = `import { v8Choice } from ${built('v8-tuning.js')}; import { loadCommonJs, useCodeCachesOf } from ${built('code-cache.js')}; useCodeCachesOf(v8Choice.mode); console.log(loadCommonJs(${JSON.stringify(join(REPO, 'dist', 'cli', 'schemas.precompiled.cjs'))}).cacheUsed);`;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, AGENTFORM_V8_MODE: mode } });
+      expect(stdout.trim()).toBe('true');
+    },
+  );
 });

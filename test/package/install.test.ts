@@ -62,7 +62,8 @@ function runIn(bin: string, args: string[], cwd: string, env: NodeJS.ProcessEnv)
   });
 }
 
-const PROJECT_RESOURCES = 'kind: Provider\nname: main\nspec:\n  type: openai\n  secret: ${env:INSTALL_TEST_SECRET:-sk-test}\n---\nkind: Agent\nname: helper\nspec:\n  model: {provider: main, model: gpt-4o}\n  system: You help.\n';
+const PROJECT_RESOURCES =
+  'kind: Provider\nname: main\nspec:\n  type: openai\n  secret: ${env:INSTALL_TEST_SECRET:-sk-test}\n---\nkind: Agent\nname: helper\nspec:\n  model: {provider: main, model: gpt-4o}\n  system: You help.\n';
 
 describe('installing the package for CI: no compiler, seconds', () => {
   let work: string;
@@ -85,7 +86,9 @@ describe('installing the package for CI: no compiler, seconds', () => {
       PATH: pathOnly,
       HOME: process.env.HOME ?? '',
       // The cache and registry this machine's npm uses, if set from outside: dependencies come from its cache.
-      ...Object.fromEntries(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : []))),
+      ...Object.fromEntries(
+        ['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+      ),
     };
     const prefix = join(work, 'prefix');
     // The CI recipes' install line (examples/*), with this machine's cache preferred.

@@ -52,11 +52,15 @@ describe('the packed tarball', () => {
     // An empty prefix, dependencies from the registry (or npm's cache), no TypeScript compiler
     // involved; better-sqlite3 beside it, as the README says for the local control plane (an
     // optional peer dependency: npm would not install it with agentform alone).
-    await run(NPM, ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'better-sqlite3@^12.11.1'], {
-      cwd: work,
-      timeout: INSTALL_TIMEOUT_MS,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await run(
+      NPM,
+      ['install', '--global', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'better-sqlite3@^12.11.1'],
+      {
+        cwd: work,
+        timeout: INSTALL_TIMEOUT_MS,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     await provideSqliteBinding(join(prefix, 'lib'));
     bin = join(prefix, 'bin', 'agentform');
   }, INSTALL_TIMEOUT_MS + 60_000);
@@ -71,7 +75,9 @@ describe('the packed tarball', () => {
     expect(files).toContain('package.json');
     // Of examples/, only the CI recipes that `agentform init --ci` copies.
     const unexpected = files.filter(
-      (file) => (/^(test|bench|src|examples|dist\/src|dist\/test|dist\/bench)\//.test(file) && !/^examples\/(github-actions\/\.github|gitlab-ci)\//.test(file)) || file.endsWith('.ts'),
+      (file) =>
+        (/^(test|bench|src|examples|dist\/src|dist\/test|dist\/bench)\//.test(file) && !/^examples\/(github-actions\/\.github|gitlab-ci)\//.test(file)) ||
+        file.endsWith('.ts'),
     );
     expect(unexpected).toEqual([]);
   });

@@ -8,7 +8,12 @@ describe('withKnownDefinition', () => {
       slug: 'bot',
       agentId: 'a1',
       version: 3,
-      definition: { name: 'bot', system: 'Be brief.', model: { provider: 'openai', model: 'gpt-4o-mini', resolvedAt: '2026-01-01T00:00:00Z', serverRevision: 7 }, tools: [] },
+      definition: {
+        name: 'bot',
+        system: 'Be brief.',
+        model: { provider: 'openai', model: 'gpt-4o-mini', resolvedAt: '2026-01-01T00:00:00Z', serverRevision: 7 },
+        tools: [],
+      },
     } as unknown as AgentVersionWithSlug;
     const known = withKnownDefinition(version);
     expect(known.version.definition).toEqual({ name: 'bot', system: 'Be brief.', model: { provider: 'openai', model: 'gpt-4o-mini' }, tools: [] });
@@ -18,6 +23,8 @@ describe('withKnownDefinition', () => {
 
   it('names a few left-out fields, then a count', () => {
     expect(unknownFieldsNotice('staging', [])).toBeUndefined();
-    expect(unknownFieldsNotice('staging', ['a', 'b', 'c', 'd', 'e'])).toBe("notice: staging: not copied, fields agentform does not know (the server's own): a, b, c and 2 more");
+    expect(unknownFieldsNotice('staging', ['a', 'b', 'c', 'd', 'e'])).toBe(
+      "notice: staging: not copied, fields agentform does not know (the server's own): a, b, c and 2 more",
+    );
   });
 });

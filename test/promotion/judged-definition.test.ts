@@ -3,7 +3,12 @@ import { judgedDefinition, restrictTo } from '../../src/promotion/judged-definit
 import type { JsonObject } from '../../src/model/resources.js';
 
 // A version as a server holds it: what the configuration set, plus what the server filled in.
-const configured: JsonObject = { system: 'Be brief.', policies: { toolCalls: { default: 'ask', byTool: { search: 'allow' } } }, tools: [{ type: 'builtin', name: 'current_time' }], temperature: null };
+const configured: JsonObject = {
+  system: 'Be brief.',
+  policies: { toolCalls: { default: 'ask', byTool: { search: 'allow' } } },
+  tools: [{ type: 'builtin', name: 'current_time' }],
+  temperature: null,
+};
 const version: JsonObject = {
   system: 'Be brief.',
   policies: { toolCalls: { default: 'ask', byTool: { search: 'allow' }, onError: 'deny', onTimeout: 'deny' }, decisions: { onExpire: 'deny' } },
@@ -13,8 +18,24 @@ const version: JsonObject = {
 
 describe('judgedDefinition', () => {
   it.each([
-    { name: 'a version that is its configuration is judged as the configuration', configured, version, asConfigured: true, judged: { system: 'Be brief.', policies: { toolCalls: { default: 'ask', byTool: { search: 'allow' } } }, tools: [{ type: 'builtin', name: 'current_time', serverRevision: 7 }] } },
-    { name: 'a version that differs in a configured field is judged whole', configured: { ...configured, system: 'Be terse.' }, version, asConfigured: false, judged: version },
+    {
+      name: 'a version that is its configuration is judged as the configuration',
+      configured,
+      version,
+      asConfigured: true,
+      judged: {
+        system: 'Be brief.',
+        policies: { toolCalls: { default: 'ask', byTool: { search: 'allow' } } },
+        tools: [{ type: 'builtin', name: 'current_time', serverRevision: 7 }],
+      },
+    },
+    {
+      name: 'a version that differs in a configured field is judged whole',
+      configured: { ...configured, system: 'Be terse.' },
+      version,
+      asConfigured: false,
+      judged: version,
+    },
     { name: 'an agent the configuration does not declare is judged whole', configured: undefined, version, asConfigured: false, judged: version },
   ])('$name', ({ configured, version, asConfigured, judged }) => {
     const result = judgedDefinition(version, version, configured);

@@ -16,7 +16,13 @@ describe('overlayLeafPaths', () => {
   it.each([
     [{}, []],
     [{ limits: { maxTurns: 10 } }, [['limits', 'maxTurns']]],
-    [{ model: { model: 'x', fallback: null } }, [['model', 'model'], ['model', 'fallback']]],
+    [
+      { model: { model: 'x', fallback: null } },
+      [
+        ['model', 'model'],
+        ['model', 'fallback'],
+      ],
+    ],
     [{ tools: [{ type: 'builtin' }] }, [['tools']]],
     [{ model: {} }, []],
   ] as Array<[JsonObject, string[][]]>)('%j → %j', (overlay, paths) => {
@@ -37,7 +43,10 @@ describe('overlayLeafPaths', () => {
 describe('mergePromoted', () => {
   it('takes the source definition and keeps only the target-overlaid fields', () => {
     const target: JsonObject = { name: 'support', model: { provider: 'openai', model: 'gpt-4o-mini' }, system: 'old prompt', limits: { maxTurns: 10 } };
-    const merged = mergePromoted(source, target, [['model', 'model'], ['limits', 'maxTurns']]);
+    const merged = mergePromoted(source, target, [
+      ['model', 'model'],
+      ['limits', 'maxTurns'],
+    ]);
     expect(merged.definition).toEqual({
       name: 'support',
       model: { provider: 'openai', model: 'gpt-4o-mini', fallback: { models: [{ provider: 'anthropic', model: 'claude' }] } },
@@ -51,7 +60,11 @@ describe('mergePromoted', () => {
   });
 
   it('keeps a null (reset) and creates missing parents; a path the target lacks keeps nothing', () => {
-    const merged = mergePromoted(source, { model: { fallback: null }, spend: { dailyUsd: 5 } }, [['model', 'fallback'], ['spend', 'dailyUsd'], ['limits', 'maxTurns']]);
+    const merged = mergePromoted(source, { model: { fallback: null }, spend: { dailyUsd: 5 } }, [
+      ['model', 'fallback'],
+      ['spend', 'dailyUsd'],
+      ['limits', 'maxTurns'],
+    ]);
     expect((merged.definition.model as JsonObject).fallback).toBeNull();
     expect(merged.definition.spend).toEqual({ dailyUsd: 5 });
     expect((merged.definition.limits as JsonObject).maxTurns).toBe(30);

@@ -16,13 +16,23 @@ const names = (list: Named): NamesByKind => namesByKind(list.map(([kind, name]) 
 
 const support: JsonObject = {
   model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'anthropic', model: 'claude' }] } },
-  tools: [{ type: 'builtin', name: 'current_time' }, { type: 'connection', name: 'everything' }],
+  tools: [
+    { type: 'builtin', name: 'current_time' },
+    { type: 'connection', name: 'everything' },
+  ],
   policies: { toolCalls: { hook: { connection: 'crm' } } },
   subagents: [{ kind: 'agent', name: 'r', description: 'd', agent: 'researcher' }],
   sandbox: { connectionName: 'crm', image: { base: 'node:20', secrets: ['npm-token'] } },
 };
 const researcher: JsonObject = { model: { provider: 'openai', model: 'gpt-4o-mini' } };
-const everything: Named = [['provider', 'openai'], ['provider', 'anthropic'], ['connection', 'everything'], ['connection', 'crm'], ['agent', 'researcher'], ['secret', 'npm-token']];
+const everything: Named = [
+  ['provider', 'openai'],
+  ['provider', 'anthropic'],
+  ['connection', 'everything'],
+  ['connection', 'crm'],
+  ['agent', 'researcher'],
+  ['secret', 'npm-token'],
+];
 
 const missing = (agent: string, kind: ResourceKind, name: string, path: string, declared = false): MissingReference => ({ agent, kind, name, path, declared });
 
@@ -45,13 +55,26 @@ describe('missingReferences', () => {
     },
     {
       name: 'a subagent written in the same run counts as present',
-      definitions: [['researcher', researcher], ['support', support]],
+      definitions: [
+        ['researcher', researcher],
+        ['support', support],
+      ],
       present: everything.filter(([kind]) => kind !== 'agent'),
       expected: [],
     },
     {
       name: 'a tools[] connection is checked; a builtin tool is not',
-      definitions: [['support', { tools: [{ type: 'builtin', name: 'everything' }, { type: 'connection', name: 'everything' }] }]],
+      definitions: [
+        [
+          'support',
+          {
+            tools: [
+              { type: 'builtin', name: 'everything' },
+              { type: 'connection', name: 'everything' },
+            ],
+          },
+        ],
+      ],
       present: [],
       expected: [missing('support', 'connection', 'everything', 'tools[1].name')],
     },
@@ -71,7 +94,10 @@ describe('missingReferences', () => {
     },
     {
       name: 'every agent of the run is checked',
-      definitions: [['researcher', researcher], ['other', { model: { provider: 'mistral', model: 'm' } }]],
+      definitions: [
+        ['researcher', researcher],
+        ['other', { model: { provider: 'mistral', model: 'm' } }],
+      ],
       present: [['provider', 'openai']],
       expected: [missing('other', 'provider', 'mistral', 'model.provider')],
     },
@@ -94,12 +120,21 @@ describe('the refusal', () => {
 
   it('throws a plan_refused error listing them, with the way out', () => {
     expect(() => refuseOnMissingReferences([], 'production')).not.toThrow();
-    const refuse = () => refuseOnMissingReferences([missing('support', 'connection', 'everything', 'tools[0].name'), missing('support', 'provider', 'openai', 'model.provider', true)], 'production');
-    expect(refuse).toThrow(/production lacks what the agents to be written use \(2 references\); nothing was written:\n {2}agent support uses connection everything/);
+    const refuse = () =>
+      refuseOnMissingReferences(
+        [missing('support', 'connection', 'everything', 'tools[0].name'), missing('support', 'provider', 'openai', 'model.provider', true)],
+        'production',
+      );
+    expect(refuse).toThrow(
+      /production lacks what the agents to be written use \(2 references\); nothing was written:\n {2}agent support uses connection everything/,
+    );
     try {
       refuse();
     } catch (error) {
-      expect(error).toMatchObject({ code: 'plan_refused', hint: 'declare connection everything for production, then apply production (agentform apply -e production) before writing these agents there' });
+      expect(error).toMatchObject({
+        code: 'plan_refused',
+        hint: 'declare connection everything for production, then apply production (agentform apply -e production) before writing these agents there',
+      });
     }
   });
 });
@@ -107,7 +142,11 @@ describe('the refusal', () => {
 describe('liveNames', () => {
   const resource = (kind: ResourceKind, name: string): ActualResource => ({ kind, name, id: `${kind}_${name}`, spec: {}, remote: {}, fingerprint: 'f' });
   it('lists every referenced kind, empty ones too, and leaves out a kind the server does not list', () => {
-    const live = liveNames({ environmentSlug: 'p', resources: [resource('provider', 'openai'), resource('grant', 'g')], missingOperations: [{ rpc: 'connections.list', consequence: 'x' }] });
+    const live = liveNames({
+      environmentSlug: 'p',
+      resources: [resource('provider', 'openai'), resource('grant', 'g')],
+      missingOperations: [{ rpc: 'connections.list', consequence: 'x' }],
+    });
     expect([...live.entries()].map(([kind, set]) => [kind, [...set]])).toEqual([
       ['secret', []],
       ['provider', ['openai']],
@@ -120,7 +159,11 @@ describe('missingReferencesOfPlan (declarative promotion)', () => {
   const agent = (name: string, spec: JsonObject): DesiredResource => ({ kind: 'agent', name, spec, writeOnly: {}, references: [] });
   const declared = (kind: ResourceKind, name: string): DesiredResource => ({ kind, name, spec: {}, writeOnly: {}, references: [] });
   const live = (kind: ResourceKind, name: string): ActualResource => ({ kind, name, id: name, spec: {}, remote: {}, fingerprint: 'f' });
-  const desired = (resources: DesiredResource[]): DesiredState => ({ projectDir: '/p', target: { name: 'production', slug: 'production', url: 'local', prune: true }, resources });
+  const desired = (resources: DesiredResource[]): DesiredState => ({
+    projectDir: '/p',
+    target: { name: 'production', slug: 'production', url: 'local', prune: true },
+    resources,
+  });
   const actual = (resources: ActualResource[]): ActualState => ({ environmentSlug: 'production', resources, missingOperations: [] });
   const plan = (changes: Array<[string, string]>): Plan => ({
     formatVersion: 1,
@@ -136,12 +179,57 @@ describe('missingReferencesOfPlan (declarative promotion)', () => {
   const uses = { model: { provider: 'openai', model: 'gpt-4o' }, tools: [{ type: 'connection', name: 'everything' }] };
 
   it.each<{ name: string; resources: DesiredResource[]; live: ActualResource[]; changes: Array<[string, string]>; promoted: string[]; expected: string[] }>([
-    { name: 'declared resources count (the apply creates them first)', resources: [agent('support', uses), declared('provider', 'openai'), declared('connection', 'everything')], live: [], changes: [['agent/support', 'create']], promoted: ['support'], expected: [] },
-    { name: 'live resources the plan keeps count', resources: [agent('support', uses)], live: [live('provider', 'openai'), live('connection', 'everything')], changes: [['agent/support', 'update']], promoted: ['support'], expected: [] },
-    { name: 'a live resource the plan deletes does not', resources: [agent('support', uses), declared('provider', 'openai')], live: [live('connection', 'everything')], changes: [['agent/support', 'update'], ['connection/everything', 'delete']], promoted: ['support'], expected: ['connection everything'] },
-    { name: 'neither declared nor live', resources: [agent('support', uses)], live: [live('provider', 'openai')], changes: [['agent/support', 'create']], promoted: ['support'], expected: ['connection everything'] },
-    { name: 'a promoted agent the plan does not write is not checked', resources: [agent('support', uses)], live: [], changes: [['agent/support', 'no-op']], promoted: ['support'], expected: [] },
-    { name: 'an agent that is not promoted is left to the configuration check', resources: [agent('support', uses)], live: [], changes: [['agent/support', 'create']], promoted: [], expected: [] },
+    {
+      name: 'declared resources count (the apply creates them first)',
+      resources: [agent('support', uses), declared('provider', 'openai'), declared('connection', 'everything')],
+      live: [],
+      changes: [['agent/support', 'create']],
+      promoted: ['support'],
+      expected: [],
+    },
+    {
+      name: 'live resources the plan keeps count',
+      resources: [agent('support', uses)],
+      live: [live('provider', 'openai'), live('connection', 'everything')],
+      changes: [['agent/support', 'update']],
+      promoted: ['support'],
+      expected: [],
+    },
+    {
+      name: 'a live resource the plan deletes does not',
+      resources: [agent('support', uses), declared('provider', 'openai')],
+      live: [live('connection', 'everything')],
+      changes: [
+        ['agent/support', 'update'],
+        ['connection/everything', 'delete'],
+      ],
+      promoted: ['support'],
+      expected: ['connection everything'],
+    },
+    {
+      name: 'neither declared nor live',
+      resources: [agent('support', uses)],
+      live: [live('provider', 'openai')],
+      changes: [['agent/support', 'create']],
+      promoted: ['support'],
+      expected: ['connection everything'],
+    },
+    {
+      name: 'a promoted agent the plan does not write is not checked',
+      resources: [agent('support', uses)],
+      live: [],
+      changes: [['agent/support', 'no-op']],
+      promoted: ['support'],
+      expected: [],
+    },
+    {
+      name: 'an agent that is not promoted is left to the configuration check',
+      resources: [agent('support', uses)],
+      live: [],
+      changes: [['agent/support', 'create']],
+      promoted: [],
+      expected: [],
+    },
   ])('$name', ({ resources, live: liveResources, changes, promoted, expected }) => {
     const found = missingReferencesOfPlan(desired(resources), actual(liveResources), plan(changes), promoted);
     expect(found.map((item) => `${item.kind} ${item.name}`)).toEqual(expected);

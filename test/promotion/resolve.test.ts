@@ -4,10 +4,25 @@ import type { ActualState, DesiredResource, DesiredState, JsonObject } from '../
 import { resolvePromotions, type SourceReader } from '../../src/promotion/resolve.js';
 
 const staging: Record<string, AgentVersionWithSlug[]> = {
-  researcher: [1, 2, 3].map((version) => ({ slug: 'researcher', agentId: 'agt_r', version, definition: { name: 'researcher', system: `r${version}` } as never })),
+  researcher: [1, 2, 3].map((version) => ({
+    slug: 'researcher',
+    agentId: 'agt_r',
+    version,
+    definition: { name: 'researcher', system: `r${version}` } as never,
+  })),
   support: [
     { slug: 'support', agentId: 'agt_s', version: 1, definition: { name: 'support', system: 's1', model: { provider: 'openai', model: 'gpt-4o' } } as never },
-    { slug: 'support', agentId: 'agt_s', version: 2, definition: { name: 'support', system: 's2', model: { provider: 'openai', model: 'gpt-4o' }, subagents: [{ kind: 'agent', name: 'r', description: 'd', agent: 'researcher', version: 3 }] } as never },
+    {
+      slug: 'support',
+      agentId: 'agt_s',
+      version: 2,
+      definition: {
+        name: 'support',
+        system: 's2',
+        model: { provider: 'openai', model: 'gpt-4o' },
+        subagents: [{ kind: 'agent', name: 'r', description: 'd', agent: 'researcher', version: 3 }],
+      } as never,
+    },
   ],
 };
 
@@ -32,8 +47,20 @@ function desired(resources: DesiredResource[]): DesiredState {
   return { projectDir: '/p', target: { name: 'production', slug: 'production', url: 'local', prune: false }, resources };
 }
 
-function remoteAgent(slug: string, version: number, definition: JsonObject, promotedFrom?: AgentVersionWithSlug['promotedFrom']): ActualState['resources'][number] {
-  return { kind: 'agent', name: slug, id: `prod_${slug}`, spec: definition, fingerprint: 'f', remote: { slug, agentId: `prod_${slug}`, version, definition, ...(promotedFrom ? { promotedFrom } : {}) } as never };
+function remoteAgent(
+  slug: string,
+  version: number,
+  definition: JsonObject,
+  promotedFrom?: AgentVersionWithSlug['promotedFrom'],
+): ActualState['resources'][number] {
+  return {
+    kind: 'agent',
+    name: slug,
+    id: `prod_${slug}`,
+    spec: definition,
+    fingerprint: 'f',
+    remote: { slug, agentId: `prod_${slug}`, version, definition, ...(promotedFrom ? { promotedFrom } : {}) } as never,
+  };
 }
 
 const documents = [{ kind: 'Agent', name: 'support', overlays: { production: { model: { model: 'gpt-4o-mini' } } } }] as never;
@@ -48,7 +75,13 @@ describe('resolvePromotions', () => {
   });
 
   it('uses the source definition, keeps overlay fields, records promotedFrom', async () => {
-    const state = desired([agent('support', { name: 'support', system: 'configured', model: { provider: 'openai', model: 'gpt-4o-mini' } }, { fromEnvironment: 'staging', version: 1 })]);
+    const state = desired([
+      agent(
+        'support',
+        { name: 'support', system: 'configured', model: { provider: 'openai', model: 'gpt-4o-mini' } },
+        { fromEnvironment: 'staging', version: 1 },
+      ),
+    ]);
     const result = await resolvePromotions({ documents }, state, { environmentSlug: 'production', resources: [], missingOperations: [] }, reader());
     const resolved = result.desired.resources[0]!;
     expect(resolved.spec).toEqual({ name: 'support', system: 's1', model: { provider: 'openai', model: 'gpt-4o-mini' } });
@@ -58,22 +91,42 @@ describe('resolvePromotions', () => {
 
   it('is a no-op when the latest target version came from that source version and matches', async () => {
     const definition = { name: 'support', system: 's1', model: { provider: 'openai', model: 'gpt-4o-mini' } };
-    const actual: ActualState = { environmentSlug: 'production', resources: [remoteAgent('support', 4, definition, { environmentId: 'env_staging', agentId: 'agt_s', version: 1 })], missingOperations: [] };
-    const result = await resolvePromotions({ documents }, desired([agent('support', { model: { model: 'gpt-4o-mini' } }, { fromEnvironment: 'staging', version: 1 })]), actual, reader());
+    const actual: ActualState = {
+      environmentSlug: 'production',
+      resources: [remoteAgent('support', 4, definition, { environmentId: 'env_staging', agentId: 'agt_s', version: 1 })],
+      missingOperations: [],
+    };
+    const result = await resolvePromotions(
+      { documents },
+      desired([agent('support', { model: { model: 'gpt-4o-mini' } }, { fromEnvironment: 'staging', version: 1 })]),
+      actual,
+      reader(),
+    );
     expect(result.promotions[0]).toMatchObject({ outcome: 'no-op', targetVersion: 4 });
     expect(result.warnings).toEqual([]);
   });
 
   it('fails clearly when a pinned subagent is not in the target at that version', async () => {
-    const actual: ActualState = { environmentSlug: 'production', resources: [remoteAgent('researcher', 1, { system: 'r2' }, { environmentId: 'env_staging', agentId: 'agt_r', version: 2 })], missingOperations: [] };
-    await expect(resolvePromotions({ documents }, desired([agent('support', {}, { fromEnvironment: 'staging', version: 2 })]), actual, reader())).rejects.toThrow(
-      /staging v2 pins subagent researcher v3, which is not in production: its latest researcher is v1 \(promoted from version 2\)/,
-    );
+    const actual: ActualState = {
+      environmentSlug: 'production',
+      resources: [remoteAgent('researcher', 1, { system: 'r2' }, { environmentId: 'env_staging', agentId: 'agt_r', version: 2 })],
+      missingOperations: [],
+    };
+    await expect(
+      resolvePromotions({ documents }, desired([agent('support', {}, { fromEnvironment: 'staging', version: 2 })]), actual, reader()),
+    ).rejects.toThrow(/staging v2 pins subagent researcher v3, which is not in production: its latest researcher is v1 \(promoted from version 2\)/);
   });
 
   it('names the target version of a pinned subagent promoted in the same plan, and depends on it and on what its definition names', async () => {
-    const actual: ActualState = { environmentSlug: 'production', resources: [remoteAgent('researcher', 1, { system: 'r2' }, { environmentId: 'env_staging', agentId: 'agt_r', version: 2 })], missingOperations: [] };
-    const state = desired([agent('support', {}, { fromEnvironment: 'staging', version: 2 }), agent('researcher', {}, { fromEnvironment: 'staging', version: 3 })]);
+    const actual: ActualState = {
+      environmentSlug: 'production',
+      resources: [remoteAgent('researcher', 1, { system: 'r2' }, { environmentId: 'env_staging', agentId: 'agt_r', version: 2 })],
+      missingOperations: [],
+    };
+    const state = desired([
+      agent('support', {}, { fromEnvironment: 'staging', version: 2 }),
+      agent('researcher', {}, { fromEnvironment: 'staging', version: 3 }),
+    ]);
     const result = await resolvePromotions({ documents }, state, actual, reader());
     const support = result.desired.resources[0]!;
     expect((support.spec.subagents as JsonObject[])[0]).toMatchObject({ agent: 'researcher', version: 2 });
@@ -83,7 +136,11 @@ describe('resolvePromotions', () => {
   });
 
   it('accepts a pinned subagent whose latest target version came from that source version', async () => {
-    const actual: ActualState = { environmentSlug: 'production', resources: [remoteAgent('researcher', 5, { system: 'r3' }, { environmentId: 'env_staging', agentId: 'agt_r', version: 3 })], missingOperations: [] };
+    const actual: ActualState = {
+      environmentSlug: 'production',
+      resources: [remoteAgent('researcher', 5, { system: 'r3' }, { environmentId: 'env_staging', agentId: 'agt_r', version: 3 })],
+      missingOperations: [],
+    };
     const result = await resolvePromotions({ documents }, desired([agent('support', {}, { fromEnvironment: 'staging', version: 2 })]), actual, reader());
     expect((result.desired.resources[0]!.spec.subagents as JsonObject[])[0]).toMatchObject({ version: 5 });
   });

@@ -6,14 +6,22 @@ import { actual, actualState, agentSpec, desired, desiredState } from '../engine
 export function samplePlan(): Plan {
   const want = [
     desired('provider', 'openai', { type: 'openai' }, { writeOnly: { secret: { source: '${env:OPENAI_KEY}', value: 'SENTINEL-SECRET' } } }),
-    desired('agent', 'support', { ...agentSpec('gpt-4o', 'You are support.\nBe kind.\nAnswer briefly.\n'), model: { provider: 'openai', model: 'gpt-4o', reasoning: null } }, {
-      references: [{ kind: 'provider', name: 'openai', path: 'model.provider' }],
-    }),
+    desired(
+      'agent',
+      'support',
+      { ...agentSpec('gpt-4o', 'You are support.\nBe kind.\nAnswer briefly.\n'), model: { provider: 'openai', model: 'gpt-4o', reasoning: null } },
+      {
+        references: [{ kind: 'provider', name: 'openai', path: 'model.provider' }],
+      },
+    ),
     desired('agent', 'triage', agentSpec(), { references: [{ kind: 'agent', name: 'support', path: 'subagents[0].agent' }] }),
     desired('apiKey', 'ci', { scopes: ['read', 'control'] }),
   ];
   const have = [
-    actual('agent', 'support', { ...agentSpec('gpt-4o-mini', 'You are support.\nBe nice.\nAnswer briefly.\n'), model: { provider: 'openai', model: 'gpt-4o-mini', reasoning: 'high' } }),
+    actual('agent', 'support', {
+      ...agentSpec('gpt-4o-mini', 'You are support.\nBe nice.\nAnswer briefly.\n'),
+      model: { provider: 'openai', model: 'gpt-4o-mini', reasoning: 'high' },
+    }),
     // A permissive tool policy added out of band: not a change, shown as kept.
     actual('agent', 'triage', { ...agentSpec(), policies: { toolCalls: { byTool: { shell: 'allow' } } } }),
     actual('apiKey', 'ci', { scopes: ['read'] }),

@@ -31,7 +31,9 @@ describe('renderPlanJson', () => {
     const document = JSON.parse(renderPlanJson(samplePlan()));
     const byAddress = new Map(document.changes.map((change: { address: string }) => [change.address, change]));
     expect(byAddress.get('agent/triage')).toMatchObject({ action: 'no-op', kept: [{ path: 'policies.toolCalls.byTool', value: { shell: 'allow' } }] });
-    expect(byAddress.get('agent/support')).toMatchObject({ fields: expect.arrayContaining([{ path: 'model.reasoning', before: 'high', after: null, resetToDefault: true }]) });
+    expect(byAddress.get('agent/support')).toMatchObject({
+      fields: expect.arrayContaining([{ path: 'model.reasoning', before: 'high', after: null, resetToDefault: true }]),
+    });
   });
 
   it('never contains a write-only value', () => {

@@ -72,7 +72,16 @@ describe('renderPlanMarkdown', () => {
 
   it('adds a Mermaid graph of what changes when asked', () => {
     const text = renderPlanMarkdown(samplePlan(), { graph: true });
-    expect(text).toContain(['```mermaid', 'flowchart LR', '  n0["+ provider/openai"]:::create', '  n1["~ agent/support"]:::update', '  n2["-/+ apiKey/ci"]:::replace', '  n1 --> n0'].join('\n'));
+    expect(text).toContain(
+      [
+        '```mermaid',
+        'flowchart LR',
+        '  n0["+ provider/openai"]:::create',
+        '  n1["~ agent/support"]:::update',
+        '  n2["-/+ apiKey/ci"]:::replace',
+        '  n1 --> n0',
+      ].join('\n'),
+    );
   });
 
   it('fences content containing backticks with a longer fence', () => {

@@ -7,7 +7,14 @@ import { diffCapabilities } from '../../src/engine/capability-diff.js';
 import { evaluatePolicy } from '../../src/engine/policy/index.js';
 import type { JsonObject } from '../../src/model/resources.js';
 import type { SafetyReview } from '../../src/model/safety.js';
-import { capabilityChangeText, renderFindingAnnotations, renderFindingsText, renderSafetyMarkdown, renderSafetyText, safetyToJson } from '../../src/render/safety.js';
+import {
+  capabilityChangeText,
+  renderFindingAnnotations,
+  renderFindingsText,
+  renderSafetyMarkdown,
+  renderSafetyText,
+  safetyToJson,
+} from '../../src/render/safety.js';
 import type { Finding } from '../../src/model/safety.js';
 import { desired } from '../engine/builders.js';
 import { environmentWith, GITHUB_SURFACE, goodAgent } from '../engine/policy/builders.js';
@@ -23,18 +30,43 @@ function golden(name: string, actual: string): void {
 
 function sampleReview(): SafetyReview {
   const surfaces = { github: GITHUB_SURFACE };
-  const supportBefore: JsonObject = goodAgent({ tools: [{ type: 'connection', name: 'github' }], subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }] });
+  const supportBefore: JsonObject = goodAgent({
+    tools: [{ type: 'connection', name: 'github' }],
+    subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }],
+  });
   const supportAfter: JsonObject = goodAgent({
-    tools: [{ type: 'connection', name: 'github' }, { type: 'connection', name: 'jira' }],
-    policies: { toolCalls: { hook: { connection: 'gate' }, byTool: { delete_repo: 'allow' }, onError: 'deny', onTimeout: 'deny' }, decisions: { onExpire: 'deny' } },
+    tools: [
+      { type: 'connection', name: 'github' },
+      { type: 'connection', name: 'jira' },
+    ],
+    policies: {
+      toolCalls: { hook: { connection: 'gate' }, byTool: { delete_repo: 'allow' }, onError: 'deny', onTimeout: 'deny' },
+      decisions: { onExpire: 'deny' },
+    },
     subagents: [{ kind: 'agent', name: 'r', agent: 'researcher' }],
     subagentPolicy: { selfDelegation: false, maxDepth: 1 },
   });
   const researcher = goodAgent({ tools: [{ type: 'builtin', name: 'current_time' }], limits: { maxTurns: 5 } });
-  const before = computeCapabilities([{ name: 'support', spec: supportBefore }, { name: 'researcher', spec: researcher }, { name: 'old', spec: goodAgent() }], surfaces);
-  const after = computeCapabilities([{ name: 'support', spec: supportAfter }, { name: 'researcher', spec: researcher }], surfaces);
+  const before = computeCapabilities(
+    [
+      { name: 'support', spec: supportBefore },
+      { name: 'researcher', spec: researcher },
+      { name: 'old', spec: goodAgent() },
+    ],
+    surfaces,
+  );
+  const after = computeCapabilities(
+    [
+      { name: 'support', spec: supportAfter },
+      { name: 'researcher', spec: researcher },
+    ],
+    surfaces,
+  );
   const input = environmentWith([desired('agent', 'support', supportAfter), desired('agent', 'researcher', researcher)], { kind: 'production' });
-  const findings = evaluatePolicy({ ...input, surfaces }, { severities: {}, custom: [], suppressions: { 'agent/researcher': [{ rule: 'limits-missing', reason: 'bounded | by its caller' }] } }).map((finding, index) => ({
+  const findings = evaluatePolicy(
+    { ...input, surfaces },
+    { severities: {}, custom: [], suppressions: { 'agent/researcher': [{ rule: 'limits-missing', reason: 'bounded | by its caller' }] } },
+  ).map((finding, index) => ({
     ...finding,
     location: { file: `agents/${finding.address.split('/')[1]}.yaml`, line: 10 + index, col: 3 },
   }));
@@ -44,7 +76,11 @@ function sampleReview(): SafetyReview {
     findings,
     capabilityChanges: diffCapabilities(before, after),
     notes: ['tools of connection jira unknown (there is no agentform.lock.yaml): treated as destructive; run agentform lock -e production'],
-    counts: { errors: findings.filter((f) => f.severity === 'error' && !f.suppressed).length, warnings: 0, suppressed: findings.filter((f) => f.suppressed).length },
+    counts: {
+      errors: findings.filter((f) => f.severity === 'error' && !f.suppressed).length,
+      warnings: 0,
+      suppressed: findings.filter((f) => f.suppressed).length,
+    },
   };
 }
 
@@ -53,7 +89,9 @@ describe('safety review rendering', () => {
   it('Markdown with a capability table per changed agent (golden)', () => golden('review.md', `${renderSafetyMarkdown(sampleReview())}\n`));
 
   it('says a destructive tool now runs without a decision in the words of the issue', () => {
-    expect(capabilityChangeText({ change: 'added', tool: 'github.delete_repo', via: [], after: { decision: 'allowed', effect: 'destructive' } })).toBe('+ github.delete_repo (destructive) now runs without a decision');
+    expect(capabilityChangeText({ change: 'added', tool: 'github.delete_repo', via: [], after: { decision: 'allowed', effect: 'destructive' } })).toBe(
+      '+ github.delete_repo (destructive) now runs without a decision',
+    );
   });
 
   it('GitHub annotations: located, escaped, suppressed findings left out', () => {
@@ -70,7 +108,13 @@ describe('safety review rendering', () => {
 });
 
 describe('many findings of one rule in text', () => {
-  const finding = (rule: string, severity: 'error' | 'warning', index: number): Finding => ({ rule, severity, address: `agent/a${index}`, path: [], message: `${rule} ${index}` });
+  const finding = (rule: string, severity: 'error' | 'warning', index: number): Finding => ({
+    rule,
+    severity,
+    address: `agent/a${index}`,
+    path: [],
+    message: `${rule} ${index}`,
+  });
   const review = (findings: Finding[]): SafetyReview => ({
     environment: 'dev',
     findings,
@@ -89,7 +133,11 @@ describe('many findings of one rule in text', () => {
   });
 
   it('lists 10 warnings of a rule in full, and never folds errors', () => {
-    expect(renderFindingsText(review(Array.from({ length: 10 }, (_, index) => finding('limits-missing', 'warning', index)))).filter((line) => line.includes('[limits-missing]'))).toHaveLength(10);
+    expect(
+      renderFindingsText(review(Array.from({ length: 10 }, (_, index) => finding('limits-missing', 'warning', index)))).filter((line) =>
+        line.includes('[limits-missing]'),
+      ),
+    ).toHaveLength(10);
     const errors = renderFindingsText(review(Array.from({ length: 30 }, (_, index) => finding('destructive-tool-without-decision', 'error', index))));
     expect(errors.filter((line) => line.includes('error [destructive-tool-without-decision]'))).toHaveLength(30);
     expect(errors.some((line) => line.startsWith('…'))).toBe(false);

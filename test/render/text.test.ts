@@ -41,11 +41,17 @@ describe('renderPlanText', () => {
   });
 
   it('renders deletes', () => {
-    expect(renderPlanText(pruningPlan())).toBe(['Changes to environment staging:', '', '  - secret/gone (destroy)', '', 'Plan: 0 to add, 0 to change, 0 to replace, 1 to destroy.'].join('\n'));
+    expect(renderPlanText(pruningPlan())).toBe(
+      ['Changes to environment staging:', '', '  - secret/gone (destroy)', '', 'Plan: 0 to add, 0 to change, 0 to replace, 1 to destroy.'].join('\n'),
+    );
   });
 
   it('says when nothing changes, and shows warnings', () => {
-    const plan = computePlan(desiredState([desired('secret', 's')]), actualState([actual('secret', 's')], [{ rpc: 'agents.list', consequence: 'agents cannot be planned' }]), { prune: false });
+    const plan = computePlan(
+      desiredState([desired('secret', 's')]),
+      actualState([actual('secret', 's')], [{ rpc: 'agents.list', consequence: 'agents cannot be planned' }]),
+      { prune: false },
+    );
     expect(renderPlanText(plan)).toBe(
       ['Warning: the server does not offer agents.list: agents cannot be planned', '', 'No changes. Remote state matches the configuration.'].join('\n'),
     );

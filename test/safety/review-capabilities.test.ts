@@ -15,7 +15,8 @@ vi.mock('../../src/engine/capabilities.js', async (importOriginal) => {
 });
 
 const FILES = {
-  'platform.yaml': 'kind: Provider\nname: openai\nspec:\n  type: openai\n---\nkind: Connection\nname: tools\nspec:\n  url: http://127.0.0.1:9/mcp\n  auth: {type: svc-signed}\n',
+  'platform.yaml':
+    'kind: Provider\nname: openai\nspec:\n  type: openai\n---\nkind: Connection\nname: tools\nspec:\n  url: http://127.0.0.1:9/mcp\n  auth: {type: svc-signed}\n',
   'agents.yaml': `kind: Agent
 name: lead
 spec:
@@ -26,10 +27,22 @@ spec:
 `,
 };
 
-const live = (kind: ActualResource['kind'], name: string, spec: ActualResource['spec']): ActualResource => ({ kind, name, id: `${kind}-${name}`, spec, remote: spec, fingerprint: name });
+const live = (kind: ActualResource['kind'], name: string, spec: ActualResource['spec']): ActualResource => ({
+  kind,
+  name,
+  id: `${kind}-${name}`,
+  spec,
+  remote: spec,
+  fingerprint: name,
+});
 
 // A server-only agent with tools of a connection no lock describes: treated as destructive.
-const helper = live('agent', 'helper', { name: 'helper', model: { provider: 'openai', model: 'gpt-4o' }, system: 'x', tools: [{ type: 'connection', connection: 'tools' }] });
+const helper = live('agent', 'helper', {
+  name: 'helper',
+  model: { provider: 'openai', model: 'gpt-4o' },
+  system: 'x',
+  tools: [{ type: 'connection', connection: 'tools' }],
+});
 const key = live('apiKey', 'local-dev', { name: 'local-dev', scopes: ['read', 'control'] });
 
 describe('reviewEnvironment: the capabilities it computes', () => {
@@ -45,7 +58,10 @@ describe('reviewEnvironment: the capabilities it computes', () => {
     const plan = computePlan(desired, actual, { prune: false });
     const counted = vi.mocked(computeCapabilities);
     const findings: Record<string, unknown> = {};
-    for (const [run, capabilityChanges] of [['full', true], ['apply', false]] as const) {
+    for (const [run, capabilityChanges] of [
+      ['full', true],
+      ['apply', false],
+    ] as const) {
       counted.mockClear();
       const review = reviewEnvironment({ project, desired, actual, plan, cwd: dir, capabilityChanges });
       expect(counted).toHaveBeenCalledTimes(calls[run]);
@@ -53,7 +69,13 @@ describe('reviewEnvironment: the capabilities it computes', () => {
     }
     expect(findings.apply).toEqual(findings.full);
     // The policy judged what is declared, as without anything only the server has.
-    const withoutServerOnly = reviewEnvironment({ project, desired, actual: { ...actual, resources: [] }, plan: computePlan(desired, { ...actual, resources: [] }, { prune: false }), cwd: dir });
+    const withoutServerOnly = reviewEnvironment({
+      project,
+      desired,
+      actual: { ...actual, resources: [] },
+      plan: computePlan(desired, { ...actual, resources: [] }, { prune: false }),
+      cwd: dir,
+    });
     expect(findings.full).toEqual(withoutServerOnly.findings.map((finding) => `${finding.rule} ${finding.address}`));
   });
 });

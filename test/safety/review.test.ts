@@ -78,7 +78,9 @@ describe('reviewEnvironment findings', () => {
   it('gives the findings of a rule one hidden class, their locations read or not', async () => {
     const dir = writeProject({ ...FILES, 'agents.yaml': Array.from({ length: 30 }, (_, index) => agent(`a${index}`)).join('---\n') });
     const project = await loadProject(dir);
-    const findings = reviewEnvironment({ project, desired: desiredStateFor(project, 'dev', {}), cwd: dir }).findings.filter((finding) => finding.rule === 'limits-missing');
+    const findings = reviewEnvironment({ project, desired: desiredStateFor(project, 'dev', {}), cwd: dir }).findings.filter(
+      (finding) => finding.rule === 'limits-missing',
+    );
     expect(findings).toHaveLength(30);
     expect(sharingFirstClass(findings)).toBe(30);
     expect(findings.every((finding) => finding.location?.file === 'agents.yaml')).toBe(true);

@@ -75,14 +75,23 @@ describe('secrets at rest', () => {
     try {
       expect((await call(plane.url, 'providers.create', { name: 'p', type: 'openai', secret: values.provider }, token)).status).toBe(200);
       expect((await call(plane.url, 'secrets.create', { name: 'S', value: values.secret }, token)).status).toBe(200);
-      const bearer = await call(plane.url, 'connections.create', { name: 'bearer', url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: values.auth } }, token);
+      const bearer = await call(
+        plane.url,
+        'connections.create',
+        { name: 'bearer', url: 'http://127.0.0.1:9/mcp', auth: { type: 'bearer', token: values.auth } },
+        token,
+      );
       expect(bearer.status).toBe(200);
       const signed = await call(plane.url, 'connections.create', { name: 'signed', auth: { type: 'svc-signed', secret: values.signing } }, token);
       expect(signed.status).toBe(200);
       const grants = await call(
         plane.url,
         'connections.grants.import',
-        { connectionId: bearer.body.id, mode: 'overwrite', grants: [{ identity: { scope: 'user', id: 'ada' }, accessToken: values.access, refreshToken: values.refresh }] },
+        {
+          connectionId: bearer.body.id,
+          mode: 'overwrite',
+          grants: [{ identity: { scope: 'user', id: 'ada' }, accessToken: values.access, refreshToken: values.refresh }],
+        },
         token,
       );
       expect(grants.body.results[0].outcome).toBe('created');
@@ -174,7 +183,11 @@ describe('secrets at rest', () => {
   it('durability is synchronous=FULL unless normal is asked for', () => {
     const dataDir = privateDir();
     const keys = serverKeySource(dataDir);
-    for (const [durability, level] of [[undefined, 2], ['full', 2], ['normal', 1]] as const) {
+    for (const [durability, level] of [
+      [undefined, 2],
+      ['full', 2],
+      ['normal', 1],
+    ] as const) {
       const db = openDatabase(join(dataDir, DATABASE_FILE), { keys, ...(durability ? { durability } : {}) });
       expect(db.pragma('synchronous', { simple: true }), String(durability)).toBe(level);
       db.close();
@@ -195,21 +208,37 @@ describe('a plain-text database of an older build', () => {
     rmSync(join(dataDir, DATABASE_FILE));
     rmSync(join(dataDir, SERVER_KEY_FILE));
     const models = await modelsEndpoint();
-    const values = { provider: sentinel('old-provider'), secret: sentinel('old-secret'), access: sentinel('old-access'), auth: sentinel('old-auth'), signing: `whsec_${sentinel('old-signing')}` };
+    const values = {
+      provider: sentinel('old-provider'),
+      secret: sentinel('old-secret'),
+      access: sentinel('old-access'),
+      auth: sentinel('old-auth'),
+      signing: `whsec_${sentinel('old-signing')}`,
+    };
     const v1 = new Database(join(dataDir, DATABASE_FILE));
     v1.exec(MIGRATIONS[0]!.sql);
     v1.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TEXT NOT NULL)');
     v1.prepare("INSERT INTO schema_migrations VALUES (1, 'initial schema', '2026-01-01T00:00:00Z')").run();
     const now = '2026-01-01T00:00:00.000Z';
     v1.prepare("INSERT INTO organizations VALUES ('org_1', 'local', 'Local', NULL, ?, ?)").run(now, now);
-    v1.prepare("INSERT INTO environments (id, organization_id, slug, name, kind, created_by, created_at, updated_at, spend, retention) VALUES ('env_1', 'org_1', 'dev', 'dev', 'development', 'x', ?, ?, '{}', '{}')").run(now, now);
+    v1.prepare(
+      "INSERT INTO environments (id, organization_id, slug, name, kind, created_by, created_at, updated_at, spend, retention) VALUES ('env_1', 'org_1', 'dev', 'dev', 'development', 'x', ?, ?, '{}', '{}')",
+    ).run(now, now);
     const { tokenHash, tokenPrefix } = await import('../../src/server/auth.js');
-    v1.prepare(`INSERT INTO api_keys (id, environment_id, name, prefix, token_hash, scopes, identity_scopes, spend, created_by, created_at) VALUES ('key_1', 'env_1', 'local-dev', ?, ?, '["read","control"]', '[]', '{}', 'x', ?)`).run(tokenPrefix(token), tokenHash(token), now);
+    v1.prepare(
+      `INSERT INTO api_keys (id, environment_id, name, prefix, token_hash, scopes, identity_scopes, spend, created_by, created_at) VALUES ('key_1', 'env_1', 'local-dev', ?, ?, '["read","control"]', '[]', '{}', 'x', ?)`,
+    ).run(tokenPrefix(token), tokenHash(token), now);
     v1.prepare("INSERT INTO session_cookies VALUES ('old-cookie-hash', 'org_1', ?)").run(now);
     v1.prepare("INSERT INTO providers VALUES ('prv_1', 'env_1', 'old', 'openai', ?, ?, ?, ?)").run(models.url, values.provider, now, now);
     v1.prepare("INSERT INTO secrets VALUES ('sec_1', 'env_1', 'OLD', ?, ?, ?)").run(values.secret, now, now);
-    v1.prepare("INSERT INTO connections VALUES ('con_1', 'env_1', 'old', NULL, 'streamable-http', 'default', NULL, ?, '[]', NULL, ?, ?)").run(JSON.stringify({ type: 'bearer', token: values.auth }), now, now);
-    v1.prepare("INSERT INTO connections VALUES ('con_2', 'env_1', 'hooks', NULL, 'streamable-http', 'default', NULL, '{\"type\":\"svc-signed\"}', '[\"old.event\"]', ?, ?, ?)").run(values.signing, now, now);
+    v1.prepare("INSERT INTO connections VALUES ('con_1', 'env_1', 'old', NULL, 'streamable-http', 'default', NULL, ?, '[]', NULL, ?, ?)").run(
+      JSON.stringify({ type: 'bearer', token: values.auth }),
+      now,
+      now,
+    );
+    v1.prepare(
+      "INSERT INTO connections VALUES ('con_2', 'env_1', 'hooks', NULL, 'streamable-http', 'default', NULL, '{\"type\":\"svc-signed\"}', '[\"old.event\"]', ?, ?, ?)",
+    ).run(values.signing, now, now);
     v1.prepare("INSERT INTO grants VALUES ('grt_1', 'env_1', 'con_1', 'user', 'ada', ?, NULL, 'active', NULL, NULL, ?, ?, NULL)").run(values.access, now, now);
     v1.close();
     chmodSync(join(dataDir, DATABASE_FILE), 0o600);

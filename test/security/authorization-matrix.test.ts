@@ -54,11 +54,22 @@ describe('authorization matrix', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'agentform-matrix-'));
-    plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod', 'archived', 'lapsed'], bakeMs: 10, hookRetry: { maxAttempts: 1 }, devEndpoints: true });
+    plane = await startLocalControlPlane({
+      dataDir,
+      environments: ['dev', 'prod', 'archived', 'lapsed'],
+      bakeMs: 10,
+      hookRetry: { maxAttempts: 1 },
+      devEndpoints: true,
+    });
     const admin = bearer(plane.tokens.dev!);
     dev = await populateDev(plane.url, plane.tokens.dev!);
     const mint = async (name: string, scopes: string[], expiresAt?: string, identityScopes?: string[]): Promise<{ id: string; token: string }> => {
-      const answer = await callRpc(plane.url, 'apiKeys.create', { key: { name, scopes, ...(expiresAt ? { expiresAt } : {}), ...(identityScopes ? { identityScopes } : {}) } }, admin);
+      const answer = await callRpc(
+        plane.url,
+        'apiKeys.create',
+        { key: { name, scopes, ...(expiresAt ? { expiresAt } : {}), ...(identityScopes ? { identityScopes } : {}) } },
+        admin,
+      );
       expect(answer.status, answer.text).toBe(200);
       const body = JSON.parse(answer.text) as { key: { id: string }; token: string };
       return { id: body.key.id, token: body.token };
@@ -81,7 +92,9 @@ describe('authorization matrix', () => {
     // Archived with its own key: another environment's key may not (key-bounds-and-archive.test.ts).
     expect((await callRpc(plane.url, 'environments.archive', { slug: 'archived' }, bearer(plane.tokens.archived!))).status).toBe(200);
     // Lapsed with its own key too: another environment's key may not change it.
-    expect((await callRpc(plane.url, 'environments.update', { slug: 'lapsed', expiresAt: '2001-01-01T00:00:00Z' }, bearer(plane.tokens.lapsed!))).status).toBe(200);
+    expect((await callRpc(plane.url, 'environments.update', { slug: 'lapsed', expiresAt: '2001-01-01T00:00:00Z' }, bearer(plane.tokens.lapsed!))).status).toBe(
+      200,
+    );
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 50)));
     creds = {
       none: {},
@@ -191,7 +204,7 @@ describe('authorization matrix', () => {
     });
   });
 
-  describe('apiKeys.create grants only a subset of the caller\'s scopes and identity scopes', () => {
+  describe("apiKeys.create grants only a subset of the caller's scopes and identity scopes", () => {
     const ESCALATION: Array<[string, keyof Credentials | 'admin', string[], string[] | undefined, 200 | 403]> = [
       ['control-only key → control', 'controlOnly', ['control'], undefined, 200],
       ['control-only key → read', 'controlOnly', ['read'], undefined, 403],
@@ -210,7 +223,11 @@ describe('authorization matrix', () => {
       const headers = credential === 'admin' ? bearer(plane.tokens.dev!) : creds[credential];
       const answer = await callRpc(plane.url, 'apiKeys.create', { key: { name, scopes, ...(identityScopes ? { identityScopes } : {}) } }, headers);
       expect(answer.status, answer.text).toBe(expected);
-      const keys = JSON.parse((await callRpc(plane.url, 'apiKeys.list', {}, bearer(plane.tokens.dev!))).text) as Array<{ name: string; scopes: string[]; identityScopes: string[] }>;
+      const keys = JSON.parse((await callRpc(plane.url, 'apiKeys.list', {}, bearer(plane.tokens.dev!))).text) as Array<{
+        name: string;
+        scopes: string[];
+        identityScopes: string[];
+      }>;
       const made = keys.filter((key) => key.name === name);
       if (expected === 403) {
         expect(made).toEqual([]);
@@ -221,11 +238,17 @@ describe('authorization matrix', () => {
 
   describe('a session cookie lives no longer than the key that minted it', () => {
     const mintKey = async (name: string, expiresAt?: string): Promise<{ id: string; token: string }> => {
-      const answer = await callRpc(plane.url, 'apiKeys.create', { key: { name, scopes: ['read', 'control'], ...(expiresAt ? { expiresAt } : {}) } }, bearer(plane.tokens.dev!));
+      const answer = await callRpc(
+        plane.url,
+        'apiKeys.create',
+        { key: { name, scopes: ['read', 'control'], ...(expiresAt ? { expiresAt } : {}) } },
+        bearer(plane.tokens.dev!),
+      );
       const body = JSON.parse(answer.text) as { key: { id: string }; token: string };
       return { id: body.key.id, token: body.token };
     };
-    const mintCookie = async (token: string): Promise<{ cookie: string; expiresAt: string }> => JSON.parse((await send(plane.url, '/dev/cookie', {}, bearer(token))).text);
+    const mintCookie = async (token: string): Promise<{ cookie: string; expiresAt: string }> =>
+      JSON.parse((await send(plane.url, '/dev/cookie', {}, bearer(token))).text);
 
     it('dies when its key is revoked', async () => {
       const key = await mintKey('cookie-parent');

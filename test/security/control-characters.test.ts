@@ -23,7 +23,12 @@ const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-
 
 function expectShownNotObeyed(output: string): void {
   const found = RAW_CONTROL.exec(output);
-  expect(found, found ? `raw U+${found[0].charCodeAt(0).toString(16)} at ${found.index}: ${JSON.stringify(output.slice(Math.max(0, found.index - 40), found.index + 10))}` : '').toBeNull();
+  expect(
+    found,
+    found
+      ? `raw U+${found[0].charCodeAt(0).toString(16)} at ${found.index}: ${JSON.stringify(output.slice(Math.max(0, found.index - 40), found.index + 10))}`
+      : '',
+  ).toBeNull();
   expect(output).toContain('\\u001b[1A\\u001b[2K');
 }
 
@@ -41,7 +46,11 @@ function planWith(tail: string): Plan {
       ...change,
       address: `${change.address}${tail}` as typeof change.address,
       reason: `reason ${tail}`,
-      fields: change.fields.map((field) => ({ ...field, path: `${field.path}${tail}`, ...(typeof field.after === 'string' ? { after: `${field.after}${tail.replace('\n', '')}` } : {}) })),
+      fields: change.fields.map((field) => ({
+        ...field,
+        path: `${field.path}${tail}`,
+        ...(typeof field.after === 'string' ? { after: `${field.after}${tail.replace('\n', '')}` } : {}),
+      })),
       ...(change.kept ? { kept: change.kept.map((kept) => ({ ...kept, path: `${kept.path}${tail}`, value: `${String(kept.value)}${tail}` })) } : {}),
     })),
   };

@@ -68,7 +68,9 @@ describe('request fuzzing', () => {
     const sample = SAMPLE_REQUESTS[rpc](dev) as Json;
     const body = fc.oneof(
       fc.jsonValue().map((value) => JSON.stringify(value)),
-      fc.tuple(fc.nat(), fc.jsonValue(), fc.constantFrom('replace' as const, 'drop' as const, 'add' as const)).map(([pick, value, how]) => JSON.stringify(mutate(sample, pick, value, how))),
+      fc
+        .tuple(fc.nat(), fc.jsonValue(), fc.constantFrom('replace' as const, 'drop' as const, 'add' as const))
+        .map(([pick, value, how]) => JSON.stringify(mutate(sample, pick, value, how))),
       fc.constantFrom(...BROKEN_TEXT),
       fc.string({ maxLength: 200 }),
     );
@@ -117,7 +119,11 @@ describe('request fuzzing', () => {
     for (const path of ['/dev/sessions/simulate', '/dev/cookie', '/dev/hooks/deliveries']) {
       await fc.assert(
         fc.asyncProperty(
-          fc.oneof(fc.jsonValue().map((v) => JSON.stringify(v)), fc.constantFrom(...BROKEN_TEXT), fc.record({ agent: fc.constant(dev.agentSlug), pending: fc.integer(), events: fc.array(fc.string()) }).map((v) => JSON.stringify(v))),
+          fc.oneof(
+            fc.jsonValue().map((v) => JSON.stringify(v)),
+            fc.constantFrom(...BROKEN_TEXT),
+            fc.record({ agent: fc.constant(dev.agentSlug), pending: fc.integer(), events: fc.array(fc.string()) }).map((v) => JSON.stringify(v)),
+          ),
           async (text) => (await send(plane.url, path, text, bearer(plane.tokens.dev!))).status < 500,
         ),
         { seed: SEED, numRuns: RUNS_PER_OPERATION },

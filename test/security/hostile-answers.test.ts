@@ -34,7 +34,8 @@ function endless(head: string, piece: string): (socket: Socket) => void {
 }
 
 function json(body: string, extraHeaders = ''): (socket: Socket) => void {
-  return (socket) => socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n${extraHeaders}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  return (socket) =>
+    socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n${extraHeaders}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
 }
 
 async function run(command: string, env: Record<string, string> = {}, extraArgs: string[] = []) {
@@ -55,7 +56,12 @@ const CHUNK = `10000\r\n${'x'.repeat(0x10000)}\r\n`;
 describe('an answer larger than the limit', () => {
   it.each([
     ['a chunked body without end, the default limit', endless('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n', CHUNK), {}, '64 MiB'],
-    ['a body until the connection ends, AGENTFORM_MAX_RESPONSE_BYTES=1048576', endless('HTTP/1.1 200 OK\r\n\r\n', 'x'.repeat(0x10000)), { AGENTFORM_MAX_RESPONSE_BYTES: '1048576' }, '1 MiB'],
+    [
+      'a body until the connection ends, AGENTFORM_MAX_RESPONSE_BYTES=1048576',
+      endless('HTTP/1.1 200 OK\r\n\r\n', 'x'.repeat(0x10000)),
+      { AGENTFORM_MAX_RESPONSE_BYTES: '1048576' },
+      '1 MiB',
+    ],
     ['a Content-Length of 10 GB', (socket: Socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\n'), {}, '64 MiB'],
   ])('%s fails quickly, naming the limit and its variable', async (_, send, env, limit) => {
     answer = send;
@@ -73,11 +79,21 @@ describe('an answer larger than the limit', () => {
   });
 });
 
-describe('an answer of the wrong shape is the server\'s fault, naming the operation', () => {
+describe("an answer of the wrong shape is the server's fault, naming the operation", () => {
   it.each([
     ['an object for a list', 'sandboxes', '{"items": 5}', "the server's answer to sandboxes.list is malformed: the answer is an object, not a list"],
-    ['a list item that is not an object', 'sandboxes', '[{"id": "sb_1", "state": "running"}, 7]', "the server's answer to sandboxes.list is malformed: [1] is a number, not an object"],
-    ['a field of another type', 'sandboxes', '[{"id": "sb_1", "state": 7}]', "the server's answer to sandboxes.list is malformed: [0].state is a number, not a string"],
+    [
+      'a list item that is not an object',
+      'sandboxes',
+      '[{"id": "sb_1", "state": "running"}, 7]',
+      "the server's answer to sandboxes.list is malformed: [1] is a number, not an object",
+    ],
+    [
+      'a field of another type',
+      'sandboxes',
+      '[{"id": "sb_1", "state": 7}]',
+      "the server's answer to sandboxes.list is malformed: [0].state is a number, not a string",
+    ],
     ['a list for an object', 'org', '[]', "the server's answer to organizations.get is malformed: the answer is a list, not an object"],
     ['null', 'org', 'null', "the server's answer to organizations.get is malformed: the answer is null, not an object"],
     ['an empty body', 'org', '', "the server's answer to organizations.get is malformed: the body is empty"],
@@ -89,11 +105,13 @@ describe('an answer of the wrong shape is the server\'s fault, naming the operat
     expect(result.stderr).toContain(message);
   });
 
-  it('--json reports it as the service\'s fault', async () => {
+  it("--json reports it as the service's fault", async () => {
     answer = json('{"items": 5}');
     const result = await run('sandboxes', {}, ['--json']);
     expectCleanFailure(result);
-    expect(JSON.parse(result.stderr.trim())).toMatchObject({ error: { code: 'api_error', fault: 'service', apiCode: 'invalid_response', rpc: 'sandboxes.list', status: 200 } });
+    expect(JSON.parse(result.stderr.trim())).toMatchObject({
+      error: { code: 'api_error', fault: 'service', apiCode: 'invalid_response', rpc: 'sandboxes.list', status: 200 },
+    });
   });
 });
 
@@ -109,7 +127,10 @@ describe('timers set from what the server says', () => {
 
 describe('the chunk-size line limit', () => {
   it('refuses a 60 KB chunk extension sent in one write', async () => {
-    answer = (socket) => socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${ORGANIZATION.length.toString(16)};x=${'a'.repeat(60 * 1024)}\r\n${ORGANIZATION}\r\n0\r\n\r\n`);
+    answer = (socket) =>
+      socket.write(
+        `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${ORGANIZATION.length.toString(16)};x=${'a'.repeat(60 * 1024)}\r\n${ORGANIZATION}\r\n0\r\n\r\n`,
+      );
     const result = await run('org');
     expectCleanFailure(result);
     expect(result.stderr).toContain('the answer is not valid HTTP/1.1: a chunk-size line is too long');

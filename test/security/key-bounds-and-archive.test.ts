@@ -23,15 +23,24 @@ describe.each(PROFILES)('profile %s', (profile) => {
     const sooner = new Date(Date.now() + HOUR_MS / 2).toISOString();
     let parent: string;
     beforeEach(async () => {
-      const made = await call(plane.url, 'apiKeys.create', { key: { name: 'capped', scopes: ['read', 'control'], spend: { dailyUsd: 1 }, expiresAt: parentExpiresAt } }, plane.tokens.dev!);
+      const made = await call(
+        plane.url,
+        'apiKeys.create',
+        { key: { name: 'capped', scopes: ['read', 'control'], spend: { dailyUsd: 1 }, expiresAt: parentExpiresAt } },
+        plane.tokens.dev!,
+      );
       expect(made.status, made.text).toBe(200);
       parent = made.body.token;
     });
 
     const CASES: Array<[string, Record<string, unknown>, { spend: Record<string, number>; expiresAt: string } | { refused: string }]> = [
-      ['leaves both out: gets the parent\'s', {}, { spend: { dailyUsd: 1 }, expiresAt: parentExpiresAt }],
-      ['sends a null expiry: gets the parent\'s', { expiresAt: null }, { spend: { dailyUsd: 1 }, expiresAt: parentExpiresAt }],
-      ['asks for narrower: gets it', { spend: { dailyUsd: 0.5, tokensPerMonth: 5 }, expiresAt: sooner }, { spend: { dailyUsd: 0.5, tokensPerMonth: 5 }, expiresAt: sooner }],
+      ["leaves both out: gets the parent's", {}, { spend: { dailyUsd: 1 }, expiresAt: parentExpiresAt }],
+      ["sends a null expiry: gets the parent's", { expiresAt: null }, { spend: { dailyUsd: 1 }, expiresAt: parentExpiresAt }],
+      [
+        'asks for narrower: gets it',
+        { spend: { dailyUsd: 0.5, tokensPerMonth: 5 }, expiresAt: sooner },
+        { spend: { dailyUsd: 0.5, tokensPerMonth: 5 }, expiresAt: sooner },
+      ],
       ['asks for a wider spend cap: refused', { spend: { dailyUsd: 2 } }, { refused: 'key.spend.dailyUsd' }],
       ['asks for a later expiry: refused', { expiresAt: later }, { refused: 'key.expiresAt' }],
     ];

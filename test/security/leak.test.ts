@@ -91,7 +91,11 @@ describe('secrets never leak', { timeout: 240_000 }, () => {
     cpSync(FIXTURE, project, { recursive: true, filter: withoutLocalState });
     plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 20, devEndpoints: true });
     const minted = (await (
-      await fetch(`${plane.url}/dev/cookie`, { method: 'POST', headers: { authorization: `Bearer ${plane.tokens.dev}`, 'content-type': 'application/json' }, body: '{}' })
+      await fetch(`${plane.url}/dev/cookie`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${plane.tokens.dev}`, 'content-type': 'application/json' },
+        body: '{}',
+      })
     ).json()) as { cookie: string };
     cookie = minted.cookie;
     Object.assign(env, {
@@ -200,10 +204,17 @@ describe('secrets never leak', { timeout: 240_000 }, () => {
     await runAll(withDebug(reads));
     await runAll(withDebug(reads.map((c) => ({ ...c, name: `${c.name} (cookie)`, where: 'outside' as const }))));
 
-    const created = await runScanned({ name: 'keys create', args: ['keys', 'create', 'ci2', '--scopes', 'read', '--token-file', 'new.token', '--json', '--debug'] });
+    const created = await runScanned({
+      name: 'keys create',
+      args: ['keys', 'create', 'ci2', '--scopes', 'read', '--token-file', 'new.token', '--json', '--debug'],
+    });
     expect(tokenFiles.has(join(project, 'new.token'))).toBe(true);
     const keyId = (JSON.parse(created.stdout) as { key: { id: string } }).key.id;
-    await runScanned({ name: 'keys create (cookie)', args: ['keys', 'create', 'ci3', '--scopes', 'read', '--token-file', 'cookie.token', '--debug'], where: 'outside' });
+    await runScanned({
+      name: 'keys create (cookie)',
+      args: ['keys', 'create', 'ci3', '--scopes', 'read', '--token-file', 'cookie.token', '--debug'],
+      where: 'outside',
+    });
     await runScanned({ name: 'keys revoke', args: ['keys', 'revoke', keyId, '--debug'] });
     const secrets = await rpc<Array<{ id: string; name: string }>>('secrets.list', {}, plane.tokens.prod!);
     await runScanned({ name: 'secrets delete', args: ['secrets', 'delete', secrets[0]!.id, '-e', 'prod', '--debug'] });
@@ -220,7 +231,8 @@ describe('secrets never leak', { timeout: 240_000 }, () => {
       }
       // The values really were sent and echoed back: an unredacted echo would be caught.
       const sent = echo.requests.map((r) => r.text).join('\n');
-      for (const name of ['LEAK_SECRET_VALUE', 'LEAK_PROVIDER_SECRET', 'LEAK_GRANT_TOKEN', 'LEAK_AUTH_SIGNING_KEY', 'LEAK_AUTH_CLIENT_SECRET']) expect(sent).toContain(env[name]);
+      for (const name of ['LEAK_SECRET_VALUE', 'LEAK_PROVIDER_SECRET', 'LEAK_GRANT_TOKEN', 'LEAK_AUTH_SIGNING_KEY', 'LEAK_AUTH_CLIENT_SECRET'])
+        expect(sent).toContain(env[name]);
       expect(scanFiles([project, outside], sentinels, tokenFiles)).toEqual([]);
     } finally {
       await echo.close();
@@ -233,8 +245,12 @@ const AT = '2026-01-01T00:00:00Z';
 function answerEchoing(path: string, text: string, plain: boolean): { status: number; body: unknown } {
   if (path.endsWith('/list')) return { status: 200, body: [] };
   if (path === '/v1/organizations/get') return { status: 200, body: { id: 'org_1', name: 'Org', slug: 'org', createdAt: AT, updatedAt: AT } };
-  if (path === '/v1/environments/get') return { status: 200, body: { id: 'env_1', slug: 'dev', name: 'dev', kind: 'development', createdAt: AT, updatedAt: AT } };
-  if (path === '/v1/connections/create') return { status: 200, body: { id: 'con_1', name: 'tools', url: 'http://127.0.0.1:9/mcp', auth: { type: 'svc-signed' }, createdAt: AT, updatedAt: AT } };
+  if (path === '/v1/environments/get')
+    return { status: 200, body: { id: 'env_1', slug: 'dev', name: 'dev', kind: 'development', createdAt: AT, updatedAt: AT } };
+  if (path === '/v1/connections/create')
+    return { status: 200, body: { id: 'con_1', name: 'tools', url: 'http://127.0.0.1:9/mcp', auth: { type: 'svc-signed' }, createdAt: AT, updatedAt: AT } };
   const message = `cannot accept ${text}`;
-  return plain ? { status: 400, body: message } : { status: 400, body: { error: { code: 'invalid_argument', message, details: { echo: text, request: JSON.parse(text || '{}') as unknown } } } };
+  return plain
+    ? { status: 400, body: message }
+    : { status: 400, body: { error: { code: 'invalid_argument', message, details: { echo: text, request: JSON.parse(text || '{}') as unknown } } } };
 }

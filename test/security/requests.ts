@@ -101,19 +101,33 @@ async function ok<T>(answer: Promise<Answer>, what: string): Promise<T> {
 /** One object of every kind in dev (with `token`, a read+control dev key), a session and a hook delivery. */
 export async function populateDev(url: string, token: string): Promise<DevObjects> {
   const auth = bearer(token);
-  const provider = await ok<{ id: string; name: string }>(callRpc(url, 'providers.create', { name: 'devonly-provider', type: 'openai', secret: 'p' }, auth), 'provider');
+  const provider = await ok<{ id: string; name: string }>(
+    callRpc(url, 'providers.create', { name: 'devonly-provider', type: 'openai', secret: 'p' }, auth),
+    'provider',
+  );
   const secret = await ok<{ id: string }>(callRpc(url, 'secrets.create', { name: 'devonly-secret', value: 's' }, auth), 'secret');
   const connection = await ok<{ id: string }>(
     callRpc(
       url,
       'connections.create',
-      { name: 'devonly-conn', url: 'http://127.0.0.1:9/mcp', auth: { type: 'svc-signed' }, hooksUrl: 'http://127.0.0.1:9/hooks', hookEvents: ['session.started'] },
+      {
+        name: 'devonly-conn',
+        url: 'http://127.0.0.1:9/mcp',
+        auth: { type: 'svc-signed' },
+        hooksUrl: 'http://127.0.0.1:9/hooks',
+        hookEvents: ['session.started'],
+      },
       auth,
     ),
     'connection',
   );
   const imported = await ok<{ results: Array<{ grantId?: string; id?: string }> }>(
-    callRpc(url, 'connections.grants.import', { connectionId: connection.id, mode: 'overwrite', grants: [{ identity: { scope: 'user', id: 'ada' }, accessToken: 'a' }] }, auth),
+    callRpc(
+      url,
+      'connections.grants.import',
+      { connectionId: connection.id, mode: 'overwrite', grants: [{ identity: { scope: 'user', id: 'ada' }, accessToken: 'a' }] },
+      auth,
+    ),
     'grant',
   );
   const grants = await ok<Array<{ id: string }>>(callRpc(url, 'connections.grants.list', {}, auth), 'grants');

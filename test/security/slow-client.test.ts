@@ -83,7 +83,9 @@ describe('slow clients', () => {
     const closed = await holdOpen(
       plane.url,
       (socket) => {
-        socket.write(`POST /v1/secrets/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`);
+        socket.write(
+          `POST /v1/secrets/create HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":`,
+        );
         trickle(socket, '', 50);
       },
       10_000,

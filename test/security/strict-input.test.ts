@@ -93,7 +93,10 @@ describe('strict input', () => {
 
     it('a cookie-authenticated request from another local page (text/plain, the only kind a browser sends unasked) is refused', async () => {
       const cookie = (await raw(plane.url, '/dev/cookie', '{}', { ...auth, ...json })).json.cookie as string;
-      const forged = await raw(plane.url, operationPath('secrets.create'), JSON.stringify({ name: 'CSRF', value: 'v' }), { cookie, 'content-type': 'text/plain;charset=UTF-8' });
+      const forged = await raw(plane.url, operationPath('secrets.create'), JSON.stringify({ name: 'CSRF', value: 'v' }), {
+        cookie,
+        'content-type': 'text/plain;charset=UTF-8',
+      });
       expect(forged.status).toBe(415);
       expect((await call(plane.url, 'secrets.list', {}, token)).body.map((s: { name: string }) => s.name)).not.toContain('CSRF');
     });
@@ -101,7 +104,12 @@ describe('strict input', () => {
 
   describe('body', () => {
     it('400 for invalid UTF-8 and for unpaired surrogates', async () => {
-      const invalid = await raw(plane.url, operationPath('secrets.create'), Buffer.concat([Buffer.from('{"name":"U","value":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]), { ...auth, ...json });
+      const invalid = await raw(
+        plane.url,
+        operationPath('secrets.create'),
+        Buffer.concat([Buffer.from('{"name":"U","value":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+        { ...auth, ...json },
+      );
       expect(invalid.status).toBe(400);
       expect(invalid.json.error?.message).toContain('UTF-8');
       const surrogate = await raw(plane.url, operationPath('secrets.create'), '{"name":"U","value":"\\ud800"}', { ...auth, ...json });
@@ -129,7 +137,10 @@ describe('strict input', () => {
 
     it('400 for a __proto__ key anywhere, so a changed upsert is never answered with the old version', async () => {
       expect((await call(plane.url, 'agents.upsert', { slug: 'proto', definition: MINIMAL_DEFINITION }, token)).body.version).toBe(1);
-      const text = JSON.stringify({ slug: 'proto', definition: MINIMAL_DEFINITION }).replace('"policies":{}', '"policies":{"__proto__":{"toolCalls":{"default":"deny"}}}');
+      const text = JSON.stringify({ slug: 'proto', definition: MINIMAL_DEFINITION }).replace(
+        '"policies":{}',
+        '"policies":{"__proto__":{"toolCalls":{"default":"deny"}}}',
+      );
       const answer = await raw(plane.url, operationPath('agents.upsert'), text, { ...auth, ...json });
       expect(answer.status).toBe(400);
       expect(answer.json.error).toMatchObject({ code: 'invalid_argument', details: { field: 'definition.policies.__proto__' } });
@@ -140,11 +151,22 @@ describe('strict input', () => {
 
     it.each(Object.entries(FIELD_LIMITS))('%s: at most %i characters, wherever it appears', async (field, limit) => {
       const at = (length: number) =>
-        call(plane.url, 'agents.upsert', { slug: `limit-${field.toLowerCase()}`, definition: { ...MINIMAL_DEFINITION, [field]: 'n'.repeat(length), tools: [{ type: 'builtin', name: 'current_time' }] } }, token);
+        call(
+          plane.url,
+          'agents.upsert',
+          {
+            slug: `limit-${field.toLowerCase()}`,
+            definition: { ...MINIMAL_DEFINITION, [field]: 'n'.repeat(length), tools: [{ type: 'builtin', name: 'current_time' }] },
+          },
+          token,
+        );
       expect((await at(limit)).status).toBe(200);
       const over = await at(limit + 1);
       expect(over.status).toBe(400);
-      expect(over.body.error).toMatchObject({ details: { field: `definition.${field}`, maxLength: limit }, message: expect.stringContaining(`at most ${limit} characters`) });
+      expect(over.body.error).toMatchObject({
+        details: { field: `definition.${field}`, maxLength: limit },
+        message: expect.stringContaining(`at most ${limit} characters`),
+      });
       if (field === 'name') {
         const secret = await call(plane.url, 'secrets.create', { name: 'S'.repeat(limit + 1), value: 'v' }, token);
         expect(secret.body.error.details).toEqual({ field: 'name', maxLength: limit });
@@ -153,8 +175,18 @@ describe('strict input', () => {
 
     // Strings the table does not name, items of an array, free auth fields and property names.
     it.each([
-      ['a model name (the default)', 'definition.model.model', DEFAULT_STRING_LIMIT, (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, model: { provider: 'anthropic', model: s } } })],
-      ['an image step (an array item)', 'definition.sandbox.image.steps[1]', FIELD_LIMITS.steps!, (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, sandbox: { image: { steps: ['RUN true', s] } } } })],
+      [
+        'a model name (the default)',
+        'definition.model.model',
+        DEFAULT_STRING_LIMIT,
+        (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, model: { provider: 'anthropic', model: s } } }),
+      ],
+      [
+        'an image step (an array item)',
+        'definition.sandbox.image.steps[1]',
+        FIELD_LIMITS.steps!,
+        (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, sandbox: { image: { steps: ['RUN true', s] } } } }),
+      ],
       ['a prompt', 'definition.system', FIELD_LIMITS.system!, (s: string) => ({ slug: 'lim', definition: { ...MINIMAL_DEFINITION, system: s } })],
     ] as const)('agents.upsert: %s', async (_label, field, limit, body) => {
       expect((await call(plane.url, 'agents.upsert', body('p'.repeat(limit)), token)).status).toBe(200);
@@ -166,11 +198,20 @@ describe('strict input', () => {
     it.each([
       ['secrets.create', 'value', FIELD_LIMITS.value!, (s: string) => ({ name: 'LIMITED', value: s })],
       ['connections.create', 'auth.token', AUTH_STRING_LIMIT, (s: string) => ({ name: 'limited', auth: { type: 'bearer', token: s } })],
-      ['connections.create', 'url', FIELD_LIMITS.url!, (s: string) => ({ name: 'limited-url', url: `https://example.com/${s.slice(20)}`, auth: { type: 'none' } })],
+      [
+        'connections.create',
+        'url',
+        FIELD_LIMITS.url!,
+        (s: string) => ({ name: 'limited-url', url: `https://example.com/${s.slice(20)}`, auth: { type: 'none' } }),
+      ],
     ] as const)('%s: %s', async (rpc, field, limit, body) => {
       const over = await call(plane.url, rpc, body('v'.repeat(limit + 1)), token);
       expect(over.status).toBe(400);
-      expect(over.body.error).toMatchObject({ code: 'invalid_argument', details: { field, maxLength: limit }, message: expect.stringContaining(`${field}: must be at most ${limit} characters`) });
+      expect(over.body.error).toMatchObject({
+        code: 'invalid_argument',
+        details: { field, maxLength: limit },
+        message: expect.stringContaining(`${field}: must be at most ${limit} characters`),
+      });
       expect((await call(plane.url, rpc, body('v'.repeat(limit)), token)).status).toBe(200);
     });
 
@@ -257,7 +298,10 @@ describe('dev endpoints', () => {
 it('an authenticated body over the limit is 413', async () => {
   const plane = await startServer();
   try {
-    const answer = await raw(plane.url, operationPath('secrets.create'), `{"value":"${'x'.repeat(MAX_BODY_BYTES)}"}`, { authorization: `Bearer ${plane.tokens.dev}`, 'content-type': 'application/json' });
+    const answer = await raw(plane.url, operationPath('secrets.create'), `{"value":"${'x'.repeat(MAX_BODY_BYTES)}"}`, {
+      authorization: `Bearer ${plane.tokens.dev}`,
+      'content-type': 'application/json',
+    });
     expect(answer.status).toBe(413);
   } finally {
     await plane.cleanup();

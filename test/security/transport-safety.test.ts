@@ -105,9 +105,15 @@ describe('TLS certificate checks are never disabled', () => {
       const more = await Promise.all([send(), send()]);
       await transport.close();
       console.log(JSON.stringify([first, ...more].map((answer) => [answer.status, answer.text])));`;
-    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir!, 'cert.pem') } });
+    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir!, 'cert.pem') },
+    });
     const body = '{"id":"org_1","name":"Trusted?","slug":"x"}';
-    expect(JSON.parse(stdout)).toEqual([[200, body], [200, body], [200, body]]);
+    expect(JSON.parse(stdout)).toEqual([
+      [200, body],
+      [200, body],
+      [200, body],
+    ]);
     expect(handshakes).toEqual([false, true]);
   });
 
@@ -117,7 +123,9 @@ describe('TLS certificate checks are never disabled', () => {
     const plain = createHttpServer((_req, res) => res.end('{}'));
     await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     try {
-      const result = await runCli(['whoami', '--url', `https://127.0.0.1:${(plain.address() as AddressInfo).port}`, '--token', KEY], { env: { AGENTFORM_MAX_RETRIES: '0' } });
+      const result = await runCli(['whoami', '--url', `https://127.0.0.1:${(plain.address() as AddressInfo).port}`, '--token', KEY], {
+        env: { AGENTFORM_MAX_RETRIES: '0' },
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/tls: TLS with https:\/\/127\.0\.0\.1:\d+ failed \(EPROTO\)/);
     } finally {

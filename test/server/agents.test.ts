@@ -106,7 +106,10 @@ describe('agents over HTTP', () => {
     expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining('steps[1]') });
     const empty = (await upsert('empty-step', { ...MINIMAL_DEFINITION, sandbox: { image: { steps: ['  '] } } })).body;
     await sleep(200);
-    expect((await call(plane.url, 'agents.get', { slug: 'empty-step' }, token)).body.image).toMatchObject({ status: 'failed', error: expect.stringContaining('empty step') });
+    expect((await call(plane.url, 'agents.get', { slug: 'empty-step' }, token)).body.image).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('empty step'),
+    });
     expect(empty.version).toBe(1);
   });
 

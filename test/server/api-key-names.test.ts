@@ -20,9 +20,14 @@ describe('API key names', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(replaces ? { [REPLACES_KEY_HEADER]: replaces } : {}) },
       body: JSON.stringify({ key: { name, scopes: ['read'], ...(expiresAt ? { expiresAt } : {}) } }),
-    }).then(async (response) => ({ status: response.status, body: (await response.json()) as { key: { id: string }; error: { code: string; message: string; details: unknown } } }));
+    }).then(async (response) => ({
+      status: response.status,
+      body: (await response.json()) as { key: { id: string }; error: { code: string; message: string; details: unknown } },
+    }));
   const live = async (name: string) =>
-    ((await call(plane.url, 'apiKeys.list', {}, dev)).body as Array<{ id: string; name: string; revokedAt: string | null }>).filter((key) => key.name === name && !key.revokedAt);
+    ((await call(plane.url, 'apiKeys.list', {}, dev)).body as Array<{ id: string; name: string; revokedAt: string | null }>).filter(
+      (key) => key.name === name && !key.revokedAt,
+    );
 
   it('of two creates at once, one makes the key and the other is refused 409 naming it', async () => {
     const answers = await Promise.all([create('race'), create('race')]);

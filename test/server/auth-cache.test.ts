@@ -21,7 +21,12 @@ describe('the server reads a key again whenever what decides its fate may have c
 
   /** A fresh key of `environment`, used once, so that the server holds it. */
   async function cachedKey(environment: 'dev' | 'staging', extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-    const made = await call(plane.url, 'apiKeys.create', { key: { name: `k-${Date.now()}`, scopes: ['read', 'control'], ...extra } }, plane.tokens[environment]!);
+    const made = await call(
+      plane.url,
+      'apiKeys.create',
+      { key: { name: `k-${Date.now()}`, scopes: ['read', 'control'], ...extra } },
+      plane.tokens[environment]!,
+    );
     expect(made.status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await call(plane.url, 'agents.list', {}, made.body.token)).status).toBe(200);
     return { id: made.body.key.id, token: made.body.token };
@@ -52,9 +57,24 @@ describe('the server reads a key again whenever what decides its fate may have c
 
   it.each([
     ['revoked through this server', 'dev', async (id: string) => call(plane.url, 'apiKeys.revoke', { id }, admin), /unknown or revoked/],
-    ['revoked by another process on the same data dir', 'dev', async (id: string) => writeElsewhere('UPDATE api_keys SET revoked_at = ? WHERE id = ?', now(), id), /unknown or revoked/],
-    ['its environment archived through this server', 'staging', async () => call(plane.url, 'environments.archive', { slug: 'staging' }, plane.tokens.staging!), /archived/],
-    ['its environment archived by another process', 'staging', async () => writeElsewhere("UPDATE environments SET archived_at = ? WHERE slug = 'staging'", now()), /archived/],
+    [
+      'revoked by another process on the same data dir',
+      'dev',
+      async (id: string) => writeElsewhere('UPDATE api_keys SET revoked_at = ? WHERE id = ?', now(), id),
+      /unknown or revoked/,
+    ],
+    [
+      'its environment archived through this server',
+      'staging',
+      async () => call(plane.url, 'environments.archive', { slug: 'staging' }, plane.tokens.staging!),
+      /archived/,
+    ],
+    [
+      'its environment archived by another process',
+      'staging',
+      async () => writeElsewhere("UPDATE environments SET archived_at = ? WHERE slug = 'staging'", now()),
+      /archived/,
+    ],
   ] as const)('%s', async (_how, environment, stop, message) => {
     const key = await cachedKey(environment);
     expect((await stop(key.id)).status).toBe(200);

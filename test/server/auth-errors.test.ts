@@ -23,8 +23,22 @@ describe('errors, auth and tenancy', () => {
   const errorShape = (code: string) => ({ error: { code, message: expect.any(String) } });
 
   it.each([
-    ['invalid_argument: missing field', 'agents.upsert', { slug: 'a', definition: { ...MINIMAL_DEFINITION, system: undefined } }, 400, 'invalid_argument', 'definition.system'],
-    ['invalid_argument: wrong type', 'agents.upsert', { slug: 'a', definition: { ...MINIMAL_DEFINITION, limits: { maxTurns: 'ten' } } }, 400, 'invalid_argument', 'definition.limits.maxTurns'],
+    [
+      'invalid_argument: missing field',
+      'agents.upsert',
+      { slug: 'a', definition: { ...MINIMAL_DEFINITION, system: undefined } },
+      400,
+      'invalid_argument',
+      'definition.system',
+    ],
+    [
+      'invalid_argument: wrong type',
+      'agents.upsert',
+      { slug: 'a', definition: { ...MINIMAL_DEFINITION, limits: { maxTurns: 'ten' } } },
+      400,
+      'invalid_argument',
+      'definition.limits.maxTurns',
+    ],
     ['invalid_argument: enum', 'connections.grants.import', { connectionId: 'x', mode: 'merge', grants: [] }, 400, 'invalid_argument', 'mode'],
     ['invalid_argument: bad period', 'usage.keys', { period: { from: 'yesterday', to: '2030-01-01T00:00:00Z' } }, 400, 'invalid_argument', 'period.from'],
     ['not_found: agent', 'agents.get', { slug: 'ghost' }, 404, 'not_found', 'ghost'],
@@ -63,7 +77,9 @@ describe('errors, auth and tenancy', () => {
     expect(badJson.body).toMatchObject(errorShape('invalid_argument'));
     const array = await post(plane.url, rpcPath('agents.list'), undefined, dev, { rawBody: '[]' });
     expect(array.status).toBe(400);
-    const huge = await post(plane.url, rpcPath('secrets.create'), undefined, dev, { rawBody: JSON.stringify({ name: 'big', value: 'x'.repeat(MAX_BODY_BYTES) }) });
+    const huge = await post(plane.url, rpcPath('secrets.create'), undefined, dev, {
+      rawBody: JSON.stringify({ name: 'big', value: 'x'.repeat(MAX_BODY_BYTES) }),
+    });
     expect(huge.status).toBe(413);
     expect(huge.body).toMatchObject(errorShape('payload_too_large'));
   });
@@ -159,7 +175,12 @@ describe('errors, auth and tenancy', () => {
     const values = ['grant-access-token-xyz', 'provider-secret-xyz', 'secret-value-xyz'];
     const connection = (await call(plane.url, 'connections.create', { name: 'leaky', auth: { type: 'bearer', token: 'auth-token-xyz' } }, dev)).body;
     expect(connection.auth).toEqual({ type: 'bearer' });
-    await call(plane.url, 'connections.grants.import', { connectionId: connection.id, mode: 'skip_existing', grants: [{ identity: { scope: 'user', id: 'a' }, accessToken: values[0] }] }, dev);
+    await call(
+      plane.url,
+      'connections.grants.import',
+      { connectionId: connection.id, mode: 'skip_existing', grants: [{ identity: { scope: 'user', id: 'a' }, accessToken: values[0] }] },
+      dev,
+    );
     await call(plane.url, 'providers.create', { name: 'leaky', type: 'openai', secret: values[1] }, dev);
     await call(plane.url, 'secrets.create', { name: 'LEAKY', value: values[2] }, dev);
     const everything = await Promise.all(

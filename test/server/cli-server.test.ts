@@ -38,7 +38,10 @@ describe('agentform server', () => {
 
     const project = tempDir();
     dirs.push(project);
-    writeFileSync(join(project, 'agentform.yaml'), ['version: 1', 'environments:', '  prod:', `    url: ${url}`, '    settings: {kind: production}', ''].join('\n'));
+    writeFileSync(
+      join(project, 'agentform.yaml'),
+      ['version: 1', 'environments:', '  prod:', `    url: ${url}`, '    settings: {kind: production}', ''].join('\n'),
+    );
     const plan = await runCli(['plan', project, '--detailed-exitcode'], { env: { AGENTFORM_TOKEN_PROD: token } });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);
     expect(await server.stop('SIGTERM')).toBe(0);
@@ -116,7 +119,10 @@ describe('agentform server', () => {
   });
 
   it('serves /dev/ only with --dev-endpoints', async () => {
-    for (const [args, status] of [[[], 404], [['--dev-endpoints'], 200]] as const) {
+    for (const [args, status] of [
+      [[], 404],
+      [['--dev-endpoints'], 200],
+    ] as const) {
       const data = tempDir();
       dirs.push(data);
       const server = startServerProcess(['--port', '0', '--data', data, ...args]);

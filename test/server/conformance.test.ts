@@ -90,7 +90,14 @@ describe('every operation over HTTP (conformance)', () => {
 
   it('connections, grants and connection tests', async () => {
     const connection = await op('connections.create', { name: 'crm', auth: { type: 'svc-signed' }, url: 'http://127.0.0.1:1/mcp' });
-    expect(connection).toMatchObject({ name: 'crm', transport: 'streamable-http', channel: 'default', hookEvents: [], hooksUrl: null, auth: { type: 'svc-signed' } });
+    expect(connection).toMatchObject({
+      name: 'crm',
+      transport: 'streamable-http',
+      channel: 'default',
+      hookEvents: [],
+      hooksUrl: null,
+      auth: { type: 'svc-signed' },
+    });
     expect(JSON.stringify(connection)).not.toMatch(/whsec_/);
     const updated = await op('connections.update', { id: connection.id, hookEvents: ['session.started'], hooksUrl: 'http://127.0.0.1:1/hooks' });
     expect(updated).toMatchObject({ hookEvents: ['session.started'], hooksUrl: 'http://127.0.0.1:1/hooks', name: 'crm' });
@@ -104,12 +111,22 @@ describe('every operation over HTTP (conformance)', () => {
     expect(imported.results).toEqual([{ identity: { scope: 'user', id: 'u1' }, outcome: 'created', grantId: expect.stringMatching(/^grt_/), error: null }]);
     const grants = await op('connections.grants.list', {});
     expect(grants).toHaveLength(1);
-    expect(grants[0]).toMatchObject({ connectionId: connection.id, connection: 'crm', status: 'active', hasRefreshToken: false, identity: { scope: 'user', id: 'u1' } });
+    expect(grants[0]).toMatchObject({
+      connectionId: connection.id,
+      connection: 'crm',
+      status: 'active',
+      hasRefreshToken: false,
+      identity: { scope: 'user', id: 'u1' },
+    });
     expect(JSON.stringify(grants)).not.toContain('at-secret-1');
     expect(await op('connections.grants.delete', { id: grants[0]!.id })).toBeUndefined();
 
     // Nothing listens on port 1: the test fails with the reason, as failed_precondition.
-    await expect(op('connections.test', { id: connection.id })).rejects.toMatchObject({ status: 409, code: 'failed_precondition', message: expect.stringContaining('crm') });
+    await expect(op('connections.test', { id: connection.id })).rejects.toMatchObject({
+      status: 409,
+      code: 'failed_precondition',
+      message: expect.stringContaining('crm'),
+    });
     expect(await op('connections.delete', { id: connection.id })).toBeUndefined();
   });
 
@@ -126,7 +143,12 @@ describe('every operation over HTTP (conformance)', () => {
 
   it('secrets: metadata only', async () => {
     const secret = await op('secrets.create', { name: 'DB_PASSWORD', value: 'hunter2-value' });
-    expect(secret).toEqual({ id: expect.stringMatching(/^sec_/), name: 'DB_PASSWORD', createdAt: expect.stringMatching(ISO), updatedAt: expect.stringMatching(ISO) });
+    expect(secret).toEqual({
+      id: expect.stringMatching(/^sec_/),
+      name: 'DB_PASSWORD',
+      createdAt: expect.stringMatching(ISO),
+      updatedAt: expect.stringMatching(ISO),
+    });
     const updated = await op('secrets.update', { id: secret.id, value: 'new-value' });
     expect(updated.id).toBe(secret.id);
     const listed = await op('secrets.list', {});
@@ -135,13 +157,29 @@ describe('every operation over HTTP (conformance)', () => {
   });
 
   it('sessions, sandboxes, usage and hooks from a simulated session', async () => {
-    const hooked = await op('connections.create', { name: 'hooked', auth: { type: 'none' }, hooksUrl: 'http://127.0.0.1:1/hooks', hookEvents: ['session.started'] });
-    const sim = await post(plane.url, '/dev/sessions/simulate', { agent: 'support', identity: { scope: 'user', id: 'u9' }, pending: 2, sandboxes: 1, usage: { inputTokens: 10, costUsd: 0.5 } }, plane.tokens.dev!);
+    const hooked = await op('connections.create', {
+      name: 'hooked',
+      auth: { type: 'none' },
+      hooksUrl: 'http://127.0.0.1:1/hooks',
+      hookEvents: ['session.started'],
+    });
+    const sim = await post(
+      plane.url,
+      '/dev/sessions/simulate',
+      { agent: 'support', identity: { scope: 'user', id: 'u9' }, pending: 2, sandboxes: 1, usage: { inputTokens: 10, costUsd: 0.5 } },
+      plane.tokens.dev!,
+    );
     expect(sim.status).toBe(200);
 
     const events = await op('sessions.events', { id: sim.body.sessionId });
     expect(events).toEqual([
-      expect.objectContaining({ seq: 1, type: 'session.started', agentVersion: 1, sessionId: sim.body.sessionId, identity: expect.objectContaining({ id: 'u9' }) }),
+      expect.objectContaining({
+        seq: 1,
+        type: 'session.started',
+        agentVersion: 1,
+        sessionId: sim.body.sessionId,
+        identity: expect.objectContaining({ id: 'u9' }),
+      }),
       expect.objectContaining({ seq: 2, type: 'session.completed' }),
     ]);
     const pending = await op('sessions.pending', { id: sim.body.sessionId });
@@ -165,7 +203,15 @@ describe('every operation over HTTP (conformance)', () => {
       return list.body.find((d: { id: string; status: string }) => d.id === deliveryId && d.status === 'dead');
     });
     const again = await op('hooks.redeliver', { id: deliveryId! });
-    expect(again).toMatchObject({ id: deliveryId, status: 'pending', attempts: 3, connectionId: hooked.id, connectionName: 'hooked', eventType: 'session.started', eventSeq: 1 });
+    expect(again).toMatchObject({
+      id: deliveryId,
+      status: 'pending',
+      attempts: 3,
+      connectionId: hooked.id,
+      connectionName: 'hooked',
+      eventType: 'session.started',
+      eventSeq: 1,
+    });
     await waitFor(async () => {
       const list = await post(plane.url, '/dev/hooks/deliveries', {}, plane.tokens.dev!);
       return list.body.find((d: { id: string; status: string }) => d.id === deliveryId && d.status === 'dead');

@@ -15,7 +15,11 @@ describe('a client opening more connections than the cap', () => {
 
   it('gets every answer: the refused ones are retried after retry-after', async () => {
     const events: RequestEvent[] = [];
-    const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.dev! }, onRequest: (event) => events.push(event) });
+    const client = new ControlApiClient({
+      baseUrl: plane.url,
+      credential: { kind: 'key', token: plane.tokens.dev! },
+      onRequest: (event) => events.push(event),
+    });
     try {
       // Opened ahead, as an apply does: more than the cap, so some are refused.
       client.preconnect(12);

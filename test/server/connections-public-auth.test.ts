@@ -59,9 +59,15 @@ function authColumns(dataDir: string): AuthColumns[] {
 }
 
 /** Each row's plain copy, and whether its stamp is that of the row's sealed auth. */
-const copies = (dataDir: string) => authColumns(dataDir).map((row) => [row.name, row.public_auth === null ? null : JSON.parse(row.public_auth), row.public_auth_of === FieldCipher.stampOf(row.auth)]);
+const copies = (dataDir: string) =>
+  authColumns(dataDir).map((row) => [
+    row.name,
+    row.public_auth === null ? null : JSON.parse(row.public_auth),
+    row.public_auth_of === FieldCipher.stampOf(row.auth),
+  ]);
 
-const listAuth = async (server: Plane) => ((await call(server.url, 'connections.list', {}, server.tokens.dev!)).body as Array<{ name: string; auth: unknown }>).map((c) => [c.name, c.auth]);
+const listAuth = async (server: Plane) =>
+  ((await call(server.url, 'connections.list', {}, server.tokens.dev!)).body as Array<{ name: string; auth: unknown }>).map((c) => [c.name, c.auth]);
 
 async function create(server: Plane, name: string, auth: object): Promise<string> {
   const created = await call(server.url, 'connections.create', { name, auth }, server.tokens.dev!);
@@ -80,7 +86,12 @@ describe('connections: what reads show of the auth, kept beside the sealed auth'
     await create(server, 'b-signed', { type: 'svc-signed' });
     // Field names beyond `type` are not in the API's description: none is shown or kept in plain text.
     await create(server, 'c-header', { type: 'bearer', token: `${sentinel}-token2`, header: `${sentinel}-header` });
-    const oauth = await create(server, 'd-oauth', { type: 'oauth', clientSecret: `${sentinel}-secret`, apiToken: `${sentinel}-apitoken`, basic: { password: `${sentinel}-nested` } });
+    const oauth = await create(server, 'd-oauth', {
+      type: 'oauth',
+      clientSecret: `${sentinel}-secret`,
+      apiToken: `${sentinel}-apitoken`,
+      basic: { password: `${sentinel}-nested` },
+    });
     expect(copies(server.dataDir)).toEqual([
       ['a-bearer', { type: 'bearer' }, true],
       ['b-signed', { type: 'svc-signed' }, true],
@@ -98,19 +109,38 @@ describe('connections: what reads show of the auth, kept beside the sealed auth'
     const reader = await call(server.url, 'apiKeys.create', { key: { name: 'reader', scopes: ['read'] } }, server.tokens.dev!);
     const asReader = await call(server.url, 'connections.list', {}, reader.body.token as string);
     expect(asReader.status, asReader.text).toBe(200);
-    expect((asReader.body as Array<{ auth: unknown }>).map((connection) => connection.auth)).toEqual([{ type: 'bearer' }, { type: 'svc-signed' }, { type: 'bearer' }, { type: 'oauth' }]);
+    expect((asReader.body as Array<{ auth: unknown }>).map((connection) => connection.auth)).toEqual([
+      { type: 'bearer' },
+      { type: 'svc-signed' },
+      { type: 'bearer' },
+      { type: 'oauth' },
+    ]);
     expect(asReader.text).not.toContain(sentinel);
 
     // An update writes the copy again, under the new sealed auth's stamp.
     const before = authColumns(server.dataDir).find((row) => row.name === 'a-bearer')!;
-    const updated = await call(server.url, 'connections.update', { id: oauth, auth: { type: 'oauth', clientSecret: `${sentinel}-secret3` } }, server.tokens.dev!);
+    const updated = await call(
+      server.url,
+      'connections.update',
+      { id: oauth, auth: { type: 'oauth', clientSecret: `${sentinel}-secret3` } },
+      server.tokens.dev!,
+    );
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.auth).toEqual({ type: 'oauth' });
     expect(copies(server.dataDir).find(([name]) => name === 'd-oauth')).toEqual(['d-oauth', { type: 'oauth' }, true]);
-    const bearerUpdated = await call(server.url, 'connections.update', { id: before.id, auth: { type: 'bearer', token: `${sentinel}-token4`, header: 'X' } }, server.tokens.dev!);
+    const bearerUpdated = await call(
+      server.url,
+      'connections.update',
+      { id: before.id, auth: { type: 'bearer', token: `${sentinel}-token4`, header: 'X' } },
+      server.tokens.dev!,
+    );
     expect(bearerUpdated.body.auth).toEqual({ type: 'bearer' });
     const after = authColumns(server.dataDir).find((row) => row.name === 'a-bearer')!;
-    expect([after.public_auth, after.public_auth_of === FieldCipher.stampOf(after.auth), after.auth === before.auth]).toEqual(['{"type":"bearer"}', true, false]);
+    expect([after.public_auth, after.public_auth_of === FieldCipher.stampOf(after.auth), after.auth === before.auth]).toEqual([
+      '{"type":"bearer"}',
+      true,
+      false,
+    ]);
 
     // Nothing but `type` is in plain text: not in the database file, not in its WAL.
     for (const file of [DATABASE_FILE, `${DATABASE_FILE}-wal`]) {
@@ -139,7 +169,9 @@ describe('connections: what reads show of the auth, kept beside the sealed auth'
     // Back to schema version 2, as a build before migration 3 left it, with one auth it cannot parse.
     const upgraded = await restartedAfter(first, (db) => {
       db.prepare("UPDATE connections SET auth = '' WHERE name = 'unreadable'").run();
-      db.exec('ALTER TABLE connections DROP COLUMN public_auth; ALTER TABLE connections DROP COLUMN public_auth_of; DELETE FROM schema_migrations WHERE version = 3');
+      db.exec(
+        'ALTER TABLE connections DROP COLUMN public_auth; ALTER TABLE connections DROP COLUMN public_auth_of; DELETE FROM schema_migrations WHERE version = 3',
+      );
     });
     expect(copies(upgraded.dataDir)).toEqual([
       ['bearer', { type: 'bearer' }, true],

@@ -13,7 +13,8 @@ import { serverKeySource } from '../../src/server/store/sealed.js';
 let dir: string;
 let db: Db;
 let reader: Database.Database;
-const rows = (): string[] => (reader.prepare("SELECT name FROM server_meta WHERE name LIKE 'gc-%' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
+const rows = (): string[] =>
+  (reader.prepare("SELECT name FROM server_meta WHERE name LIKE 'gc-%' ORDER BY name").all() as Array<{ name: string }>).map((row) => row.name);
 const insert = (name: string) => writeTx(db, () => db.prepare('INSERT INTO server_meta (name, value) VALUES (?, ?)').run(name, 'x'));
 
 beforeEach(() => {

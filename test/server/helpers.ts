@@ -31,7 +31,13 @@ export async function startServer(options: Partial<LocalControlPlaneOptions> = {
 
 export type Credential = string | { cookie: string; organization?: string; environment?: string } | null;
 
-export async function post<T = any>(url: string, path: string, body: unknown, credential: Credential, init: { method?: string; rawBody?: string } = {}): Promise<Answer<T>> {
+export async function post<T = any>(
+  url: string,
+  path: string,
+  body: unknown,
+  credential: Credential,
+  init: { method?: string; rawBody?: string } = {},
+): Promise<Answer<T>> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (typeof credential === 'string') headers.authorization = `Bearer ${credential}`;
   else if (credential) {

@@ -61,7 +61,11 @@ describe('hook deliveries', () => {
     expect(target.received).toHaveLength(1);
     const [hit] = target.received;
     const payload = JSON.parse(hit!.body);
-    expect(payload).toMatchObject({ deliveryId: delivered.id, agent: 'bot', event: { type: 'session.started', seq: 1, sessionId: sim.body.sessionId, agentVersion: 1 } });
+    expect(payload).toMatchObject({
+      deliveryId: delivered.id,
+      agent: 'bot',
+      event: { type: 'session.started', seq: 1, sessionId: sim.body.sessionId, agentVersion: 1 },
+    });
     expect(hit!.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     // The API never returns a generated signing secret; the test unseals it from the store to verify.
     const db = new Database(join(plane.dataDir, 'control-plane.db'), { readonly: true });
@@ -78,7 +82,12 @@ describe('hook deliveries', () => {
     const target = await receiver(200);
     servers.push(target.server);
     const chosen = 'whsec_receiver-chosen-secret-0123456789';
-    const created = await call(plane.url, 'connections.create', { name: 'chosen', auth: { type: 'svc-signed', secret: chosen }, hooksUrl: target.url, hookEvents: ['order.paid'] }, token);
+    const created = await call(
+      plane.url,
+      'connections.create',
+      { name: 'chosen', auth: { type: 'svc-signed', secret: chosen }, hooksUrl: target.url, hookEvents: ['order.paid'] },
+      token,
+    );
     expect(created.body.auth).toEqual({ type: 'svc-signed' }); // write-only
     const sim = await post(plane.url, '/dev/sessions/simulate', { agent: 'bot', events: ['order.paid'] }, token);
     await waitFor(async () => (await deliveries()).find((d) => d.id === sim.body.deliveries[0] && d.status === 'delivered'));
@@ -143,7 +152,10 @@ describe('hook deliveries', () => {
     await call(plane.url, 'connections.create', { name: 'nowhere', auth: { type: 'none' }, hooksUrl: 'http://127.0.0.1:1/x', hookEvents: ['bulk'] }, token);
     const sim = await post(plane.url, '/dev/sessions/simulate', { agent: 'bot', events: Array.from({ length: 130 }, () => 'bulk') }, token);
     expect(sim.body.deliveries).toHaveLength(130);
-    await waitFor(async () => ((await deliveries()).filter((d) => d.connectionName === 'nowhere' && d.status === 'dead').length === 130 ? true : undefined), 20_000);
+    await waitFor(
+      async () => ((await deliveries()).filter((d) => d.connectionName === 'nowhere' && d.status === 'dead').length === 130 ? true : undefined),
+      20_000,
+    );
     // Also the earlier dead one from the failing receiver: 131 in all.
     const first = (await call(plane.url, 'hooks.redeliverAll', {}, token)).body;
     expect(first).toEqual({ requeued: 100, more: true });

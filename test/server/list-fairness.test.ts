@@ -22,7 +22,9 @@ describe('a small request during large lists', () => {
       limits: {},
     });
     for (let start = 0; start < AGENTS; start += 25) {
-      await Promise.all(Array.from({ length: 25 }, (_, k) => call(plane.url, 'agents.upsert', { slug: `agent-${start + k}`, definition: definition(start + k) }, token)));
+      await Promise.all(
+        Array.from({ length: 25 }, (_, k) => call(plane.url, 'agents.upsert', { slug: `agent-${start + k}`, definition: definition(start + k) }, token)),
+      );
     }
   }, 120_000);
   afterAll(async () => plane?.cleanup());

@@ -68,9 +68,7 @@ describe('listTools failures', () => {
     // Bind then close to get a loopback port nobody listens on.
     const { url, server } = await startHttp(() => undefined);
     await closeHttp(server);
-    await expect(listTools(url)).rejects.toThrow(
-      new RegExp(`^could not reach MCP server at ${url.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`),
-    );
+    await expect(listTools(url)).rejects.toThrow(new RegExp(`^could not reach MCP server at ${url.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));
   });
 
   it('times out when the server never answers', async () => {

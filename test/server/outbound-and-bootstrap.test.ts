@@ -30,10 +30,19 @@ describe('outbound traffic from the local control plane', () => {
   });
 
   it('fails a hook delivery to a remote receiver without sending it', async () => {
-    await call(plane.url, 'connections.create', { name: 'remote-hooks', auth: { type: 'none' }, hooksUrl: 'https://hooks.example.com/in', hookEvents: ['remote.event'] }, token);
+    await call(
+      plane.url,
+      'connections.create',
+      { name: 'remote-hooks', auth: { type: 'none' }, hooksUrl: 'https://hooks.example.com/in', hookEvents: ['remote.event'] },
+      token,
+    );
     const sim = await post(plane.url, '/dev/sessions/simulate', { agent: 'bot', events: ['remote.event'] }, token);
     const id = sim.body.deliveries[0] as string;
-    const dead = await waitFor(async () => ((await post(plane.url, '/dev/hooks/deliveries', {}, token)).body as Array<{ id: string; status: string; lastError: string | null }>).find((d) => d.id === id && d.status === 'dead'));
+    const dead = await waitFor(async () =>
+      ((await post(plane.url, '/dev/hooks/deliveries', {}, token)).body as Array<{ id: string; status: string; lastError: string | null }>).find(
+        (d) => d.id === id && d.status === 'dead',
+      ),
+    );
     expect(dead.lastError).toContain('only servers on this machine');
   });
 });

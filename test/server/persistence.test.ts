@@ -98,7 +98,9 @@ process.stdout.write(JSON.stringify({ token, created }));
       let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d));
       child.stderr.on('data', (d: Buffer) => (err += d));
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { token: string; created: number }) : reject(new Error(`${name} exited ${code}: ${err}`))));
+      child.on('exit', (code) =>
+        code === 0 ? resolve(JSON.parse(out) as { token: string; created: number }) : reject(new Error(`${name} exited ${code}: ${err}`)),
+      );
     });
   }
 

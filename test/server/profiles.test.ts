@@ -137,7 +137,10 @@ describe('server profiles', () => {
 
     // The client's table (src/engine/server-defaults.ts): no value of it may be what this server answers.
     // `tools` is a required request field, so it is never filled.
-    const clientTable = (kind: 'agent' | 'connection' | 'apiKey') => Object.keys(SERVER_DEFAULTS[kind]).filter((path) => path !== 'tools').map((path) => [kind, path] as const);
+    const clientTable = (kind: 'agent' | 'connection' | 'apiKey') =>
+      Object.keys(SERVER_DEFAULTS[kind])
+        .filter((path) => path !== 'tools')
+        .map((path) => [kind, path] as const);
     it.each([...clientTable('agent'), ...clientTable('connection'), ...clientTable('apiKey')])('%s %s differs from the client table', (kind, path) => {
       const record = { agent: agent?.definition, connection, apiKey }[kind];
       expect(at(record, path)).not.toEqual((SERVER_DEFAULTS[kind] as Record<string, unknown>)[path]);
@@ -189,13 +192,17 @@ describe('server profiles', () => {
     });
 
     // Filled, though the client's table has no entry for them.
-    it.each(['sandbox.lifecycle.keepSnapshots', 'subagentPolicy.maxDepth', 'identity.required', 'identity.scopesAllowed', 'limits.maxTurns', 'compaction.prompt'])(
-      'fills %s, which the client table does not list',
-      (path) => {
-        expect(at(agent.definition, path)).toBeDefined();
-        expect(Object.keys(SERVER_DEFAULTS.agent)).not.toContain(path);
-      },
-    );
+    it.each([
+      'sandbox.lifecycle.keepSnapshots',
+      'subagentPolicy.maxDepth',
+      'identity.required',
+      'identity.scopesAllowed',
+      'limits.maxTurns',
+      'compaction.prompt',
+    ])('fills %s, which the client table does not list', (path) => {
+      expect(at(agent.definition, path)).toBeDefined();
+      expect(Object.keys(SERVER_DEFAULTS.agent)).not.toContain(path);
+    });
 
     it('leaves subagents and a connection hooksUrl absent instead of [] and null', () => {
       expect(agent.definition).not.toHaveProperty('subagents');
@@ -203,7 +210,13 @@ describe('server profiles', () => {
     });
 
     it('keeps every value a request sets, including the default profile values', async () => {
-      const sent = { ...MINIMAL_DEFINITION, description: '', model: { ...MINIMAL_DEFINITION.model, reasoning: 'none' }, subagents: [], toolLoading: { mode: 'eager' } };
+      const sent = {
+        ...MINIMAL_DEFINITION,
+        description: '',
+        model: { ...MINIMAL_DEFINITION.model, reasoning: 'none' },
+        subagents: [],
+        toolLoading: { mode: 'eager' },
+      };
       const { definition } = await as(pessimistic, 'agents.upsert', { slug: 'explicit', definition: sent });
       expect(definition).toMatchObject({ description: '', model: { reasoning: 'none' }, subagents: [], toolLoading: { mode: 'eager', autoThreshold: 8 } });
     });
@@ -241,7 +254,12 @@ describe('server profiles', () => {
       // The default profile too (issue 45: whatever the field names).
       expect((await as(standard, 'connections.create', { name: 'authy', auth })).auth).toEqual({ type: 'bearer' });
 
-      const withSecret = await call(pessimistic.url, 'providers.create', { name: 'secretive', type: 'openai', secret: 'sk-WRITE-ONLY' }, pessimistic.tokens.dev!);
+      const withSecret = await call(
+        pessimistic.url,
+        'providers.create',
+        { name: 'secretive', type: 'openai', secret: 'sk-WRITE-ONLY' },
+        pessimistic.tokens.dev!,
+      );
       expect(withSecret.body.hasSecret).toBe(true);
       expect(withSecret.text).not.toContain('sk-WRITE-ONLY');
     });
@@ -252,7 +270,8 @@ describe('server profiles', () => {
       for (const name of names) await as(pessimistic, 'agents.upsert', { slug: name, definition: MINIMAL_DEFINITION });
       for (const rpc of ['secrets.list', 'agents.list']) {
         const field = rpc === 'agents.list' ? 'slug' : 'name';
-        const order = async () => ((await as(pessimistic, rpc, {})) as Array<Record<string, string>>).map((item) => item[field]!).filter((name) => name.startsWith('ordered-'));
+        const order = async () =>
+          ((await as(pessimistic, rpc, {})) as Array<Record<string, string>>).map((item) => item[field]!).filter((name) => name.startsWith('ordered-'));
         const first = await order();
         expect(first, rpc).not.toEqual(names);
         expect([...first].sort(), rpc).toEqual(names);
@@ -268,7 +287,15 @@ describe('server profiles', () => {
       const definition = Object.keys(body.definition as object);
       expect(definition.indexOf('name')).toBeGreaterThan(definition.indexOf('system'));
       // Sent as {provider, model, fallback}; filled with reasoning and caching; two unknown fields added.
-      expect(Object.keys((body.definition as { model: object }).model)).toEqual([NESTED_VOLATILE_FIELD, NESTED_EXTRA_FIELD, 'caching', 'reasoning', 'fallback', 'model', 'provider']);
+      expect(Object.keys((body.definition as { model: object }).model)).toEqual([
+        NESTED_VOLATILE_FIELD,
+        NESTED_EXTRA_FIELD,
+        'caching',
+        'reasoning',
+        'fallback',
+        'model',
+        'provider',
+      ]);
     });
 
     it('unknown fields on every record and inside nested objects, one of them new on every read', async () => {
@@ -280,7 +307,9 @@ describe('server profiles', () => {
       // Nested in the definitions agents.list and agents.get answer with too (issue 44): apply sends
       // definitions back whole, promote and rollback copy a version read with agents.get.
       const listedAt = async () => {
-        const listed = ((await as(pessimistic, 'agents.list', {})) as Array<{ slug: string; definition: { model: Record<string, string> } }>).find((agent) => agent.slug === 'filled')!;
+        const listed = ((await as(pessimistic, 'agents.list', {})) as Array<{ slug: string; definition: { model: Record<string, string> } }>).find(
+          (agent) => agent.slug === 'filled',
+        )!;
         return Date.parse(listed.definition.model[NESTED_VOLATILE_FIELD]!);
       };
       const earlier = await listedAt();
@@ -297,7 +326,8 @@ describe('server profiles', () => {
           expect(item, rpc).toHaveProperty(VOLATILE_FIELD);
         }
       }
-      for (const rpc of ['organizations.get', 'environments.get']) expect(await as(pessimistic, rpc, rpc === 'environments.get' ? { slug: 'dev' } : undefined), rpc).toHaveProperty(VOLATILE_FIELD);
+      for (const rpc of ['organizations.get', 'environments.get'])
+        expect(await as(pessimistic, rpc, rpc === 'environments.get' ? { slug: 'dev' } : undefined), rpc).toHaveProperty(VOLATILE_FIELD);
     });
 
     it('null fields are left out of answers', async () => {

@@ -16,7 +16,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const file = join(dir, 'api-validators.precompiled.cjs');
 writeFileSync(file, apiValidatorsCode());
-const rpcs = readdirSync(apiSchemasDir()).filter((name) => name.endsWith('.json')).map((name) => name.slice(0, -5));
+const rpcs = readdirSync(apiSchemasDir())
+  .filter((name) => name.endsWith('.json'))
+  .map((name) => name.slice(0, -5));
 
 type AjvClass = typeof Ajv2020Module.default;
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvClass }).default ?? Ajv2020Module) as AjvClass;

@@ -13,18 +13,45 @@ import { remoteFingerprint } from '../../src/engine/remote-fingerprint.js';
 
 describe('normalize', () => {
   it.each([
-    ['organization', () => normalizeOrganization({ id: 'o1', slug: 'acme', name: 'Acme', createdAt: 't' }), { name: 'current', id: 'o1', spec: { name: 'Acme' } }],
-    ['environment', () => normalizeEnvironment({ id: 'e1', slug: 'staging', name: 'Staging', kind: 'preview', createdAt: 't', spend: { dailyUsd: 5 } }), { name: 'staging', id: 'e1', spec: { name: 'Staging', kind: 'preview', spend: { dailyUsd: 5 } } }],
+    [
+      'organization',
+      () => normalizeOrganization({ id: 'o1', slug: 'acme', name: 'Acme', createdAt: 't' }),
+      { name: 'current', id: 'o1', spec: { name: 'Acme' } },
+    ],
+    [
+      'environment',
+      () => normalizeEnvironment({ id: 'e1', slug: 'staging', name: 'Staging', kind: 'preview', createdAt: 't', spend: { dailyUsd: 5 } }),
+      { name: 'staging', id: 'e1', spec: { name: 'Staging', kind: 'preview', spend: { dailyUsd: 5 } } },
+    ],
     ['secret', () => normalizeSecret({ id: 's1', name: 'db', updatedAt: 't' }), { name: 'db', id: 's1', spec: {} }],
-    ['provider', () => normalizeProvider({ id: 'p1', name: 'openai', type: 'openai', baseUrl: null, hasSecret: true }), { name: 'openai', id: 'p1', spec: { type: 'openai', baseUrl: null } }],
+    [
+      'provider',
+      () => normalizeProvider({ id: 'p1', name: 'openai', type: 'openai', baseUrl: null, hasSecret: true }),
+      { name: 'openai', id: 'p1', spec: { type: 'openai', baseUrl: null } },
+    ],
     [
       'connection',
-      () => normalizeConnection({ id: 'c1', name: 'gh', url: 'https://x', transport: 'streamable-http', auth: { type: 'svc-signed' }, hookEvents: ['a'], createdAt: 't' }),
+      () =>
+        normalizeConnection({
+          id: 'c1',
+          name: 'gh',
+          url: 'https://x',
+          transport: 'streamable-http',
+          auth: { type: 'svc-signed' },
+          hookEvents: ['a'],
+          createdAt: 't',
+        }),
       { name: 'gh', id: 'c1', spec: { url: 'https://x', transport: 'streamable-http', hookEvents: ['a'], auth: { type: 'svc-signed' } } },
     ],
     [
       'agent',
-      () => normalizeAgent({ agentId: 'a1', slug: 'bot', version: 3, definition: { name: 'Bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} } }),
+      () =>
+        normalizeAgent({
+          agentId: 'a1',
+          slug: 'bot',
+          version: 3,
+          definition: { name: 'Bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} },
+        }),
       { name: 'bot', id: 'a1', spec: { name: 'Bot', model: { provider: 'p', model: 'm' }, system: 's', tools: [], policies: {}, limits: {} } },
     ],
   ])('%s', (_, run, expected) => {
@@ -43,7 +70,10 @@ describe('normalize', () => {
 
   it('grants: named by connection name, from the grant or from the id map; unnamed ones skipped', () => {
     const grant = { id: 'g1', connectionId: 'c1', identity: { scope: 'user', id: 'alice', display: 'Alice' }, status: 'active' };
-    expect(normalizeGrant({ ...grant, connection: 'gh' }, new Map())).toMatchObject({ name: 'gh:user:alice', spec: { connection: 'gh', identity: { scope: 'user', id: 'alice' } } });
+    expect(normalizeGrant({ ...grant, connection: 'gh' }, new Map())).toMatchObject({
+      name: 'gh:user:alice',
+      spec: { connection: 'gh', identity: { scope: 'user', id: 'alice' } },
+    });
     expect(normalizeGrant(grant, new Map([['c1', 'github']]))?.name).toBe('github:user:alice');
     expect(normalizeGrant(grant, new Map())).toBeUndefined();
   });
@@ -59,11 +89,16 @@ describe('normalize', () => {
       ['ci#k1', 'k1', { scopes: ['read'] }],
     ]);
   });
-
 });
 
 describe('the fingerprint, computed on first read', () => {
-  const raw = { agentId: 'ag_1', slug: 'support', version: 3, definition: { model: { provider: 'p', model: 'm' }, system: 'hi' }, createdAt: '2026-01-01T00:00:00Z' };
+  const raw = {
+    agentId: 'ag_1',
+    slug: 'support',
+    version: 3,
+    definition: { model: { provider: 'p', model: 'm' }, system: 'hi' },
+    createdAt: '2026-01-01T00:00:00Z',
+  };
 
   it('is the fingerprint of the resource without a configuration, stable across reads, and part of the JSON form', () => {
     const resource = normalizeAgent(raw as never);

@@ -39,7 +39,14 @@ const everything: Handlers = {
   'providers.list': () => [{ id: 'p1', name: 'openai', type: 'openai' }],
   'connections.list': () => [{ id: 'c1', name: 'gh', auth: { type: 'none' } }],
   'connections.grants.list': () => [{ id: 'g1', connectionId: 'c1', identity: { scope: 'user', id: 'alice' } }],
-  'agents.list': () => [{ agentId: 'a1', slug: 'bot', version: 1, definition: { name: 'Bot', model: { provider: 'openai', model: 'm' }, system: '', tools: [], policies: {}, limits: {} } }],
+  'agents.list': () => [
+    {
+      agentId: 'a1',
+      slug: 'bot',
+      version: 1,
+      definition: { name: 'Bot', model: { provider: 'openai', model: 'm' }, system: '', tools: [], policies: {}, limits: {} },
+    },
+  ],
   'apiKeys.list': () => [{ id: 'k1', name: 'ci', scopes: ['read'] }],
 };
 
@@ -78,7 +85,9 @@ describe('readActualState', () => {
   });
 
   it('fails on a missing documented operation, and on other errors', async () => {
-    await expect(readActualState(fakeCaller({ ...everything, 'connections.grants.list': unimplemented('connections.grants.list') }).caller, 'staging')).rejects.toThrow(/unknown operation/);
+    await expect(
+      readActualState(fakeCaller({ ...everything, 'connections.grants.list': unimplemented('connections.grants.list') }).caller, 'staging'),
+    ).rejects.toThrow(/unknown operation/);
     const denied = () => {
       throw new ApiError('secrets.list', 403, 'permission_denied', 'no');
     };

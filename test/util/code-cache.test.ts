@@ -11,7 +11,8 @@ import { CODE_CACHE_SUFFIX, loadCommonJs, writeCodeCache } from '../../src/util/
 
 let dir: string;
 let file: string;
-const source = (answer: number) => `"use strict";\nconst helper = require('node:path');\nexports.answer = () => ${answer};\nexports.sep = helper.sep;\nexports.file = __filename;\n`;
+const source = (answer: number) =>
+  `"use strict";\nconst helper = require('node:path');\nexports.answer = () => ${answer};\nexports.sep = helper.sep;\nexports.file = __filename;\n`;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'code-cache-'));
@@ -65,7 +66,10 @@ describe('loadCommonJs', () => {
     writeFileSync(file + CODE_CACHE_SUFFIX, changedCopy);
     expect(loadInFreshProcess(file)).toEqual({ used: null, answer: 41 });
     // The format before: the source's SHA-256, then V8's data.
-    writeFileSync(file + CODE_CACHE_SUFFIX, Buffer.concat([createHash('sha256').update(readFileSync(file)).digest(), cache.subarray(8 + readFileSync(file).length)]));
+    writeFileSync(
+      file + CODE_CACHE_SUFFIX,
+      Buffer.concat([createHash('sha256').update(readFileSync(file)).digest(), cache.subarray(8 + readFileSync(file).length)]),
+    );
     expect(loadInFreshProcess(file)).toEqual({ used: null, answer: 41 });
   });
 
@@ -149,10 +153,18 @@ describe('useBundleCodeCache', () => {
   });
 
   it('runs a chunk that threw again when it is required again', () => {
-    writeFileSync(join(bundle, 'flaky.js'), 'globalThis.runs = (globalThis.runs ?? 0) + 1;\nif (globalThis.runs === 1) throw new Error("first run");\nexports.runs = globalThis.runs;\n');
+    writeFileSync(
+      join(bundle, 'flaky.js'),
+      'globalThis.runs = (globalThis.runs ?? 0) + 1;\nif (globalThis.runs === 1) throw new Error("first run");\nexports.runs = globalThis.runs;\n',
+    );
     writeFileSync(join(bundle, 'caller.js'), 'exports.flaky = () => require("./flaky.js");\n');
     inBundle(true, `(() => { const { flaky } = load('caller.js'); try { flaky(); } catch {} return flaky().runs; })()`);
-    expect(inBundle(false, `(() => { const { flaky } = load('caller.js'); let error; try { flaky(); } catch (e) { error = e.message; } return [error, flaky().runs, stats.fromCache]; })()`)).toEqual(['first run', 2, 3]); // caller.js once, flaky.js twice
+    expect(
+      inBundle(
+        false,
+        `(() => { const { flaky } = load('caller.js'); let error; try { flaky(); } catch (e) { error = e.message; } return [error, flaky().runs, stats.fromCache]; })()`,
+      ),
+    ).toEqual(['first run', 2, 3]); // caller.js once, flaky.js twice
   });
 
   it('leaves a chunk without a cache that another chunk requires to Node, so that its import() works', () => {
@@ -166,7 +178,10 @@ describe('useBundleCodeCache', () => {
   });
 
   it('gives chunks a require with resolve and cache, as Node’s', () => {
-    writeFileSync(join(bundle, 'part.js'), 'exports.value = () => 41;\nexports.where = require.resolve("./main.js");\nexports.cached = Object.keys(require.cache).length > 0;\n');
+    writeFileSync(
+      join(bundle, 'part.js'),
+      'exports.value = () => 41;\nexports.where = require.resolve("./main.js");\nexports.cached = Object.keys(require.cache).length > 0;\n',
+    );
     runBundle(bundle, true);
     expect(inBundle(false, `[load('part.js').where, load('part.js').cached, stats.fromCache]`)).toEqual([join(bundle, 'main.js'), true, 1]);
   });
@@ -176,7 +191,10 @@ describe('useBundleCodeCache', () => {
     const link = join(dir, 'linked');
     symlinkSync(bundle, link);
     const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(link)}, { write: false, set: 'full' }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(link, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
-    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual({ answer: 42, stats: { fromCache: 2, compiled: 0, rejected: 0 } });
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual({
+      answer: 42,
+      stats: { fromCache: 2, compiled: 0, rejected: 0 },
+    });
   });
 
   it('leaves files outside the bundle’s folder to Node', () => {

@@ -17,7 +17,11 @@ describe('lazyProperty', () => {
   });
 
   it('reads as a plain property to JSON, spreads and Object.keys, with nothing else showing', () => {
-    const object = Object.defineProperty({ n: 3 }, 'double', lazyProperty((self: { n: number }) => self.n * 2)) as { n: number; double: number };
+    const object = Object.defineProperty(
+      { n: 3 },
+      'double',
+      lazyProperty((self: { n: number }) => self.n * 2),
+    ) as { n: number; double: number };
     expect(JSON.parse(JSON.stringify(object))).toEqual({ n: 3, double: 6 });
     expect({ ...object }).toEqual({ n: 3, double: 6 });
     expect(Object.keys(object)).toEqual(['n', 'double']);

@@ -15,17 +15,31 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 function install(at: string, name: string, version: string): void {
   mkdirSync(join(at, 'node_modules', name), { recursive: true });
-  writeFileSync(join(at, 'node_modules', name, 'package.json'), JSON.stringify({ name, version, exports: { '.': './index.js', './package.json': './package.json' } }));
+  writeFileSync(
+    join(at, 'node_modules', name, 'package.json'),
+    JSON.stringify({ name, version, exports: { '.': './index.js', './package.json': './package.json' } }),
+  );
   writeFileSync(join(at, 'node_modules', name, 'index.js'), 'module.exports = {};');
 }
 
 describe('nodeModulesFolders', () => {
   it.each([
     ['/a/b', ['/a/b/node_modules', '/a/node_modules', '/node_modules']],
-    ['/x/node_modules/agentform/dist/cli', ['/x/node_modules/agentform/dist/cli/node_modules', '/x/node_modules/agentform/dist/node_modules', '/x/node_modules/agentform/node_modules', '/x/node_modules', '/node_modules']],
+    [
+      '/x/node_modules/agentform/dist/cli',
+      [
+        '/x/node_modules/agentform/dist/cli/node_modules',
+        '/x/node_modules/agentform/dist/node_modules',
+        '/x/node_modules/agentform/node_modules',
+        '/x/node_modules',
+        '/node_modules',
+      ],
+    ],
   ])('from %s, as Node’s own list', (dir, expected) => {
     expect(nodeModulesFolders(dir)).toEqual(expected);
-    expect(nodeModulesFolders(dir)).toEqual((createRequire(import.meta.url)('node:module') as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dir));
+    expect(nodeModulesFolders(dir)).toEqual(
+      (createRequire(import.meta.url)('node:module') as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(dir),
+    );
   });
 });
 

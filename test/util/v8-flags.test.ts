@@ -20,7 +20,9 @@ function inFreshProcess(body: string): unknown {
       return usage.compiledWithCache.has(name) ? true : usage.compiledWithoutCache.has(name) ? false : undefined;
     };
     ${body}`;
-  return JSON.parse(execFileSync(process.execPath, ['--expose-internals', '--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8' })) as unknown;
+  return JSON.parse(
+    execFileSync(process.execPath, ['--expose-internals', '--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8' }),
+  ) as unknown;
 }
 
 describe('v8-flags', () => {

@@ -8,7 +8,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CachePacks, chooseV8Mode, LEAN_MAX_COLD_YAML_BYTES, LIBRARY_YAML, LOOK_MAX_BYTES, LEAN_MAX_YAML_BYTES, projectYaml, SMALL_MAX_COLD_YAML_BYTES, SMALL_MAX_YAML_BYTES } from '../../src/util/v8-mode.js';
+import {
+  type CachePacks,
+  chooseV8Mode,
+  LEAN_MAX_COLD_YAML_BYTES,
+  LIBRARY_YAML,
+  LOOK_MAX_BYTES,
+  LEAN_MAX_YAML_BYTES,
+  projectYaml,
+  SMALL_MAX_COLD_YAML_BYTES,
+  SMALL_MAX_YAML_BYTES,
+} from '../../src/util/v8-mode.js';
 import { parseCachePack } from '../../src/config/parse-cache-dir.js';
 
 let root: string;
@@ -44,14 +54,21 @@ beforeAll(() => {
   file(at('small', '.gitlab-ci.yml'), LEAN_MAX_YAML_BYTES * 2, HOUR_AGO, 'library');
   file(at('small', 'agents', '.draft.yaml'), LEAN_MAX_YAML_BYTES * 2, HOUR_AGO, 'library');
   // small-warm: at the small limit, in the cache; small-over: one byte more.
-  for (const [name, bytes] of [['small-warm', SMALL_MAX_YAML_BYTES], ['small-over', SMALL_MAX_YAML_BYTES + 1]] as const) {
+  for (const [name, bytes] of [
+    ['small-warm', SMALL_MAX_YAML_BYTES],
+    ['small-over', SMALL_MAX_YAML_BYTES + 1],
+  ] as const) {
     file(at(name, 'agentform.yaml'), 0);
     file(at(name, 'agents.yaml'), bytes);
     parseCache(at(name));
   }
   // small-edited: small, one file changed since the cache that looks beyond the plain parser, at the
   // small cold limit; small-edited-more: one byte more; small-edited-plain: more, but plain.
-  for (const [name, bytes, looks] of [['small-edited', SMALL_MAX_COLD_YAML_BYTES, 'library'], ['small-edited-more', SMALL_MAX_COLD_YAML_BYTES + 1, 'library'], ['small-edited-plain', 30 * KB, 'plain']] as const) {
+  for (const [name, bytes, looks] of [
+    ['small-edited', SMALL_MAX_COLD_YAML_BYTES, 'library'],
+    ['small-edited-more', SMALL_MAX_COLD_YAML_BYTES + 1, 'library'],
+    ['small-edited-plain', 30 * KB, 'plain'],
+  ] as const) {
     file(at(name, 'agentform.yaml'), 0);
     file(at(name, 'old.yaml'), 10 * KB);
     file(at(name, 'new.yaml'), bytes, IN_AN_HOUR, looks);
@@ -95,7 +112,10 @@ beforeAll(() => {
   parseCache(at('late-edit'));
   // locked: warm, with a tool-surface lock rewritten (by an apply) after the project's pack, and
   // read since (its own pack is newer); stale-lock: the same, the lock not read since.
-  for (const [name, lockRead] of [['locked', true], ['stale-lock', false]] as const) {
+  for (const [name, lockRead] of [
+    ['locked', true],
+    ['stale-lock', false],
+  ] as const) {
     file(at(name, 'agentform.yaml'), 0);
     file(at(name, 'old.yaml'), 300 * KB);
     parseCache(at(name));
@@ -191,18 +211,88 @@ describe('LIBRARY_YAML: the guess at what the plain parser leaves to the library
 
 describe('chooseV8Mode', () => {
   const cases: Array<[string, () => string[], () => NodeJS.ProcessEnv, () => string, string, RegExp]> = [
-    ['a small project as the argument', () => ['plan', at('small'), '-e', 'dev'], () => ({}), () => root, 'small', /a project of 1 KB of YAML, 1 KB of it changed/],
-    ['a small project at the limit, in the cache', () => ['plan', at('small-warm')], () => ({}), () => root, 'small', /a project of 48 KB of YAML, 0 KB of it changed/],
+    [
+      'a small project as the argument',
+      () => ['plan', at('small'), '-e', 'dev'],
+      () => ({}),
+      () => root,
+      'small',
+      /a project of 1 KB of YAML, 1 KB of it changed/,
+    ],
+    [
+      'a small project at the limit, in the cache',
+      () => ['plan', at('small-warm')],
+      () => ({}),
+      () => root,
+      'small',
+      /a project of 48 KB of YAML, 0 KB of it changed/,
+    ],
     ['past the small limit, in the cache', () => ['plan', at('small-over')], () => ({}), () => root, 'lean', /a project of 49 KB of YAML, 0 KB of it changed/],
-    ['a small project edited since, up to the limit', () => ['plan', at('small-edited')], () => ({}), () => root, 'small', /18 KB of YAML, 8 KB of it changed .*, 8 KB of that beyond the plain parser/],
-    ['a small project edited since, past the limit', () => ['plan', at('small-edited-more')], () => ({}), () => root, 'lean', /19 KB of YAML, 9 KB of it changed .*, 9 KB of that beyond/],
-    ['a small project edited since, more but plain', () => ['plan', at('small-edited-plain')], () => ({}), () => root, 'small', /40 KB of YAML, 30 KB of it changed .*, 0 KB of that beyond/],
-    ['the smallest project without its cache: all of it plain', () => ['plan', at('small-warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'small', /48 KB of it changed/],
-    ['too much YAML for the library without the cache', () => ['validate', at('cold')], () => ({}), () => root, 'parse', /over 96 KB of changed YAML that looks beyond the plain parser$/],
-    ['more, plain YAML without the cache', () => ['validate', at('cold-plain')], () => ({}), () => root, 'lean', /481 KB of it changed .*, 0 KB of that beyond/],
+    [
+      'a small project edited since, up to the limit',
+      () => ['plan', at('small-edited')],
+      () => ({}),
+      () => root,
+      'small',
+      /18 KB of YAML, 8 KB of it changed .*, 8 KB of that beyond the plain parser/,
+    ],
+    [
+      'a small project edited since, past the limit',
+      () => ['plan', at('small-edited-more')],
+      () => ({}),
+      () => root,
+      'lean',
+      /19 KB of YAML, 9 KB of it changed .*, 9 KB of that beyond/,
+    ],
+    [
+      'a small project edited since, more but plain',
+      () => ['plan', at('small-edited-plain')],
+      () => ({}),
+      () => root,
+      'small',
+      /40 KB of YAML, 30 KB of it changed .*, 0 KB of that beyond/,
+    ],
+    [
+      'the smallest project without its cache: all of it plain',
+      () => ['plan', at('small-warm')],
+      () => ({ AGENTFORM_PARSE_CACHE: 'off' }),
+      () => root,
+      'small',
+      /48 KB of it changed/,
+    ],
+    [
+      'too much YAML for the library without the cache',
+      () => ['validate', at('cold')],
+      () => ({}),
+      () => root,
+      'parse',
+      /over 96 KB of changed YAML that looks beyond the plain parser$/,
+    ],
+    [
+      'more, plain YAML without the cache',
+      () => ['validate', at('cold-plain')],
+      () => ({}),
+      () => root,
+      'lean',
+      /481 KB of it changed .*, 0 KB of that beyond/,
+    ],
     ['a large project, all of it in the cache', () => ['plan', at('warm')], () => ({}), () => root, 'lean', /768 KB of YAML, 0 KB of it changed/],
-    ['the same without its cache, plain', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'lean', /768 KB of it changed .*, 0 KB of that beyond/],
-    ['the same with its cache elsewhere', () => ['plan', at('warm')], () => ({ AGENTFORM_PARSE_CACHE: at('elsewhere') }), () => root, 'lean', /0 KB of it changed/],
+    [
+      'the same without its cache, plain',
+      () => ['plan', at('warm')],
+      () => ({ AGENTFORM_PARSE_CACHE: 'off' }),
+      () => root,
+      'lean',
+      /768 KB of it changed .*, 0 KB of that beyond/,
+    ],
+    [
+      'the same with its cache elsewhere',
+      () => ['plan', at('warm')],
+      () => ({ AGENTFORM_PARSE_CACHE: at('elsewhere') }),
+      () => root,
+      'lean',
+      /0 KB of it changed/,
+    ],
     ['a cache directory without its pack', () => ['plan', at('upgraded')], () => ({}), () => root, 'parse', /over 96 KB of changed YAML/],
     ['edits since the last run, up to the limit', () => ['plan', at('edited')], () => ({}), () => root, 'lean', /96 KB of it changed/],
     ['edits since the last run, past the limit', () => ['plan', at('edited-more')], () => ({}), () => root, 'parse', /over 96 KB of changed YAML/],
@@ -223,7 +313,14 @@ describe('chooseV8Mode', () => {
     ['forced parse', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'parse' }), () => root, 'parse', /AGENTFORM_V8_MODE/],
     ['forced small', () => ['plan', at('large')], () => ({ AGENTFORM_V8_MODE: 'small' }), () => root, 'small', /AGENTFORM_V8_MODE/],
     ['a large plain project parsed afresh: full', () => ['plan', at('large')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'full', /over 768 KB/],
-    ['a large project for the library parsed afresh: parse, not full', () => ['plan', at('large-library')], () => ({ AGENTFORM_PARSE_CACHE: 'off' }), () => root, 'parse', /over 256 KB of changed YAML .*; the young generation grows while parsing$/],
+    [
+      'a large project for the library parsed afresh: parse, not full',
+      () => ['plan', at('large-library')],
+      () => ({ AGENTFORM_PARSE_CACHE: 'off' }),
+      () => root,
+      'parse',
+      /over 256 KB of changed YAML .*; the young generation grows while parsing$/,
+    ],
     ['an unknown forced mode is ignored', () => ['plan', at('small')], () => ({ AGENTFORM_V8_MODE: 'fast' }), () => root, 'small', /1 KB of YAML/],
   ];
   it.each(cases)('%s', (_name, args, env, cwd, mode, reason) => {
@@ -269,7 +366,11 @@ describe('v8-tuning applies the mode it chose', () => {
 
   /** Whether a function whose loop runs long gets baseline (Sparkplug) code, in a process started under `mode`. */
   function baselineUnder(mode: string): boolean {
-    const status = statusUnder(mode, "new Function('n', 'let sum = 0; for (let i = 0; i < n; i++) sum += i; return sum')", 'for (let round = 0; round < 20; round++) fn(100_000);');
+    const status = statusUnder(
+      mode,
+      "new Function('n', 'let sum = 0; for (let i = 0; i < n; i++) sum += i; return sum')",
+      'for (let round = 0; round < 20; round++) fn(100_000);',
+    );
     return (status & (1 << 15)) !== 0; // V8's OptimizationStatus::kBaseline
   }
 
@@ -309,13 +410,23 @@ describe('v8-tuning applies the mode it chose', () => {
   it('parse: a code cache made with only the young generation tuned is accepted', () => {
     const source = JSON.stringify('function add(a, b) { return a + b; } add(1, 2);');
     // Set as v8-tuning.ts sets it: V8 hashes the flags set at run time, not those on node's command line.
-    const made = execFileSync(process.execPath, ['-e', `require('node:v8').setFlagsFromString('--semi-space-growth-factor=1'); process.stdout.write(new (require('node:vm').Script)(${source}).createCachedData().toString('base64'))`], { encoding: 'utf8' });
+    const made = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        `require('node:v8').setFlagsFromString('--semi-space-growth-factor=1'); process.stdout.write(new (require('node:vm').Script)(${source}).createCachedData().toString('base64'))`,
+      ],
+      { encoding: 'utf8' },
+    );
     const script = `
       const { v8Choice } = await import(${JSON.stringify(BUILT)});
       const { Script } = await import('node:vm');
       const script = new Script(${source}, { cachedData: Buffer.from(${JSON.stringify(made)}, 'base64') });
       console.log(JSON.stringify({ mode: v8Choice.mode, rejected: script.cachedDataRejected }));`;
-    const run = (mode: string) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, AGENTFORM_V8_MODE: mode } })) as unknown;
+    const run = (mode: string) =>
+      JSON.parse(
+        execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, AGENTFORM_V8_MODE: mode } }),
+      ) as unknown;
     expect(run('parse')).toEqual({ mode: 'parse', rejected: false });
     // The check can fail: under the full mode's flags the same cache is rejected.
     expect(run('full')).toEqual({ mode: 'full', rejected: true });

@@ -50,7 +50,9 @@ describe('settleHeapForWrites', () => {
     const settling = settleHeapForWrites(0);
     expect(settling?.state).toBe('collected');
     expect(largeObjects() - before).toBeLessThan(5 * 1024 * 1024);
-    expect(describeHeapSettling(settling!)).toMatch(/^heap at the first write: \d+\.\d MB in use, \d+\.\d MB after a full collection \(\d+\.\d ms\); the old generation now grows by 50 % of what a collection keeps$/);
+    expect(describeHeapSettling(settling!)).toMatch(
+      /^heap at the first write: \d+\.\d MB in use, \d+\.\d MB after a full collection \(\d+\.\d ms\); the old generation now grows by 50 % of what a collection keeps$/,
+    );
   });
 
   /** The module with node:v8's flag setter recorded in `calls`, alongside `gc` calls. */
@@ -143,7 +145,8 @@ describe('agentform apply', () => {
     await mkdir(join(dir, 'agents'));
     for (let file = 0; file * 50 < agents; file++) {
       const documents = Array.from({ length: Math.min(50, agents - file * 50) }, (_, offset) => file * 50 + offset).map(
-        (index) => `kind: Agent\nname: agent-${index}\nspec:\n  description: Agent number ${index}, one of many.\n  model: {provider: main, model: gpt-4o}\n  system: You are agent ${index}. Answer briefly, cite your sources, and ask before acting.\n  tools: []\n  policies: {}\n  limits: {maxTurns: 5}\n`,
+        (index) =>
+          `kind: Agent\nname: agent-${index}\nspec:\n  description: Agent number ${index}, one of many.\n  model: {provider: main, model: gpt-4o}\n  system: You are agent ${index}. Answer briefly, cite your sources, and ask before acting.\n  tools: []\n  policies: {}\n  limits: {maxTurns: 5}\n`,
       );
       await writeFile(join(dir, 'agents', `agents-${file}.yaml`), documents.join('---\n'));
     }

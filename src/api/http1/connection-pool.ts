@@ -68,7 +68,6 @@ interface Connection {
   dead: boolean;
 }
 
-
 /** Idle connections are closed after this long when the server gives no Keep-Alive hint. */
 const DEFAULT_IDLE_MS = 4_000;
 /**
@@ -90,9 +89,24 @@ export class ConnectionPool {
 
   request(request: PooledRequest): Promise<PooledAnswer> {
     return new Promise<PooledAnswer>((resolve, reject) => {
-      const exchange: Exchange = { request, resolve, reject, timer: undefined as unknown as NodeJS.Timeout, connection: undefined, status: 0, headers: {}, decoder: undefined, text: '', bodyBytes: 0, settled: false };
+      const exchange: Exchange = {
+        request,
+        resolve,
+        reject,
+        timer: undefined as unknown as NodeJS.Timeout,
+        connection: undefined,
+        status: 0,
+        headers: {},
+        decoder: undefined,
+        text: '',
+        bodyBytes: 0,
+        settled: false,
+      };
       // setTimeout fires at once beyond its 32-bit limit (~24.8 days).
-      exchange.timer = setTimeout(() => this.fail(exchange, codedError('CLIENT_TIMEOUT', `no answer within ${request.timeoutMs} ms`)), Math.min(request.timeoutMs, MAX_TIMER_MS));
+      exchange.timer = setTimeout(
+        () => this.fail(exchange, codedError('CLIENT_TIMEOUT', `no answer within ${request.timeoutMs} ms`)),
+        Math.min(request.timeoutMs, MAX_TIMER_MS),
+      );
       if (this.closing) return this.fail(exchange, codedError('CLIENT_CLOSED', 'the client was closed'));
       const idle = this.idle.pop();
       if (idle) this.assign(idle, exchange);
@@ -145,7 +159,15 @@ export class ConnectionPool {
     const socket = this.connect();
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 10_000);
-    const connection: Connection = { socket, parser: undefined as unknown as ResponseParser, exchange: undefined, idleMs: undefined, idleTimer: undefined, answered: undefined, dead: false };
+    const connection: Connection = {
+      socket,
+      parser: undefined as unknown as ResponseParser,
+      exchange: undefined,
+      idleMs: undefined,
+      idleTimer: undefined,
+      answered: undefined,
+      dead: false,
+    };
     connection.parser = new ResponseParser({
       head: (head) => {
         const exchange = connection.exchange!;
@@ -154,7 +176,8 @@ export class ConnectionPool {
         connection.idleMs = idleMsOf(head.headers);
         const length = head.headers['content-length'];
         // A declared length beyond the limit is refused before any of the body arrives.
-        if (length !== undefined && Number(Array.isArray(length) ? length[0] : length) > (exchange.request.maxBodyBytes ?? Infinity)) throw tooLarge(exchange.request);
+        if (length !== undefined && Number(Array.isArray(length) ? length[0] : length) > (exchange.request.maxBodyBytes ?? Infinity))
+          throw tooLarge(exchange.request);
       },
       body: (chunk) => {
         const exchange = connection.exchange!;

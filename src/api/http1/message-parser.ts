@@ -164,7 +164,8 @@ export class MessageParser {
       }
       case 'chunk-size': {
         const end = data.indexOf(CRLF, Math.max(0, this.searched - 1));
-        if (hasBareLineFeed(data, Math.max(0, this.searched - 1), end < 0 ? data.length : end)) throw this.refuse('a chunk-size line ends with a bare LF, not CRLF');
+        if (hasBareLineFeed(data, Math.max(0, this.searched - 1), end < 0 ? data.length : end))
+          throw this.refuse('a chunk-size line ends with a bare LF, not CRLF');
         if (end < 0) {
           this.searched = data.length;
           if (data.length > MAX_CHUNK_LINE_BYTES) throw this.refuse('a chunk-size line is too long');
@@ -193,7 +194,8 @@ export class MessageParser {
       case 'trailers': {
         // Trailer fields are read past and ignored; an empty line ends them (and the message).
         const end = data.indexOf(CRLF, Math.max(0, this.searched - 1));
-        if (hasBareLineFeed(data, Math.max(0, this.searched - 1), end < 0 ? data.length : end)) throw this.refuse('a trailer line ends with a bare LF, not CRLF');
+        if (hasBareLineFeed(data, Math.max(0, this.searched - 1), end < 0 ? data.length : end))
+          throw this.refuse('a trailer line ends with a bare LF, not CRLF');
         if (end < 0) {
           this.searched = data.length;
           if (this.trailerBytes + data.length > MAX_HEAD_BYTES) throw this.refuse('the trailer section is too long');
@@ -242,7 +244,26 @@ export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // Field values: visible characters, spaces and tabs, and obs-text (bytes 0x80-0xFF, as latin1).
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 /** Fields whose repeats node drops (the first one counts); set-cookie collects; cookie joins with "; "; others join with ", ". */
-const FIRST_WINS = new Set(['content-type', 'content-length', 'user-agent', 'referer', 'host', 'authorization', 'proxy-authorization', 'if-modified-since', 'if-unmodified-since', 'from', 'location', 'max-forwards', 'retry-after', 'etag', 'last-modified', 'server', 'age', 'expires']);
+const FIRST_WINS = new Set([
+  'content-type',
+  'content-length',
+  'user-agent',
+  'referer',
+  'host',
+  'authorization',
+  'proxy-authorization',
+  'if-modified-since',
+  'if-unmodified-since',
+  'from',
+  'location',
+  'max-forwards',
+  'retry-after',
+  'etag',
+  'last-modified',
+  'server',
+  'age',
+  'expires',
+]);
 
 export type HeaderFields = Record<string, string | string[]>;
 

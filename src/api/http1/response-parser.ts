@@ -101,7 +101,8 @@ export class ResponseParser {
       // This client sends no TE header, so chunked is the only coding a server may use; any other
       // would hand the caller encoded bytes as if they were the body.
       const codings = transferCodingsOf(transferEncoding);
-      if (codings.length !== 1 || codings[0] !== 'chunked') throw new MalformedResponseError(`a transfer coding this client did not ask for: ${JSON.stringify(codings.join(', ').slice(0, 80))}`);
+      if (codings.length !== 1 || codings[0] !== 'chunked')
+        throw new MalformedResponseError(`a transfer coding this client did not ask for: ${JSON.stringify(codings.join(', ').slice(0, 80))}`);
       return { kind: 'chunked' };
     }
     if (headers['content-length'] !== undefined) return { kind: 'length', length: contentLengthOf(headers['content-length'], malformed) };

@@ -97,7 +97,8 @@ export class TunnelSocket extends Duplex {
       this.answer = Buffer.concat([this.answer, chunk]);
       const end = this.answer.indexOf('\r\n\r\n');
       if (end >= 0) return this.answered(this.answer.subarray(0, end + 4).toString('latin1'), this.answer.subarray(end + 4));
-      if (this.answer.length > MAX_ANSWER_BYTES) return this.fail('PROXY_PROTOCOL', `the proxy ${this.options.proxyLabel} answered CONNECT with more than ${MAX_ANSWER_BYTES} bytes of header`);
+      if (this.answer.length > MAX_ANSWER_BYTES)
+        return this.fail('PROXY_PROTOCOL', `the proxy ${this.options.proxyLabel} answered CONNECT with more than ${MAX_ANSWER_BYTES} bytes of header`);
     }
   };
 
@@ -111,7 +112,8 @@ export class TunnelSocket extends Duplex {
     if (code === 407 || code === 401) return this.fail('PROXY_REFUSED', credentialsRefused(label, code, reason, this.options.authorization !== undefined));
     // The proxy could not reach the API (tinyproxy answers 500, squid 503, others 502/504) or is
     // overloaded: worth another try, as nothing went through. (501, 505: it never will.)
-    if (code === 500 || code === 502 || code === 503 || code === 504) return this.fail('PROXY_UNAVAILABLE', `the proxy ${label} could not open the tunnel to ${this.options.authority} (${code}${reason})`);
+    if (code === 500 || code === 502 || code === 503 || code === 504)
+      return this.fail('PROXY_UNAVAILABLE', `the proxy ${label} could not open the tunnel to ${this.options.authority} (${code}${reason})`);
     if (code < 200 || code > 299) return this.fail('PROXY_REFUSED', `the proxy ${label} refused the tunnel to ${this.options.authority} (${code}${reason})`);
     // The client speaks first in TLS: bytes already here did not come from the API.
     if (rest.length > 0) return this.fail('PROXY_PROTOCOL', `the proxy ${label} sent bytes after its answer to CONNECT`);

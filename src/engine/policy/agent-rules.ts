@@ -39,7 +39,12 @@ export const identityNotRequiredWithGrants = resourceRule('agent', {
     const connections = agentConnections(agent.spec).filter((name) => withGrants.has(name));
     if (connections.length === 0) return [];
     const one = connections.length === 1;
-    return [{ path: ['identity'], message: `identity.required is not true, but connection${one ? '' : 's'} ${connections.join(', ')} hold${one ? 's' : ''} per-identity grants` }];
+    return [
+      {
+        path: ['identity'],
+        message: `identity.required is not true, but connection${one ? '' : 's'} ${connections.join(', ')} hold${one ? 's' : ''} per-identity grants`,
+      },
+    ];
   },
 });
 
@@ -57,15 +62,25 @@ export const subagentDepthRule = resourceRule('agent', {
     const concurrent = valueAt(agent.spec, ['subagentPolicy', 'maxConcurrent']);
     const findings: ResourceFinding[] = [];
     if (depth > maxDepth) findings.push({ path: ['subagents'], message: `its subagent chain is ${depth} deep (at most ${maxDepth})` });
-    if (typeof declaredDepth === 'number' && declaredDepth > maxDepth) findings.push({ path: ['subagentPolicy', 'maxDepth'], message: `subagentPolicy.maxDepth is ${declaredDepth} (at most ${maxDepth})` });
+    if (typeof declaredDepth === 'number' && declaredDepth > maxDepth)
+      findings.push({ path: ['subagentPolicy', 'maxDepth'], message: `subagentPolicy.maxDepth is ${declaredDepth} (at most ${maxDepth})` });
     // Left to the server, selfDelegation may be true: then only maxDepth bounds the tree.
-    const selfDelegationUnset = valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === undefined || valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === null;
+    const selfDelegationUnset =
+      valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === undefined || valueAt(agent.spec, ['subagentPolicy', 'selfDelegation']) === null;
     if ((cycle || selfDelegation || selfDelegationUnset) && typeof declaredDepth !== 'number') {
-      const why = cycle ? 'its subagents delegate back in a cycle' : selfDelegation ? 'subagentPolicy.selfDelegation is true' : "subagentPolicy.selfDelegation is not set (the server's default may allow it)";
-      findings.push({ path: ['subagentPolicy'], message: `${why} and subagentPolicy.maxDepth is not set: the tree ${selfDelegationUnset && !cycle ? 'may be' : 'is'} unbounded` });
+      const why = cycle
+        ? 'its subagents delegate back in a cycle'
+        : selfDelegation
+          ? 'subagentPolicy.selfDelegation is true'
+          : "subagentPolicy.selfDelegation is not set (the server's default may allow it)";
+      findings.push({
+        path: ['subagentPolicy'],
+        message: `${why} and subagentPolicy.maxDepth is not set: the tree ${selfDelegationUnset && !cycle ? 'may be' : 'is'} unbounded`,
+      });
     }
     if (fanOut > maxFanOut) findings.push({ path: ['subagents'], message: `it has ${fanOut} subagents (at most ${maxFanOut})` });
-    if (typeof concurrent === 'number' && concurrent > maxFanOut) findings.push({ path: ['subagentPolicy', 'maxConcurrent'], message: `subagentPolicy.maxConcurrent is ${concurrent} (at most ${maxFanOut})` });
+    if (typeof concurrent === 'number' && concurrent > maxFanOut)
+      findings.push({ path: ['subagentPolicy', 'maxConcurrent'], message: `subagentPolicy.maxConcurrent is ${concurrent} (at most ${maxFanOut})` });
     return findings;
   },
 });
@@ -79,6 +94,11 @@ export const fallbackProviderWithoutSecret = resourceRule('agent', {
       const provider = context.byKind('provider').find((candidate) => candidate.name === model.provider);
       if (provider && provider.writeOnly.secret !== undefined) return [];
       const why = provider ? 'declares no secret' : 'is not declared in this environment';
-      return [{ path: ['model', 'fallback', 'models', index, 'provider'], message: `fallback model ${model.provider}/${String(model.model)}: provider ${model.provider} ${why}` }];
+      return [
+        {
+          path: ['model', 'fallback', 'models', index, 'provider'],
+          message: `fallback model ${model.provider}/${String(model.model)}: provider ${model.provider} ${why}`,
+        },
+      ];
     }),
 });

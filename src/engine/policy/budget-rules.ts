@@ -25,7 +25,13 @@ export const environmentSpendCapsMissing: BuiltinRule = {
     const environment = context.byKind('environment')[0];
     if (environment && hasCaps(environment.spec)) return [];
     const name = environment?.name ?? context.environmentSlug ?? context.environment;
-    return [{ address: addressOf('environment', name), path: ['spend'], message: `environment ${context.environment} has no spend caps (settings.spend: dailyUsd, tokensPerMonth, agentMinutesPerMonth)` }];
+    return [
+      {
+        address: addressOf('environment', name),
+        path: ['spend'],
+        message: `environment ${context.environment} has no spend caps (settings.spend: dailyUsd, tokensPerMonth, agentMinutesPerMonth)`,
+      },
+    ];
   },
 };
 

@@ -61,6 +61,12 @@ export function evaluateCustomRule(rule: CompiledCustomRule, resources: readonly
     .flatMap((resource): RawFinding[] => {
       if (rule.validate(resource.spec)) return [];
       const first = rule.validate.errors?.[0];
-      return [{ address: addressOf(resource.kind, resource.name), path: first ? pathOf(first.instancePath) : [], message: `${rule.message}${first ? ` (${describe(first)})` : ''}` }];
+      return [
+        {
+          address: addressOf(resource.kind, resource.name),
+          path: first ? pathOf(first.instancePath) : [],
+          message: `${rule.message}${first ? ` (${describe(first)})` : ''}`,
+        },
+      ];
     });
 }

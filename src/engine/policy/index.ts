@@ -58,7 +58,12 @@ function settingFor(setting: SeveritySetting | undefined, environment: string): 
 }
 
 /** The severity of a rule in an environment: configured, else its default for the environment's kind. */
-export function severityFor(defaults: DefaultSeverity, setting: SeveritySetting | undefined, environment: string, environmentKind: string | undefined): Severity {
+export function severityFor(
+  defaults: DefaultSeverity,
+  setting: SeveritySetting | undefined,
+  environment: string,
+  environmentKind: string | undefined,
+): Severity {
   return settingFor(setting, environment) ?? (environmentKind === 'production' ? defaults.production : defaults.other);
 }
 
@@ -82,7 +87,12 @@ function contextOf(input: PolicyInput): RuleContext {
 
 function compareFindings(a: Finding, b: Finding): number {
   const severity = (finding: Finding) => (finding.suppressed ? 2 : finding.severity === 'error' ? 0 : 1);
-  return severity(a) - severity(b) || (a.address < b.address ? -1 : a.address > b.address ? 1 : 0) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) || (a.message < b.message ? -1 : 1);
+  return (
+    severity(a) - severity(b) ||
+    (a.address < b.address ? -1 : a.address > b.address ? 1 : 0) ||
+    (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) ||
+    (a.message < b.message ? -1 : 1)
+  );
 }
 
 /**

@@ -9,8 +9,15 @@ export const sandboxUnrestrictedEgress = resourceRule('agent', {
   check: (agent) => {
     if (!objectAt(agent.spec, ['sandbox'])) return [];
     const mode = valueAt(agent.spec, ['sandbox', 'network', 'egress', 'mode']);
-    if (mode === 'unrestricted') return [{ path: ['sandbox', 'network', 'egress', 'mode'], message: 'sandbox.network.egress.mode is unrestricted: the sandbox may reach any host' }];
-    if (mode === undefined || mode === null) return [{ path: ['sandbox'], message: "sandbox.network.egress.mode is not set: the server's default may let the sandbox reach any host; set a restricted mode" }];
+    if (mode === 'unrestricted')
+      return [{ path: ['sandbox', 'network', 'egress', 'mode'], message: 'sandbox.network.egress.mode is unrestricted: the sandbox may reach any host' }];
+    if (mode === undefined || mode === null)
+      return [
+        {
+          path: ['sandbox'],
+          message: "sandbox.network.egress.mode is not set: the server's default may let the sandbox reach any host; set a restricted mode",
+        },
+      ];
     return [];
   },
 });
@@ -23,9 +30,20 @@ export const sandboxToolsTooWide = resourceRule('agent', {
     const preset = valueAt(agent.spec, ['sandbox', 'tools', 'preset']);
     if (preset === 'read-only' || arrayAt(agent.spec, ['sandbox', 'tools', 'deny']).length > 0) return [];
     if (preset === undefined || preset === null) {
-      return [{ path: ['sandbox'], message: "sandbox.tools.preset is not set and sandbox.tools.deny is empty: the server's default preset may be wider than read-only; set it, or list the tools it must not use" }];
+      return [
+        {
+          path: ['sandbox'],
+          message:
+            "sandbox.tools.preset is not set and sandbox.tools.deny is empty: the server's default preset may be wider than read-only; set it, or list the tools it must not use",
+        },
+      ];
     }
     if (typeof preset !== 'string') return [];
-    return [{ path: ['sandbox', 'tools', 'preset'], message: `sandbox.tools.preset is ${preset} and sandbox.tools.deny is empty: list the tools it must not use, or use read-only` }];
+    return [
+      {
+        path: ['sandbox', 'tools', 'preset'],
+        message: `sandbox.tools.preset is ${preset} and sandbox.tools.deny is empty: list the tools it must not use, or use read-only`,
+      },
+    ];
   },
 });

@@ -15,7 +15,10 @@ export const destructiveToolWithoutDecision = resourceRule('agent', {
   rationale: 'A tool that may destroy (or whose annotations do not say it cannot) should wait for a hook or human decision.',
   check: (agent, context) =>
     (context.capabilities.get(agent.name)?.capabilities ?? [])
-      .filter((capability) => capability.via.length === 0 && capability.decision === 'allowed' && (capability.effect === 'destructive' || capability.effect === 'unknown'))
+      .filter(
+        (capability) =>
+          capability.via.length === 0 && capability.decision === 'allowed' && (capability.effect === 'destructive' || capability.effect === 'unknown'),
+      )
       .map((capability) => ({
         path: ['policies', 'toolCalls'],
         message: `${capability.tool} (${capability.effect === 'unknown' ? 'effect unknown, so assumed destructive' : 'destructive'}) runs without a decision: add a hook, or set policies.toolCalls.byTool to deny or ask`,
@@ -28,9 +31,17 @@ export const defaultAllowWithoutHook = resourceRule('agent', {
   check: (agent) => {
     if (hasHook(agent.spec)) return [];
     const value = valueAt(agent.spec, ['policies', 'toolCalls', 'default']);
-    if (value === 'allow') return [{ path: ['policies', 'toolCalls', 'default'], message: 'policies.toolCalls.default is allow and no hook decides: every tool call runs unchecked' }];
+    if (value === 'allow')
+      return [
+        { path: ['policies', 'toolCalls', 'default'], message: 'policies.toolCalls.default is allow and no hook decides: every tool call runs unchecked' },
+      ];
     if (unset(value)) {
-      return [{ path: ['policies', 'toolCalls'], message: "policies.toolCalls.default is not set and no hook decides: the server's default may run every tool call unchecked; set it to deny or ask" }];
+      return [
+        {
+          path: ['policies', 'toolCalls'],
+          message: "policies.toolCalls.default is not set and no hook decides: the server's default may run every tool call unchecked; set it to deny or ask",
+        },
+      ];
     }
     return [];
   },
@@ -44,8 +55,10 @@ export const hookFailsOpen = resourceRule('agent', {
     if (!hasHook(agent.spec)) return [];
     const toolCalls = objectAt(agent.spec, ['policies', 'toolCalls']) ?? {};
     return (['onError', 'onTimeout'] as const).flatMap((field) => {
-      if (toolCalls[field] === 'allow') return [{ path: ['policies', 'toolCalls', field], message: `policies.toolCalls.${field} is allow: the hook fails open` }];
-      if (unset(toolCalls[field])) return [{ path: ['policies', 'toolCalls'], message: `policies.toolCalls.${field} is not set: the server's default may fail open; set it to deny` }];
+      if (toolCalls[field] === 'allow')
+        return [{ path: ['policies', 'toolCalls', field], message: `policies.toolCalls.${field} is allow: the hook fails open` }];
+      if (unset(toolCalls[field]))
+        return [{ path: ['policies', 'toolCalls'], message: `policies.toolCalls.${field} is not set: the server's default may fail open; set it to deny` }];
       return [];
     });
   },
@@ -70,8 +83,18 @@ export const decisionExpiryAllows = resourceRule('agent', {
     const onExpire = valueAt(agent.spec, ['policies', 'decisions', 'onExpire']);
     if (onExpire === 'deny' || !mayWaitForDecision(agent.spec)) return [];
     if (unset(onExpire)) {
-      return [{ path: ['policies'], message: "policies.decisions.onExpire is not set: the server's default may carry out a decision nobody answered; set it to deny" }];
+      return [
+        {
+          path: ['policies'],
+          message: "policies.decisions.onExpire is not set: the server's default may carry out a decision nobody answered; set it to deny",
+        },
+      ];
     }
-    return [{ path: ['policies', 'decisions', 'onExpire'], message: `policies.decisions.onExpire is ${JSON.stringify(onExpire)}: an unanswered decision should expire into deny` }];
+    return [
+      {
+        path: ['policies', 'decisions', 'onExpire'],
+        message: `policies.decisions.onExpire is ${JSON.stringify(onExpire)}: an unanswered decision should expire into deny`,
+      },
+    ];
   },
 });

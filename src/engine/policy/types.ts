@@ -71,7 +71,10 @@ export const STRICT_IN_PRODUCTION: DefaultSeverity = { other: 'warning', product
 export type ResourceFinding = Omit<RawFinding, 'address'>;
 
 /** A built-in rule (default severity STRICT_IN_PRODUCTION) checking each resource of one kind on its own. */
-export function resourceRule(kind: ResourceKind, rule: { id: string; rationale: string; check(resource: DesiredResource, context: RuleContext): ResourceFinding[] }): BuiltinRule {
+export function resourceRule(
+  kind: ResourceKind,
+  rule: { id: string; rationale: string; check(resource: DesiredResource, context: RuleContext): ResourceFinding[] },
+): BuiltinRule {
   return {
     id: rule.id,
     rationale: rule.rationale,

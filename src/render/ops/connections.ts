@@ -35,7 +35,15 @@ export function renderGrants(grants: readonly ConnectionGrant[], now: Date): str
     formatUntil(grant.expiresAt, now),
   ]);
   return formatTable(
-    [{ header: 'GRANT' }, { header: 'CONNECTION' }, { header: 'IDENTITY' }, { header: 'STATUS' }, { header: 'SCOPES' }, { header: 'REFRESH' }, { header: 'EXPIRES' }],
+    [
+      { header: 'GRANT' },
+      { header: 'CONNECTION' },
+      { header: 'IDENTITY' },
+      { header: 'STATUS' },
+      { header: 'SCOPES' },
+      { header: 'REFRESH' },
+      { header: 'EXPIRES' },
+    ],
     rows,
   );
 }

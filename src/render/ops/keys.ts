@@ -29,7 +29,9 @@ export function renderKey(key: ApiKey): string {
 
 /** Where the token went, said without the token. */
 export function renderCreatedKey(key: ApiKey, tokenFile: string | undefined): string {
-  const where = tokenFile ? `The token was written to ${tokenFile} (mode 0600). It is shown nowhere else and cannot be read again.` : 'The token follows on the next line; it cannot be read again.';
+  const where = tokenFile
+    ? `The token was written to ${tokenFile} (mode 0600). It is shown nowhere else and cannot be read again.`
+    : 'The token follows on the next line; it cannot be read again.';
   return `Created API key ${key.name}.\n\n${renderKey(key)}\n\n${where}`;
 }
 

@@ -13,7 +13,14 @@ export function renderSandboxes(sandboxes: readonly Sandbox[], now: Date): strin
     String(sandbox.snapshots?.length ?? 0),
   ]);
   return formatTable(
-    [{ header: 'SANDBOX' }, { header: 'STATE' }, { header: 'PROVIDER' }, { header: 'OWNER SESSION' }, { header: 'IDLE SINCE' }, { header: 'SNAPSHOTS', align: 'right' }],
+    [
+      { header: 'SANDBOX' },
+      { header: 'STATE' },
+      { header: 'PROVIDER' },
+      { header: 'OWNER SESSION' },
+      { header: 'IDLE SINCE' },
+      { header: 'SNAPSHOTS', align: 'right' },
+    ],
     rows,
   );
 }

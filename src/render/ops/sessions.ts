@@ -12,10 +12,22 @@ export function filterEvents(events: readonly SessionEvent[], types: readonly st
   return events.filter((event) => matchers.some((matches) => matches(event.type)));
 }
 
-const EVENT_COLUMNS = [{ header: 'SEQ', align: 'right' as const }, { header: 'TIME' }, { header: 'TYPE' }, { header: 'AGENT VERSION', align: 'right' as const }, { header: 'IDENTITY' }];
+const EVENT_COLUMNS = [
+  { header: 'SEQ', align: 'right' as const },
+  { header: 'TIME' },
+  { header: 'TYPE' },
+  { header: 'AGENT VERSION', align: 'right' as const },
+  { header: 'IDENTITY' },
+];
 
 function eventCells(event: SessionEvent): string[] {
-  return [String(event.seq), formatTime(event.at), event.type, event.agentVersion === undefined ? '-' : `v${event.agentVersion}`, formatIdentity(event.identity)];
+  return [
+    String(event.seq),
+    formatTime(event.at),
+    event.type,
+    event.agentVersion === undefined ? '-' : `v${event.agentVersion}`,
+    formatIdentity(event.identity),
+  ];
 }
 
 export function renderEvents(events: readonly SessionEvent[]): string {

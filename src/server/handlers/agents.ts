@@ -78,7 +78,8 @@ function upsert(ctx: HandlerContext, slug: string, definition: AgentDefinition, 
     if (!agentId) {
       const existing = ctx.db.prepare('SELECT id FROM agents WHERE environment_id = ? AND slug = ?').get(environmentId, slug) as { id: string } | undefined;
       agentId = existing?.id ?? newId('agt');
-      if (!existing) ctx.db.prepare('INSERT INTO agents (id, environment_id, slug, created_at) VALUES (?, ?, ?, ?)').run(agentId, environmentId, slug, nowIso());
+      if (!existing)
+        ctx.db.prepare('INSERT INTO agents (id, environment_id, slug, created_at) VALUES (?, ?, ?, ?)').run(agentId, environmentId, slug, nowIso());
     }
     const row: VersionRow = {
       agent_id: agentId,

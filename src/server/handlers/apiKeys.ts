@@ -63,16 +63,22 @@ export function keysOf(db: Db, environmentId: string): ApiKeyRow[] {
  */
 function assertNameFree(db: Db, environmentId: string, name: string, replacesKeyId: string | undefined): void {
   const now = Date.now();
-  const live = (db.prepare('SELECT id, expires_at FROM api_keys WHERE environment_id = ? AND name = ? AND revoked_at IS NULL').all(environmentId, name) as Array<{
-    id: string;
-    expires_at: string | null;
-  }>).filter((row) => row.id !== replacesKeyId && (row.expires_at === null || Date.parse(row.expires_at) > now));
+  const live = (
+    db.prepare('SELECT id, expires_at FROM api_keys WHERE environment_id = ? AND name = ? AND revoked_at IS NULL').all(environmentId, name) as Array<{
+      id: string;
+      expires_at: string | null;
+    }>
+  ).filter((row) => row.id !== replacesKeyId && (row.expires_at === null || Date.parse(row.expires_at) > now));
   const taken = live[0];
   if (!taken) return;
-  throw new ServiceError('already_exists', `key.name: a live key named ${JSON.stringify(name)} already exists in this environment (${taken.id}); revoke it first, or create the new key under another name`, {
-    field: 'key.name',
-    id: taken.id,
-  });
+  throw new ServiceError(
+    'already_exists',
+    `key.name: a live key named ${JSON.stringify(name)} already exists in this environment (${taken.id}); revoke it first, or create the new key under another name`,
+    {
+      field: 'key.name',
+      id: taken.id,
+    },
+  );
 }
 
 /** A credential with no key behind it (none today: cookies carry their key's bounds) is held to nothing more than its scopes. */

@@ -69,7 +69,20 @@ export function insertEnvironment(
   db.prepare(
     `INSERT INTO environments (id, organization_id, slug, name, kind, grp, expires_at, created_by, created_at, updated_at, spend, retention)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, organizationId, filled.slug, filled.name, filled.kind, filled.group ?? null, filled.expiresAt ?? null, createdBy, now, now, JSON.stringify(filled.spend), JSON.stringify(filled.retention));
+  ).run(
+    id,
+    organizationId,
+    filled.slug,
+    filled.name,
+    filled.kind,
+    filled.group ?? null,
+    filled.expiresAt ?? null,
+    createdBy,
+    now,
+    now,
+    JSON.stringify(filled.spend),
+    JSON.stringify(filled.retention),
+  );
   return toEnvironment(rowBySlug(db, organizationId, input.slug));
 }
 
@@ -102,9 +115,13 @@ function assertOwnEnvironment(db: Db, tenancy: Tenancy, row: EnvironmentRow, rpc
   const liveKey = db.prepare('SELECT 1 FROM api_keys WHERE environment_id = ? AND revoked_at IS NULL LIMIT 1').get(row.id);
   if (tenancy.keyId && row.created_by === tenancy.actor && !liveKey) return;
   const verb = rpc === 'environments.archive' ? 'archived' : 'changed';
-  throw new ServiceError('permission_denied', `${rpc}: environment ${row.slug} can only be ${verb} with one of its own credentials, not one of another environment`, {
-    field: 'slug',
-  });
+  throw new ServiceError(
+    'permission_denied',
+    `${rpc}: environment ${row.slug} can only be ${verb} with one of its own credentials, not one of another environment`,
+    {
+      field: 'slug',
+    },
+  );
 }
 
 export const environments: GroupHandlers<'environments'> = {
@@ -113,7 +130,8 @@ export const environments: GroupHandlers<'environments'> = {
     (ctx.db.prepare('SELECT * FROM environments WHERE organization_id = ? ORDER BY created_at, slug').all(ctx.tenancy.organizationId) as EnvironmentRow[]).map(
       toEnvironment,
     ),
-  'environments.create': (ctx, body) => writeTx(ctx.db, () => insertEnvironment(ctx.db, ctx.tenancy.organizationId, body, ctx.tenancy.actor, ctx.profile.defaults.environment)),
+  'environments.create': (ctx, body) =>
+    writeTx(ctx.db, () => insertEnvironment(ctx.db, ctx.tenancy.organizationId, body, ctx.tenancy.actor, ctx.profile.defaults.environment)),
   'environments.update': (ctx, body) =>
     writeTx(ctx.db, () => {
       const row = rowBySlug(ctx.db, ctx.tenancy.organizationId, body.slug);

@@ -92,7 +92,9 @@ export const grants: Handlers<Extract<Rpc, `connections.grants.${string}`>> = {
       return { results: body.grants.map((item) => importOne(ctx.db, environmentId, connection.id, body.mode, item)) };
     }),
   'connections.grants.list': (ctx) =>
-    (ctx.db.prepare(`${GRANT_SELECT} WHERE g.environment_id = ? ORDER BY c.name, g.identity_scope, g.identity_id`).all(environmentOf(ctx)) as GrantRow[]).map(toGrant),
+    (ctx.db.prepare(`${GRANT_SELECT} WHERE g.environment_id = ? ORDER BY c.name, g.identity_scope, g.identity_id`).all(environmentOf(ctx)) as GrantRow[]).map(
+      toGrant,
+    ),
   'connections.grants.delete': (ctx, body) =>
     writeTx(ctx.db, () => {
       const result = ctx.db.prepare('DELETE FROM grants WHERE id = ? AND environment_id = ?').run(body.id, environmentOf(ctx));

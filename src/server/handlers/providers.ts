@@ -27,7 +27,15 @@ function sealSecret(db: Db, secret: string | null | undefined): string | null {
 }
 
 function toProvider(row: ProviderRow): ModelProvider {
-  return { id: row.id, name: row.name, type: row.type, baseUrl: row.base_url, hasSecret: row.secret !== null && row.secret !== '', createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    baseUrl: row.base_url,
+    hasSecret: row.secret !== null && row.secret !== '',
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }
 
 function providerBy(db: Db, environmentId: string, column: 'id' | 'name', value: string): ProviderRow {
@@ -62,7 +70,8 @@ export const providers: GroupHandlers<'providers'> = {
         .run(id, environmentId, body.name, body.type, storedBaseUrl(ctx, body.type, body.baseUrl) ?? null, sealSecret(ctx.db, body.secret), now, now);
       return toProvider(providerBy(ctx.db, environmentId, 'id', id));
     }),
-  'providers.list': (ctx) => (ctx.db.prepare('SELECT * FROM providers WHERE environment_id = ? ORDER BY name').all(environmentOf(ctx)) as ProviderRow[]).map(toProvider),
+  'providers.list': (ctx) =>
+    (ctx.db.prepare('SELECT * FROM providers WHERE environment_id = ? ORDER BY name').all(environmentOf(ctx)) as ProviderRow[]).map(toProvider),
   'providers.update': (ctx, body) =>
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
@@ -71,7 +80,10 @@ export const providers: GroupHandlers<'providers'> = {
       const baseUrl = storedBaseUrl(ctx, body.type ?? row.type, body.baseUrl);
       const movesEndpoint = baseUrl !== undefined && baseUrl !== row.base_url;
       if (movesEndpoint && body.secret === undefined && row.secret !== null && row.secret !== '') {
-        throw invalid('secret', `changing baseUrl needs the secret again: the stored one is never sent to a new endpoint (send the secret for ${baseUrl ?? 'the built-in catalog'}, or "" for none)`);
+        throw invalid(
+          'secret',
+          `changing baseUrl needs the secret again: the stored one is never sent to a new endpoint (send the secret for ${baseUrl ?? 'the built-in catalog'}, or "" for none)`,
+        );
       }
       ctx.db
         .prepare('UPDATE providers SET name = ?, type = ?, base_url = ?, secret = ?, updated_at = ? WHERE id = ?')

@@ -18,7 +18,9 @@ interface SecretRow {
 const toMetadata = (row: SecretRow): SecretMetadata => ({ id: row.id, name: row.name, createdAt: row.created_at, updatedAt: row.updated_at });
 
 function secretRow(db: Db, environmentId: string, id: string): SecretRow {
-  const row = db.prepare('SELECT id, name, created_at, updated_at FROM secrets WHERE id = ? AND environment_id = ?').get(id, environmentId) as SecretRow | undefined;
+  const row = db.prepare('SELECT id, name, created_at, updated_at FROM secrets WHERE id = ? AND environment_id = ?').get(id, environmentId) as
+    | SecretRow
+    | undefined;
   if (!row) throw notFound(`secret ${id}`);
   return row;
 }
@@ -27,14 +29,19 @@ export const secrets: GroupHandlers<'secrets'> = {
   'secrets.create': (ctx, body) =>
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);
-      if (ctx.db.prepare('SELECT 1 FROM secrets WHERE environment_id = ? AND name = ?').get(environmentId, body.name)) throw alreadyExists(`secret ${body.name}`);
+      if (ctx.db.prepare('SELECT 1 FROM secrets WHERE environment_id = ? AND name = ?').get(environmentId, body.name))
+        throw alreadyExists(`secret ${body.name}`);
       const id = newId('sec');
       const now = nowIso();
-      ctx.db.prepare('INSERT INTO secrets (id, environment_id, name, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(id, environmentId, body.name, cipherOf(ctx.db).seal('secrets.value', body.value), now, now);
+      ctx.db
+        .prepare('INSERT INTO secrets (id, environment_id, name, value, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(id, environmentId, body.name, cipherOf(ctx.db).seal('secrets.value', body.value), now, now);
       return toMetadata(secretRow(ctx.db, environmentId, id));
     }),
   'secrets.list': (ctx) =>
-    (ctx.db.prepare('SELECT id, name, created_at, updated_at FROM secrets WHERE environment_id = ? ORDER BY name').all(environmentOf(ctx)) as SecretRow[]).map(toMetadata),
+    (ctx.db.prepare('SELECT id, name, created_at, updated_at FROM secrets WHERE environment_id = ? ORDER BY name').all(environmentOf(ctx)) as SecretRow[]).map(
+      toMetadata,
+    ),
   'secrets.update': (ctx, body) =>
     writeTx(ctx.db, () => {
       const environmentId = environmentOf(ctx);

@@ -18,7 +18,11 @@ export const sessions: Handlers<Extract<Rpc, `sessions.${string}` | `sandboxes.$
   'sessions.events': (ctx, body) => {
     const session = sessionOf(ctx, body.id);
     const identity = parseJson<Identity | null>(session.identity, null);
-    const rows = ctx.db.prepare('SELECT seq, type, at FROM session_events WHERE session_id = ? ORDER BY seq').all(session.id) as Array<{ seq: number; type: string; at: string }>;
+    const rows = ctx.db.prepare('SELECT seq, type, at FROM session_events WHERE session_id = ? ORDER BY seq').all(session.id) as Array<{
+      seq: number;
+      type: string;
+      at: string;
+    }>;
     return rows.map((row): SessionEvent => {
       const event: SessionEvent = { seq: row.seq, sessionId: session.id, at: row.at, type: row.type, agentVersion: session.agent_version };
       if (identity) event.identity = identity;
@@ -31,7 +35,7 @@ export const sessions: Handlers<Extract<Rpc, `sessions.${string}` | `sandboxes.$
     return rows.map((row) => parseJson<PendingToolCall>(row.record, { toolCallId: '', name: '' }));
   },
   'sandboxes.list': (ctx) =>
-    (ctx.db.prepare('SELECT record FROM sandboxes WHERE environment_id = ? ORDER BY created_at, id').all(environmentOf(ctx)) as Array<{ record: string }>).map((row) =>
-      parseJson<Sandbox>(row.record, { id: '', state: 'error' }),
+    (ctx.db.prepare('SELECT record FROM sandboxes WHERE environment_id = ? ORDER BY created_at, id').all(environmentOf(ctx)) as Array<{ record: string }>).map(
+      (row) => parseJson<Sandbox>(row.record, { id: '', state: 'error' }),
     ),
 };

@@ -13,11 +13,7 @@ export interface BackoffOptions {
  * @param random a source in [0, 1); injectable for tests.
  * @returns whole milliseconds in [0, cap) where cap = min(maxDelayMs, baseDelayMs·2^(attempt-1)).
  */
-export function nextAttemptDelayMs(
-  attempt: number,
-  { baseDelayMs, maxDelayMs }: BackoffOptions,
-  random: () => number = Math.random,
-): number {
+export function nextAttemptDelayMs(attempt: number, { baseDelayMs, maxDelayMs }: BackoffOptions, random: () => number = Math.random): number {
   if (!(baseDelayMs > 0) || !(maxDelayMs > 0)) return 0;
   const exponent = Math.max(0, Math.floor(Number.isFinite(attempt) ? attempt : 1) - 1);
   // 2^exponent overflows to Infinity for huge attempts; min() turns that into the cap.

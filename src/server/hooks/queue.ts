@@ -56,7 +56,18 @@ export function enqueueDelivery(
   db.prepare(
     `INSERT INTO hook_deliveries (id, environment_id, session_id, connection_id, connection_name, event_seq, event_type, status, attempts, next_attempt_at, created_at, payload)
      VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`,
-  ).run(id, input.environmentId, input.sessionId, input.connectionId, input.connectionName, input.eventSeq, input.eventType, now, now, JSON.stringify({ deliveryId: id, ...(input.payload as object) }));
+  ).run(
+    id,
+    input.environmentId,
+    input.sessionId,
+    input.connectionId,
+    input.connectionName,
+    input.eventSeq,
+    input.eventType,
+    now,
+    now,
+    JSON.stringify({ deliveryId: id, ...(input.payload as object) }),
+  );
   return id;
 }
 
@@ -96,12 +107,21 @@ export function recordAttempt(db: Db, id: string, outcome: { ok: true } | { ok: 
   writeTx(db, () => {
     const now = nowIso();
     if (outcome.ok) {
-      db.prepare("UPDATE hook_deliveries SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, next_attempt_at = NULL, last_error = NULL WHERE id = ?").run(now, id);
+      db.prepare(
+        "UPDATE hook_deliveries SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, next_attempt_at = NULL, last_error = NULL WHERE id = ?",
+      ).run(now, id);
     } else if (outcome.retryInMs === null) {
-      db.prepare("UPDATE hook_deliveries SET status = 'dead', attempts = attempts + 1, next_attempt_at = NULL, last_error = ? WHERE id = ?").run(outcome.error, id);
+      db.prepare("UPDATE hook_deliveries SET status = 'dead', attempts = attempts + 1, next_attempt_at = NULL, last_error = ? WHERE id = ?").run(
+        outcome.error,
+        id,
+      );
     } else {
       const next = new Date(Date.now() + outcome.retryInMs).toISOString();
-      db.prepare("UPDATE hook_deliveries SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?").run(next, outcome.error, id);
+      db.prepare("UPDATE hook_deliveries SET status = 'pending', attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?").run(
+        next,
+        outcome.error,
+        id,
+      );
     }
   });
 }
@@ -114,9 +134,11 @@ export function requeue(db: Db, id: string): void {
 /** Requeues up to REDELIVER_BATCH dead deliveries of the environment; `more` when some remain. */
 export function requeueDead(db: Db, environmentId: string): { requeued: number; more: boolean } {
   return writeTx(db, () => {
-    const ids = (db.prepare("SELECT id FROM hook_deliveries WHERE environment_id = ? AND status = 'dead' ORDER BY created_at, id LIMIT ?").all(environmentId, REDELIVER_BATCH) as Array<{ id: string }>).map(
-      (r) => r.id,
-    );
+    const ids = (
+      db
+        .prepare("SELECT id FROM hook_deliveries WHERE environment_id = ? AND status = 'dead' ORDER BY created_at, id LIMIT ?")
+        .all(environmentId, REDELIVER_BATCH) as Array<{ id: string }>
+    ).map((r) => r.id);
     for (const id of ids) requeue(db, id);
     const left = db.prepare("SELECT COUNT(*) AS n FROM hook_deliveries WHERE environment_id = ? AND status = 'dead'").get(environmentId) as { n: number };
     return { requeued: ids.length, more: left.n > 0 };

@@ -56,7 +56,8 @@ export function requestHeadOf(text: string): RequestHead {
   if (minor === 1 && hosts === 0) throw refuseRequest('an HTTP/1.1 request without a Host field');
   // Expect is HTTP/1.1's (an HTTP/1.0 client's is ignored, as node does).
   const expect = minor === 1 ? headers.expect : undefined;
-  if (expect !== undefined && expect.toLowerCase() !== '100-continue') throw refuseRequest(`the expectation ${JSON.stringify(expect.slice(0, 40))} cannot be met`, 417);
+  if (expect !== undefined && expect.toLowerCase() !== '100-continue')
+    throw refuseRequest(`the expectation ${JSON.stringify(expect.slice(0, 40))} cannot be met`, 417);
   return {
     method: line[1]!,
     target: line[2]!,
@@ -75,7 +76,8 @@ function framingOf(headers: RequestHeaders, minor: 0 | 1): Framing {
     if (minor === 0) throw refuseRequest('HTTP/1.0 has no transfer codings');
     if (headers['content-length'] !== undefined) throw refuseRequest('both Transfer-Encoding and Content-Length');
     const codings = transferCodingsOf(transferEncoding);
-    if (codings.length !== 1 || codings[0] !== 'chunked') throw refuseRequest(`the transfer coding ${JSON.stringify(codings.join(', ').slice(0, 80))} is not supported (chunked is)`, 501);
+    if (codings.length !== 1 || codings[0] !== 'chunked')
+      throw refuseRequest(`the transfer coding ${JSON.stringify(codings.join(', ').slice(0, 80))} is not supported (chunked is)`, 501);
     return { kind: 'chunked' };
   }
   // A request without either has no body (never one delimited by the connection's end).

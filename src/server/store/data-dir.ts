@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { ServerSetupError } from './sealed.js';
 
-const isOpenToOthers = (stat: Stats): boolean => ((stat.mode & 0o777) & 0o027) !== 0;
+const isOpenToOthers = (stat: Stats): boolean => (stat.mode & 0o777 & 0o027) !== 0;
 
 export function ensurePrivateDataDir(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -158,7 +158,10 @@ function resolveCipher(db: Db, keys: ServerKeySource): FieldCipher {
   const stored = db.prepare("SELECT value FROM server_meta WHERE name = 'key_id'").get() as { value: string } | undefined;
   const existing = keys.existing();
   if (stored) {
-    if (!existing) throw new ServerSetupError(`the database's secrets are sealed with a server key that is missing: restore ${keys.where} (or set the AGENTFORM_SERVER_KEY it was started with)`);
+    if (!existing)
+      throw new ServerSetupError(
+        `the database's secrets are sealed with a server key that is missing: restore ${keys.where} (or set the AGENTFORM_SERVER_KEY it was started with)`,
+      );
     const cipher = new FieldCipher(existing);
     if (cipher.keyId !== stored.value) throw new ServerSetupError(`the server key from ${keys.where} is not the one this database's secrets are sealed with`);
     return cipher;

@@ -24,7 +24,10 @@ export interface Migration {
 function sealPlainValues(db: Database.Database, context: MigrationContext): void {
   for (const [table, columns] of Object.entries(SEALED_COLUMNS)) {
     for (const column of columns) {
-      const rows = db.prepare(`SELECT rowid AS r, ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL AND ${column} != ''`).all() as Array<{ r: number; v: string }>;
+      const rows = db.prepare(`SELECT rowid AS r, ${column} AS v FROM ${table} WHERE ${column} IS NOT NULL AND ${column} != ''`).all() as Array<{
+        r: number;
+        v: string;
+      }>;
       const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
       for (const row of rows) update.run(context.cipher().seal(`${table}.${column}` as SealedField, row.v), row.r);
       if (rows.length > 0) context.sealed();
@@ -133,7 +136,7 @@ CREATE TABLE session_cookies (
   },
   {
     version: 3,
-    description: "connections keep what reads show of their auth beside the sealed auth",
+    description: 'connections keep what reads show of their auth beside the sealed auth',
     // Listing connections opened (decrypted) every row's auth only to drop its write-only fields:
     // ~50 µs a row, the longest of a plan's reads. `public_auth` is what reads show of an auth
     // (connection-auth.ts plainCopyOf), NULL for one without a string type;

@@ -173,7 +173,9 @@ describe('ConnectionPool', () => {
   });
 
   it('fails a malformed answer and does not use its connection again', async () => {
-    const { port, connections } = await listen(rawHttpServer((socket, count) => socket.write(count === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n' : OK)));
+    const { port, connections } = await listen(
+      rawHttpServer((socket, count) => socket.write(count === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n' : OK)),
+    );
     const pool = poolTo(port);
     await expect(pool.request(post())).rejects.toMatchObject({ code: 'MALFORMED_RESPONSE' });
     expect((await pool.request(post())).text).toBe('{}');
@@ -181,7 +183,9 @@ describe('ConnectionPool', () => {
   });
 
   it('never hands bytes that follow an answer to the next request as its answer', async () => {
-    const { port, connections } = await listen(rawHttpServer((socket, count) => socket.write(count === 1 ? `${OK}HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nWRONG` : OK)));
+    const { port, connections } = await listen(
+      rawHttpServer((socket, count) => socket.write(count === 1 ? `${OK}HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nWRONG` : OK)),
+    );
     const pool = poolTo(port, 1);
     const [first, second] = await Promise.all([pool.request(post()), pool.request(post())]);
     expect([first.text, second.text]).toEqual(['{}', '{}']);
@@ -350,7 +354,10 @@ describe('ConnectionPool', () => {
     const limited = (maxBodyBytes: number): PooledRequest => ({ ...post(), maxBodyBytes });
     it.each([
       ['declared by Content-Length', (socket: Socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\n')],
-      ['chunked, without end', (socket: Socket) => socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${`400\r\n${'x'.repeat(1024)}\r\n`.repeat(8)}`)],
+      [
+        'chunked, without end',
+        (socket: Socket) => socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${`400\r\n${'x'.repeat(1024)}\r\n`.repeat(8)}`),
+      ],
       ['until the connection ends', (socket: Socket) => socket.write(`HTTP/1.1 200 OK\r\n\r\n${'x'.repeat(8 * 1024)}`)],
     ])('fails with RESPONSE_TOO_LARGE: %s', async (_, answer) => {
       const { port } = await listen(rawHttpServer(answer));

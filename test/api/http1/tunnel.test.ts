@@ -81,9 +81,24 @@ describe('TunnelSocket', () => {
   it.each<[string, string, string, RegExp]>([
     ['a refusal', 'HTTP/1.1 403 Forbidden\r\n\r\n', 'PROXY_REFUSED', /refused the tunnel to api\.example\.test:443 \(403 Forbidden\)/],
     ['credentials wanted', 'HTTP/1.1 407 Proxy Authentication Required\r\n\r\n', 'PROXY_REFUSED', /wants credentials \(407 Proxy Authentication Required\)/],
-    ['an upstream the proxy cannot reach', 'HTTP/1.1 502 Bad Gateway\r\n\r\n', 'PROXY_UNAVAILABLE', /could not open the tunnel to api\.example\.test:443 \(502 Bad Gateway\)/],
-    ['the same, as tinyproxy says it', 'HTTP/1.0 500 Unable to connect\r\n\r\n', 'PROXY_UNAVAILABLE', /could not open the tunnel to api\.example\.test:443 \(500 Unable to connect\)/],
-    ['a proxy that cannot tunnel at all (501): not worth another try', 'HTTP/1.1 501 Not Implemented\r\n\r\n', 'PROXY_REFUSED', /refused the tunnel to api\.example\.test:443 \(501 Not Implemented\)/],
+    [
+      'an upstream the proxy cannot reach',
+      'HTTP/1.1 502 Bad Gateway\r\n\r\n',
+      'PROXY_UNAVAILABLE',
+      /could not open the tunnel to api\.example\.test:443 \(502 Bad Gateway\)/,
+    ],
+    [
+      'the same, as tinyproxy says it',
+      'HTTP/1.0 500 Unable to connect\r\n\r\n',
+      'PROXY_UNAVAILABLE',
+      /could not open the tunnel to api\.example\.test:443 \(500 Unable to connect\)/,
+    ],
+    [
+      'a proxy that cannot tunnel at all (501): not worth another try',
+      'HTTP/1.1 501 Not Implemented\r\n\r\n',
+      'PROXY_REFUSED',
+      /refused the tunnel to api\.example\.test:443 \(501 Not Implemented\)/,
+    ],
     ['credentials wanted, as 401', 'HTTP/1.1 401 Unauthorized\r\n\r\n', 'PROXY_REFUSED', /wants credentials \(401 Unauthorized\)/],
     ['not HTTP', 'SSH-2.0-OpenSSH\r\n\r\n', 'PROXY_PROTOCOL', /did not answer CONNECT with HTTP/],
     ['bytes after the answer', 'HTTP/1.1 200 OK\r\n\r\nearly', 'PROXY_PROTOCOL', /sent bytes after its answer/],

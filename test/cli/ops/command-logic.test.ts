@@ -23,9 +23,26 @@ describe('redeliverAll', () => {
 
   it.each([
     ['one call when nothing more', [{ requeued: 5, more: false }], 100, { requeued: 5, calls: 1, more: false }],
-    ['again while more is true', [{ requeued: 100, more: true }, { requeued: 100, more: true }, { requeued: 7, more: false }], 100, { requeued: 207, calls: 3, more: false }],
+    [
+      'again while more is true',
+      [
+        { requeued: 100, more: true },
+        { requeued: 100, more: true },
+        { requeued: 7, more: false },
+      ],
+      100,
+      { requeued: 207, calls: 3, more: false },
+    ],
     ['stops at the bound', [{ requeued: 100, more: true }], 4, { requeued: 400, calls: 4, more: true }],
-    ['stops when more stays true but nothing moves', [{ requeued: 10, more: true }, { requeued: 0, more: true }], 100, { requeued: 10, calls: 4, more: true }],
+    [
+      'stops when more stays true but nothing moves',
+      [
+        { requeued: 10, more: true },
+        { requeued: 0, more: true },
+      ],
+      100,
+      { requeued: 10, calls: 4, more: true },
+    ],
     ['nothing to do', [{ requeued: 0, more: false }], 100, { requeued: 0, calls: 1, more: false }],
   ])('%s', async (_name, answers, maxCalls, expected) => {
     const server = scripted(answers);
@@ -38,7 +55,11 @@ describe('followEvents', () => {
   const event = (seq: number, type = 'tool.called'): SessionEvent => ({ seq, sessionId: 's', at: '2026-05-17T09:00:00Z', type });
 
   it('prints every event once, in seq order, across polls that repeat and reorder them', async () => {
-    const polls: SessionEvent[][] = [[event(2), event(1, 'session.started')], [event(1, 'session.started'), event(3), event(2)], [event(4, 'session.completed'), event(3), event(2), event(1)]];
+    const polls: SessionEvent[][] = [
+      [event(2), event(1, 'session.started')],
+      [event(1, 'session.started'), event(3), event(2)],
+      [event(4, 'session.completed'), event(3), event(2), event(1)],
+    ];
     const stop = new AbortController();
     let calls = 0;
     const client: RpcCaller = {

@@ -63,7 +63,12 @@ function expectNoSecrets(result: CliResult): void {
 
 beforeAll(async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'agentform-ops-'));
-  plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], hookRetry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, devEndpoints: true });
+  plane = await startLocalControlPlane({
+    dataDir,
+    environments: ['dev', 'prod'],
+    hookRetry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+    devEndpoints: true,
+  });
   token = plane.tokens.dev as string;
   env = { AGENTFORM_URL: plane.url, AGENTFORM_TOKEN: token };
   client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token } });
@@ -93,7 +98,11 @@ beforeAll(async () => {
       limits: {},
     },
   });
-  await client.call('connections.grants.import', { connectionId: sink.id, mode: 'skip_existing', grants: [{ identity: { scope: 'user', id: 'ada' }, accessToken: GRANT_SENTINEL }] });
+  await client.call('connections.grants.import', {
+    connectionId: sink.id,
+    mode: 'skip_existing',
+    grants: [{ identity: { scope: 'user', id: 'ada' }, accessToken: GRANT_SENTINEL }],
+  });
   const capped = await client.call('apiKeys.create', { key: { name: 'capped', scopes: ['read', 'control'], spend: { tokensPerMonth: 1000 } } });
   cappedToken = capped.token;
 
@@ -195,7 +204,10 @@ describe('hooks redeliver', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ requeued: BULK_DELIVERIES - 100, calls: 2, more: false });
     expect(result.stderr).toBe(''); // no progress line outside a terminal
-    await waitFor('the requeued deliveries to be delivered', async () => (await deliveries()).filter((d) => d.status === 'delivered').length === BULK_DELIVERIES);
+    await waitFor(
+      'the requeued deliveries to be delivered',
+      async () => (await deliveries()).filter((d) => d.status === 'delivered').length === BULK_DELIVERIES,
+    );
   });
 
   it('one delivery by id', async () => {
@@ -250,7 +262,10 @@ describe('usage', () => {
     expect(rows.find((row) => row.includes(',capped,'))).toMatch(new RegExp(`,1000,${minutes},${daily},0\\.85,${minutesShare},${dailyShare},true$`));
 
     const json = await cli(['usage', '--json', '--from', new Date(Date.now() - 3600_000).toISOString()]);
-    const parsed = JSON.parse(json.stdout) as { period: { from: string; to: string }; keys: Array<{ name: string; shares: { tokens: number | null }; nearCap: boolean }> };
+    const parsed = JSON.parse(json.stdout) as {
+      period: { from: string; to: string };
+      keys: Array<{ name: string; shares: { tokens: number | null }; nearCap: boolean }>;
+    };
     expect(parsed.keys.find((key) => key.name === 'capped')).toMatchObject({ shares: { tokens: 0.85 }, nearCap: true });
   });
 
@@ -420,10 +435,24 @@ describe('the connection comes from the project when there is one', () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentform-ops-project-'));
     await writeFile(
       join(dir, 'agentform.yaml'),
-      ['version: 1', 'environments:', '  dev:', `    url: ${plane.url}`, '    token: ${env:DEV_TOKEN}', '  prod:', `    url: ${plane.url}`, '    token: ${env:PROD_TOKEN}', 'defaultEnvironment: dev', ''].join('\n'),
+      [
+        'version: 1',
+        'environments:',
+        '  dev:',
+        `    url: ${plane.url}`,
+        '    token: ${env:DEV_TOKEN}',
+        '  prod:',
+        `    url: ${plane.url}`,
+        '    token: ${env:PROD_TOKEN}',
+        'defaultEnvironment: dev',
+        '',
+      ].join('\n'),
     );
     // A resource whose ${env:} is unset must not stop an operations command.
-    await writeFile(join(dir, 'providers.yaml'), ['kind: Provider', 'name: openai', 'spec:', '  type: openai', '  secret: ${env:UNSET_PROVIDER_KEY}', ''].join('\n'));
+    await writeFile(
+      join(dir, 'providers.yaml'),
+      ['kind: Provider', 'name: openai', 'spec:', '  type: openai', '  secret: ${env:UNSET_PROVIDER_KEY}', ''].join('\n'),
+    );
     return dir;
   }
 

@@ -14,7 +14,11 @@ describe('parseUsagePeriod', () => {
     ['a date starts at 00:00 UTC', { from: '2026-05-02' }, { from: '2026-05-02T00:00:00.000Z', to: '2026-05-17T09:30:00.000Z' }],
     ['a --to date includes the whole day', { from: '2026-04-01', to: '2026-04-30' }, { from: '2026-04-01T00:00:00.000Z', to: '2026-05-01T00:00:00.000Z' }],
     ['RFC 3339 with Z', { from: '2026-05-03T10:15:00Z' }, { from: '2026-05-03T10:15:00.000Z', to: '2026-05-17T09:30:00.000Z' }],
-    ['RFC 3339 with an offset is normalised to UTC', { from: '2026-05-03T10:15:00+02:00', to: '2026-05-04T00:00:00.250-01:00' }, { from: '2026-05-03T08:15:00.000Z', to: '2026-05-04T01:00:00.250Z' }],
+    [
+      'RFC 3339 with an offset is normalised to UTC',
+      { from: '2026-05-03T10:15:00+02:00', to: '2026-05-04T00:00:00.250-01:00' },
+      { from: '2026-05-03T08:15:00.000Z', to: '2026-05-04T01:00:00.250Z' },
+    ],
     ['--to now', { from: '7d', to: 'now' }, { from: '2026-05-10T09:30:00.000Z', to: '2026-05-17T09:30:00.000Z' }],
     ['--to 7d is seven days ago', { from: '30d', to: '7d' }, { from: '2026-04-17T09:30:00.000Z', to: '2026-05-10T09:30:00.000Z' }],
     ['surrounding spaces are ignored', { from: ' 7d ' }, { from: '2026-05-10T09:30:00.000Z', to: '2026-05-17T09:30:00.000Z' }],
@@ -35,7 +39,11 @@ describe('parseUsagePeriod', () => {
     ['too many days', { from: '99999d' }, /between 1 and 3660/],
     ['this-month is not an end', { to: 'this-month' }, /this-month is a --from value/],
     ['a bad --to', { from: '7d', to: 'later' }, /--to "later" is not a time: expected now/],
-    ['an empty period', { from: '2026-05-10', to: '2026-05-09T00:00:00Z' }, /the period is empty: --from 2026-05-10 \(2026-05-10T00:00:00.000Z\) is not before --to 2026-05-09T00:00:00Z/],
+    [
+      'an empty period',
+      { from: '2026-05-10', to: '2026-05-09T00:00:00Z' },
+      /the period is empty: --from 2026-05-10 \(2026-05-10T00:00:00.000Z\) is not before --to 2026-05-09T00:00:00Z/,
+    ],
     ['a start in the future', { from: '2026-06-01' }, /the period is empty/],
   ];
   it.each(invalid)('refuses %s with a clear message', (_name, options, message) => {

@@ -36,7 +36,8 @@ beforeEach(async () => {
 describe('promote into an environment that lacks what the agents use', () => {
   it('--with-subagents is refused with exit 1 and nothing written, and succeeds once production has them', async () => {
     await applyEnvironment(dir, 'staging');
-    const promote = () => runCli(['promote', 'support', '--from', 'staging', '--to', 'production', '--with-subagents', '--auto-approve', '-C', dir, '--debug'], {});
+    const promote = () =>
+      runCli(['promote', 'support', '--from', 'staging', '--to', 'production', '--with-subagents', '--auto-approve', '-C', dir, '--debug'], {});
 
     const refused = await promote();
     expect(refused.code, refused.stderr).toBe(1);
@@ -55,7 +56,9 @@ describe('promote into an environment that lacks what the agents use', () => {
     await writeFile(platform, (await readFile(platform, 'utf8')).replaceAll('environments: [staging]\n', ''));
     const declared = await promote();
     expect(declared.code, declared.stderr).toBe(1);
-    expect(declared.stderr).toContain('agent support uses connection everything (tools[0].name), which production does not have yet: its configuration declares it, apply production first');
+    expect(declared.stderr).toContain(
+      'agent support uses connection everything (tools[0].name), which production does not have yet: its configuration declares it, apply production first',
+    );
     expect(writes(declared.stderr)).toEqual([]);
 
     await applyEnvironment(dir, 'production');

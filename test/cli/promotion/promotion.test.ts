@@ -35,7 +35,9 @@ describe('promotion across three local environments', () => {
   it('declarative: plan shows the provenance, apply records promotedFrom, a second apply writes nothing', async () => {
     const plan = await runCli(['plan', dir, '-e', 'production', '--json'], { env });
     expect(plan.code, plan.stderr).toBe(0);
-    const support = (JSON.parse(plan.stdout) as { changes: Array<{ address: string; action: string; reason?: string }> }).changes.find((change) => change.address === 'agent/support');
+    const support = (JSON.parse(plan.stdout) as { changes: Array<{ address: string; action: string; reason?: string }> }).changes.find(
+      (change) => change.address === 'agent/support',
+    );
     expect(support).toMatchObject({ action: 'create', reason: expect.stringContaining('promoted from staging v1') });
 
     const apply = await runCli(['apply', dir, '-e', 'production', '--auto-approve'], { env });
@@ -125,7 +127,9 @@ describe('promotion across three local environments', () => {
     try {
       const json = await runCli(['plan', dir, '--all-envs', '--json'], { env });
       expect(json.code, json.stderr).toBe(0);
-      const parsed = JSON.parse(json.stdout) as { environments: Array<{ environment: string; safety?: { findings: Array<{ rule: string; address: string }> } }> };
+      const parsed = JSON.parse(json.stdout) as {
+        environments: Array<{ environment: string; safety?: { findings: Array<{ rule: string; address: string }> } }>;
+      };
       const dev = parsed.environments.find((entry) => entry.environment === 'dev');
       expect(dev?.safety?.findings).toContainEqual(expect.objectContaining({ rule: 'agent-has-description', address: 'agent/researcher' }));
       const text = await runCli(['plan', dir, '--all-envs'], { env });
@@ -140,15 +144,19 @@ describe('a key must belong to the environment it is used for', () => {
   it.each([
     ['plan', ['plan', '-e', 'production', '--debug']],
     ['history', ['history', 'support', '-e', 'production', '--debug']],
-  ])('%s refuses a staging key for production before any request, naming both', async (_, args) => {
-    const dir = await copyExample('gitops');
-    const key = 'svc_staging_SENTINELsecret123';
-    const withDir = args[0] === 'plan' ? [args[0], dir, ...args.slice(1)] : [...args, '-C', dir];
-    const result = await runCli(withDir, { env: { ...env, AGENTFORM_TOKEN_PRODUCTION: key } });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('AGENTFORM_TOKEN_PRODUCTION');
-    expect(result.stderr).toMatch(/environment staging, not production/);
-    expect(calledRpcs(result.stderr)).toEqual([]);
-    expect(result.stderr + result.stdout).not.toContain('SENTINELsecret123');
-  }, 30_000);
+  ])(
+    '%s refuses a staging key for production before any request, naming both',
+    async (_, args) => {
+      const dir = await copyExample('gitops');
+      const key = 'svc_staging_SENTINELsecret123';
+      const withDir = args[0] === 'plan' ? [args[0], dir, ...args.slice(1)] : [...args, '-C', dir];
+      const result = await runCli(withDir, { env: { ...env, AGENTFORM_TOKEN_PRODUCTION: key } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('AGENTFORM_TOKEN_PRODUCTION');
+      expect(result.stderr).toMatch(/environment staging, not production/);
+      expect(calledRpcs(result.stderr)).toEqual([]);
+      expect(result.stderr + result.stdout).not.toContain('SENTINELsecret123');
+    },
+    30_000,
+  );
 });

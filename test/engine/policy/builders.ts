@@ -17,7 +17,13 @@ export function goodAgent(extra: JsonObject = {}): JsonObject {
   };
 }
 
-export const annotations = (hints: Partial<ToolAnnotations> = {}): ToolAnnotations => ({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true, ...hints });
+export const annotations = (hints: Partial<ToolAnnotations> = {}): ToolAnnotations => ({
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+  ...hints,
+});
 
 export const GITHUB_SURFACE: LockedConnection = {
   tools: [
@@ -28,7 +34,10 @@ export const GITHUB_SURFACE: LockedConnection = {
 
 /** The environment settings with spend caps, a provider with a secret, and the given resources. */
 export function environmentWith(resources: DesiredResource[], options: { kind?: string; spend?: boolean } = {}): PolicyInput {
-  const environment = desired('environment', 'staging', { ...(options.kind ? { kind: options.kind } : {}), ...(options.spend === false ? {} : { spend: { dailyUsd: 10 } }) });
+  const environment = desired('environment', 'staging', {
+    ...(options.kind ? { kind: options.kind } : {}),
+    ...(options.spend === false ? {} : { spend: { dailyUsd: 10 } }),
+  });
   const provider = desired('provider', 'openai', { type: 'openai' }, { writeOnly: { secret: { source: '${env:OPENAI}' } } });
   return {
     environment: 'staging',

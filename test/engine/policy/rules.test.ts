@@ -20,12 +20,16 @@ const key = (spec: Record<string, unknown>) => desired('apiKey', 'ci', spec as D
 const grant = desired('grant', 'github:user:alice', { connection: 'github', identity: { scope: 'user', id: 'alice' } });
 const bounded = { subagentPolicy: { selfDelegation: false, maxDepth: 3 } };
 const chain = (length: number) =>
-  Array.from({ length }, (_, index) => desired('agent', `a${index}`, goodAgent(index + 1 < length ? { subagents: [{ kind: 'agent', name: 'next', agent: `a${index + 1}` }], ...bounded } : {})));
+  Array.from({ length }, (_, index) =>
+    desired('agent', `a${index}`, goodAgent(index + 1 < length ? { subagents: [{ kind: 'agent', name: 'next', agent: `a${index + 1}` }], ...bounded } : {})),
+  );
 
 const CASES: Record<string, RuleCase> = {
   'destructive-tool-without-decision': {
     pass: [agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }] }))],
-    fail: [agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { default: 'deny', byTool: { delete_repo: 'allow' } } } }))],
+    fail: [
+      agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { default: 'deny', byTool: { delete_repo: 'allow' } } } })),
+    ],
     path: ['policies', 'toolCalls'],
   },
   'default-allow-without-hook': {
@@ -88,7 +92,20 @@ const CASES: Record<string, RuleCase> = {
     pass: [agent(goodAgent({ model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'openai', model: 'gpt-4o-mini' }] } } }))],
     fail: [
       desired('provider', 'anthropic', { type: 'anthropic' }),
-      agent(goodAgent({ model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'openai', model: 'gpt-4o-mini' }, { provider: 'anthropic', model: 'claude' }] } } })),
+      agent(
+        goodAgent({
+          model: {
+            provider: 'openai',
+            model: 'gpt-4o',
+            fallback: {
+              models: [
+                { provider: 'openai', model: 'gpt-4o-mini' },
+                { provider: 'anthropic', model: 'claude' },
+              ],
+            },
+          },
+        }),
+      ),
     ],
     path: ['model', 'fallback', 'models', 1, 'provider'],
   },
@@ -105,7 +122,8 @@ describe('built-in policy rules', () => {
   );
 
   it.each(rows)('$rule in a $kind environment: the good case passes, the bad one is a $severity', ({ rule, item, kind, severity }) => {
-    const of = (resources: DesiredResource[], spend: boolean) => evaluatePolicy(environmentWith(resources, { kind, spend })).filter((finding) => finding.rule === rule);
+    const of = (resources: DesiredResource[], spend: boolean) =>
+      evaluatePolicy(environmentWith(resources, { kind, spend })).filter((finding) => finding.rule === rule);
     expect(of(item.pass, true)).toEqual([]);
     const found = of(item.fail, !item.noSpend);
     expect(found.length, JSON.stringify(found)).toBeGreaterThan(0);
@@ -122,23 +140,73 @@ describe('built-in policy rules', () => {
  * it as its worst value and says it is not set, so the verdict does not wait for the first apply.
  */
 const LEFT_TO_THE_SERVER: Array<[string, DesiredResource[], Array<string | number>, RegExp]> = [
-  ['destructive-tool-without-decision', [agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], policies: { decisions: { onExpire: 'deny' } } }))], ['policies', 'toolCalls'], /github\.delete_repo \(destructive\) runs without a decision/],
-  ['default-allow-without-hook', [agent(goodAgent({ policies: { toolCalls: { byTool: {} }, decisions: { onExpire: 'deny' } } }))], ['policies', 'toolCalls'], /default is not set and no hook decides: the server's default may/],
-  ['hook-fails-open', [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onTimeout: 'deny' }, decisions: { onExpire: 'deny' } } }))], ['policies', 'toolCalls'], /onError is not set: the server's default may fail open; set it to deny/],
-  ['decision-expiry-not-deny', [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onError: 'deny', onTimeout: 'deny' } } }))], ['policies'], /onExpire is not set/],
-  ['decision-expiry-not-deny', [agent(goodAgent({ policies: { toolCalls: { byTool: { search: 'allow' } }, decisions: {} } }))], ['policies'], /onExpire is not set/],
-  ['sandbox-unrestricted-egress', [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' } } }))], ['sandbox'], /egress\.mode is not set: the server's default may let the sandbox reach any host/],
-  ['sandbox-tools-too-wide', [agent(goodAgent({ sandbox: { network: { egress: { mode: 'allowlist' } } } }))], ['sandbox'], /preset is not set and sandbox\.tools\.deny is empty/],
+  [
+    'destructive-tool-without-decision',
+    [agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], policies: { decisions: { onExpire: 'deny' } } }))],
+    ['policies', 'toolCalls'],
+    /github\.delete_repo \(destructive\) runs without a decision/,
+  ],
+  [
+    'default-allow-without-hook',
+    [agent(goodAgent({ policies: { toolCalls: { byTool: {} }, decisions: { onExpire: 'deny' } } }))],
+    ['policies', 'toolCalls'],
+    /default is not set and no hook decides: the server's default may/,
+  ],
+  [
+    'hook-fails-open',
+    [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onTimeout: 'deny' }, decisions: { onExpire: 'deny' } } }))],
+    ['policies', 'toolCalls'],
+    /onError is not set: the server's default may fail open; set it to deny/,
+  ],
+  [
+    'decision-expiry-not-deny',
+    [agent(goodAgent({ policies: { toolCalls: { hook: { connection: 'gate' }, default: 'allow', onError: 'deny', onTimeout: 'deny' } } }))],
+    ['policies'],
+    /onExpire is not set/,
+  ],
+  [
+    'decision-expiry-not-deny',
+    [agent(goodAgent({ policies: { toolCalls: { byTool: { search: 'allow' } }, decisions: {} } }))],
+    ['policies'],
+    /onExpire is not set/,
+  ],
+  [
+    'sandbox-unrestricted-egress',
+    [agent(goodAgent({ sandbox: { tools: { preset: 'read-only' } } }))],
+    ['sandbox'],
+    /egress\.mode is not set: the server's default may let the sandbox reach any host/,
+  ],
+  [
+    'sandbox-tools-too-wide',
+    [agent(goodAgent({ sandbox: { network: { egress: { mode: 'allowlist' } } } }))],
+    ['sandbox'],
+    /preset is not set and sandbox\.tools\.deny is empty/,
+  ],
   ['limits-missing', [agent(goodAgent({ limits: {} }))], ['limits'], /no limits\.maxTurns or limits\.maxInputTokensPerSession/],
   ['key-spend-caps-missing', [key({ scopes: ['read'] })], ['spend'], /has no spend caps/],
   ['control-key-without-expiry', [key({ scopes: ['control'], spend: { dailyUsd: 1 } })], ['scopes'], /no expiresAt/],
-  ['identity-not-required-with-grants', [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }] }))], ['identity'], /identity\.required is not true/],
-  ['subagent-depth', [...chain(2).slice(1), agent(goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'a1' }] }))], ['subagentPolicy'], /selfDelegation is not set \(the server's default may allow it\) and subagentPolicy\.maxDepth is not set: the tree may be unbounded/],
-  ['fallback-provider-without-secret', [agent(goodAgent({ model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'mistral', model: 'large' }] } } }))], ['model', 'fallback', 'models', 0, 'provider'], /not declared/],
+  [
+    'identity-not-required-with-grants',
+    [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }] }))],
+    ['identity'],
+    /identity\.required is not true/,
+  ],
+  [
+    'subagent-depth',
+    [...chain(2).slice(1), agent(goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'a1' }] }))],
+    ['subagentPolicy'],
+    /selfDelegation is not set \(the server's default may allow it\) and subagentPolicy\.maxDepth is not set: the tree may be unbounded/,
+  ],
+  [
+    'fallback-provider-without-secret',
+    [agent(goodAgent({ model: { provider: 'openai', model: 'gpt-4o', fallback: { models: [{ provider: 'mistral', model: 'large' }] } } }))],
+    ['model', 'fallback', 'models', 0, 'provider'],
+    /not declared/,
+  ],
 ];
 
 describe('a rule whose input is left to the server judges it unknown, as its worst value', () => {
-  it('the table covers every built-in rule but the environment\'s spend caps (a missing cap is its case)', () => {
+  it("the table covers every built-in rule but the environment's spend caps (a missing cap is its case)", () => {
     expect(new Set(LEFT_TO_THE_SERVER.map(([rule]) => rule))).toEqual(new Set(BUILTIN_RULE_IDS.filter((id) => id !== 'environment-spend-caps-missing')));
   });
   it.each(LEFT_TO_THE_SERVER)('%s', (rule, resources, path, message) => {
@@ -150,12 +218,26 @@ describe('a rule whose input is left to the server judges it unknown, as its wor
 
 describe('rules judge only what can happen', () => {
   const only = (rule: string, spec: Record<string, unknown>) =>
-    evaluatePolicy(environmentWith([desired('agent', 'a', spec as DesiredResource['spec'])], { kind: 'production' })).filter((finding) => finding.rule === rule);
+    evaluatePolicy(environmentWith([desired('agent', 'a', spec as DesiredResource['spec'])], { kind: 'production' })).filter(
+      (finding) => finding.rule === rule,
+    );
 
   it.each([
-    ['hook-fails-open: no hook, nothing fails open', 'hook-fails-open', goodAgent({ policies: { toolCalls: { default: 'deny', onError: 'allow', onTimeout: 'allow' } } })],
-    ['decision-expiry-not-deny: no call ever waits for a decision', 'decision-expiry-not-deny', goodAgent({ policies: { toolCalls: { default: 'deny' }, decisions: { onExpire: 'allow' } } })],
-    ['subagent-depth: bounds of an agent that delegates to no one', 'subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, maxConcurrent: 9, selfDelegation: false } })],
+    [
+      'hook-fails-open: no hook, nothing fails open',
+      'hook-fails-open',
+      goodAgent({ policies: { toolCalls: { default: 'deny', onError: 'allow', onTimeout: 'allow' } } }),
+    ],
+    [
+      'decision-expiry-not-deny: no call ever waits for a decision',
+      'decision-expiry-not-deny',
+      goodAgent({ policies: { toolCalls: { default: 'deny' }, decisions: { onExpire: 'allow' } } }),
+    ],
+    [
+      'subagent-depth: bounds of an agent that delegates to no one',
+      'subagent-depth',
+      goodAgent({ subagentPolicy: { maxDepth: 9, maxConcurrent: 9, selfDelegation: false } }),
+    ],
   ])('%s', (_, rule, spec) => {
     expect(only(rule, spec)).toEqual([]);
   });
@@ -165,6 +247,8 @@ describe('rules judge only what can happen', () => {
   });
 
   it('self-delegation with a maxDepth above the threshold is flagged', () => {
-    expect(only('subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, selfDelegation: true } })).map((finding) => finding.path)).toEqual([['subagentPolicy', 'maxDepth']]);
+    expect(only('subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, selfDelegation: true } })).map((finding) => finding.path)).toEqual([
+      ['subagentPolicy', 'maxDepth'],
+    ]);
   });
 });

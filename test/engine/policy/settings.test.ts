@@ -24,14 +24,20 @@ describe('severity settings', () => {
 
 describe('suppressions', () => {
   it('a suppressed finding is listed with its reason and does not block', () => {
-    const findings = evaluatePolicy(environmentWith([unbounded], { kind: 'production' }), settings({ suppressions: { 'agent/support': [{ rule: 'limits-missing', reason: 'batch agent, bounded by its caller' }] } }));
+    const findings = evaluatePolicy(
+      environmentWith([unbounded], { kind: 'production' }),
+      settings({ suppressions: { 'agent/support': [{ rule: 'limits-missing', reason: 'batch agent, bounded by its caller' }] } }),
+    );
     const finding = findings.find((item) => item.rule === 'limits-missing');
     expect(finding).toMatchObject({ severity: 'error', suppressed: { reason: 'batch agent, bounded by its caller' } });
     expect(blockingFindings(findings)).toEqual([]);
   });
 
   it('a suppression of another rule or another resource does not hide it', () => {
-    const findings = evaluatePolicy(environmentWith([unbounded], { kind: 'production' }), settings({ suppressions: { 'agent/support': [{ rule: 'hook-fails-open', reason: 'x' }], 'agent/other': [{ rule: 'limits-missing', reason: 'x' }] } }));
+    const findings = evaluatePolicy(
+      environmentWith([unbounded], { kind: 'production' }),
+      settings({ suppressions: { 'agent/support': [{ rule: 'hook-fails-open', reason: 'x' }], 'agent/other': [{ rule: 'limits-missing', reason: 'x' }] } }),
+    );
     expect(blockingFindings(findings).map((finding) => finding.rule)).toEqual(['limits-missing']);
   });
 });
@@ -40,21 +46,38 @@ describe('subagent thresholds', () => {
   it('a cycle without maxDepth is unbounded; with maxDepth it is not flagged for the cycle', () => {
     const a = (extra = {}) => desired('agent', 'a', goodAgent({ subagents: [{ kind: 'agent', name: 'b', agent: 'b' }], ...extra }));
     const b = desired('agent', 'b', goodAgent({ subagents: [{ kind: 'agent', name: 'a', agent: 'a' }], subagentPolicy: { maxDepth: 2 } }));
-    const messages = (agentA: ReturnType<typeof a>) => evaluatePolicy(environmentWith([agentA, b])).filter((finding) => finding.rule === 'subagent-depth' && finding.address === 'agent/a').map((finding) => finding.message);
+    const messages = (agentA: ReturnType<typeof a>) =>
+      evaluatePolicy(environmentWith([agentA, b]))
+        .filter((finding) => finding.rule === 'subagent-depth' && finding.address === 'agent/a')
+        .map((finding) => finding.message);
     expect(messages(a())).toEqual([expect.stringContaining('cycle')]);
     expect(messages(a({ subagentPolicy: { maxDepth: 2 } }))).toEqual([]);
   });
 
   it('fan-out and maxConcurrent above the threshold, and a lower threshold from the settings', () => {
-    const wide = desired('agent', 'hub', goodAgent({ subagents: ['a', 'b', 'c'].map((name) => ({ kind: 'agent', name, agent: name })), subagentPolicy: { maxDepth: 1, maxConcurrent: 9 } }));
-    const input = { ...environmentWith([wide, ...['a', 'b', 'c'].map((name) => desired('agent', name, goodAgent()))]), thresholds: { subagentDepth: 3, subagentFanOut: 2 } };
-    const found = evaluatePolicy(input).filter((finding) => finding.rule === 'subagent-depth').map((finding) => finding.path.join('.'));
+    const wide = desired(
+      'agent',
+      'hub',
+      goodAgent({ subagents: ['a', 'b', 'c'].map((name) => ({ kind: 'agent', name, agent: name })), subagentPolicy: { maxDepth: 1, maxConcurrent: 9 } }),
+    );
+    const input = {
+      ...environmentWith([wide, ...['a', 'b', 'c'].map((name) => desired('agent', name, goodAgent()))]),
+      thresholds: { subagentDepth: 3, subagentFanOut: 2 },
+    };
+    const found = evaluatePolicy(input)
+      .filter((finding) => finding.rule === 'subagent-depth')
+      .map((finding) => finding.path.join('.'));
     expect(found.sort()).toEqual(['subagentPolicy.maxConcurrent', 'subagents']);
   });
 });
 
 describe('custom rules', () => {
-  const rule = { id: 'agent-has-description', message: 'every agent says what it is for', kinds: ['agent' as const], schema: { required: ['description'], properties: { description: { type: 'string', minLength: 10 } } } };
+  const rule = {
+    id: 'agent-has-description',
+    message: 'every agent says what it is for',
+    kinds: ['agent' as const],
+    schema: { required: ['description'], properties: { description: { type: 'string', minLength: 10 } } },
+  };
 
   it('flags a resource of its kinds that does not satisfy the schema, at the failing field', () => {
     const { compiled, errors } = compileCustomRules([rule]);
@@ -65,7 +88,10 @@ describe('custom rules', () => {
       desired('agent', 'good', goodAgent({ description: 'Answers questions about orders.' })),
       desired('apiKey', 'ci', { scopes: ['read'], spend: { dailyUsd: 1 } }),
     ]);
-    const findings = evaluatePolicy(input, settings({ custom: compiled.map((item) => ({ ...item, severity: { production: 'error', '*': 'warning' } })) })).filter((finding) => finding.custom);
+    const findings = evaluatePolicy(
+      input,
+      settings({ custom: compiled.map((item) => ({ ...item, severity: { production: 'error', '*': 'warning' } })) }),
+    ).filter((finding) => finding.custom);
     expect(findings.map((finding) => [finding.address, finding.severity, finding.path])).toEqual([
       ['agent/bare', 'warning', []],
       ['agent/short', 'warning', ['description']],
@@ -77,7 +103,9 @@ describe('custom rules', () => {
     const { compiled } = compileCustomRules([rule]);
     const input = environmentWith([desired('agent', 'bare', goodAgent())]);
     const custom = compiled.map((item) => ({ ...item, severity: 'warning' as const }));
-    expect(evaluatePolicy(input, settings({ custom, severities: { 'agent-has-description': 'error' } })).find((finding) => finding.custom)?.severity).toBe('error');
+    expect(evaluatePolicy(input, settings({ custom, severities: { 'agent-has-description': 'error' } })).find((finding) => finding.custom)?.severity).toBe(
+      'error',
+    );
     expect(evaluatePolicy(input, settings({ custom, severities: { 'agent-has-description': 'off' } })).filter((finding) => finding.custom)).toEqual([]);
   });
 

@@ -4,15 +4,27 @@ import { paletteFor } from '../../../src/render/palette.js';
 
 describe('formatTable', () => {
   it('aligns columns, right-aligns numbers and leaves no trailing blanks', () => {
-    expect(formatTable([{ header: 'NAME' }, { header: 'N', align: 'right' }, { header: 'NOTE' }], [['a', '1', ''], ['long-name', '1,234', 'x']])).toBe(
-      ['NAME           N  NOTE', 'a              1', 'long-name  1,234  x'].join('\n'),
-    );
+    expect(
+      formatTable(
+        [{ header: 'NAME' }, { header: 'N', align: 'right' }, { header: 'NOTE' }],
+        [
+          ['a', '1', ''],
+          ['long-name', '1,234', 'x'],
+        ],
+      ),
+    ).toBe(['NAME           N  NOTE', 'a              1', 'long-name  1,234  x'].join('\n'));
   });
 
   it('measures coloured cells by what is visible', () => {
     const warn = paletteFor(true).warn('85%!');
     expect(visibleLength(warn)).toBe(4);
-    const table = formatTable([{ header: 'CAP', align: 'right' }, { header: 'K' }], [[{ text: '85%!', paint: paletteFor(true).warn }, 'a'], ['1%', 'b']]);
+    const table = formatTable(
+      [{ header: 'CAP', align: 'right' }, { header: 'K' }],
+      [
+        [{ text: '85%!', paint: paletteFor(true).warn }, 'a'],
+        ['1%', 'b'],
+      ],
+    );
     expect(table.split('\n')[1]).toBe(`${warn}  a`);
     expect(table.split('\n')[2]).toBe('  1%  b');
   });

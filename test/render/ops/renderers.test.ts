@@ -35,7 +35,10 @@ describe('sessions', () => {
     [[], [2, 1, 3]],
     [['session.started'], [1]],
     [['session.*'], [1, 3]],
-    [['tool.called', 'session.ended'], [2, 3]],
+    [
+      ['tool.called', 'session.ended'],
+      [2, 3],
+    ],
     [['nothing'], []],
   ])('filterEvents(%j)', (types, seqs) => {
     expect(filterEvents(events, types).map((event) => event.seq)).toEqual(seqs);
@@ -43,7 +46,14 @@ describe('sessions', () => {
 
   it('renders pending calls with who asked and when they expire', () => {
     const calls: PendingToolCall[] = [
-      { toolCallId: 'tc_1', name: 'delete_repo', connection: 'github', requestedBy: 'hook', requestedAt: '2026-05-17T09:29:00Z', expiresAt: '2026-05-17T09:34:12Z' },
+      {
+        toolCallId: 'tc_1',
+        name: 'delete_repo',
+        connection: 'github',
+        requestedBy: 'hook',
+        requestedAt: '2026-05-17T09:29:00Z',
+        expiresAt: '2026-05-17T09:34:12Z',
+      },
       { toolCallId: 'tc_2', name: 'send_mail', requestedAt: '2026-05-17T09:00:00Z', expiresAt: '2026-05-17T09:20:00Z' },
     ];
     expect(renderPending(calls, NOW)).toBe(
@@ -61,7 +71,18 @@ describe('hooks', () => {
   it('renders one redelivered delivery', () => {
     expect(
       renderDelivery(
-        { id: 'hd_1', sessionId: 's1', connectionId: 'c1', connectionName: 'audit', eventSeq: 4, eventType: 'session.started', status: 'pending', attempts: 3, nextAttemptAt: '2026-05-17T09:30:05Z', lastError: 'HTTP 500\nfrom receiver' },
+        {
+          id: 'hd_1',
+          sessionId: 's1',
+          connectionId: 'c1',
+          connectionName: 'audit',
+          eventSeq: 4,
+          eventType: 'session.started',
+          status: 'pending',
+          attempts: 3,
+          nextAttemptAt: '2026-05-17T09:30:05Z',
+          lastError: 'HTTP 500\nfrom receiver',
+        },
         NOW,
       ),
     ).toBe(
@@ -87,7 +108,17 @@ describe('hooks', () => {
 describe('sandboxes', () => {
   it('renders state, provider, owner, idle time and snapshot count', () => {
     const sandboxes: Sandbox[] = [
-      { id: 'sb_1', state: 'idle', provider: 'docker', ownerSessionId: 's1', idleSince: '2026-05-17T09:18:00Z', snapshots: [{ id: 'sn1', sandboxId: 'sb_1' }, { id: 'sn2', sandboxId: 'sb_1' }] },
+      {
+        id: 'sb_1',
+        state: 'idle',
+        provider: 'docker',
+        ownerSessionId: 's1',
+        idleSince: '2026-05-17T09:18:00Z',
+        snapshots: [
+          { id: 'sn1', sandboxId: 'sb_1' },
+          { id: 'sn2', sandboxId: 'sb_1' },
+        ],
+      },
       { id: 'sb_2', state: 'error', error: 'image pull failed' },
     ];
     expect(renderSandboxes(sandboxes, NOW)).toBe(
@@ -118,12 +149,23 @@ describe('connections', () => {
         'write  -      destructive, idempotent  Writes a file',
       ].join('\n'),
     );
-    expect(annotationWords({ readOnlyHint: true, destructiveHint: true, idempotentHint: true, openWorldHint: true })).toBe('read-only, destructive, idempotent, open-world');
+    expect(annotationWords({ readOnlyHint: true, destructiveHint: true, idempotentHint: true, openWorldHint: true })).toBe(
+      'read-only, destructive, idempotent, open-world',
+    );
   });
 
   it('renders grants without any token', () => {
     const grants: ConnectionGrant[] = [
-      { id: 'g1', connectionId: 'c1', connection: 'github', identity: { scope: 'user', id: 'u1' }, status: 'active', scopes: ['repo', 'read:org'], hasRefreshToken: true, expiresAt: '2026-05-18T09:30:00Z' },
+      {
+        id: 'g1',
+        connectionId: 'c1',
+        connection: 'github',
+        identity: { scope: 'user', id: 'u1' },
+        status: 'active',
+        scopes: ['repo', 'read:org'],
+        hasRefreshToken: true,
+        expiresAt: '2026-05-18T09:30:00Z',
+      },
       { id: 'g2', connectionId: 'c2', identity: { scope: 'team', id: 't1', display: 'Ops' }, status: 'error', error: 'refresh failed', hasRefreshToken: false },
     ];
     expect(renderGrants(grants, NOW)).toBe(
@@ -173,8 +215,16 @@ describe('keys', () => {
 
 describe('organization and environment', () => {
   it('renders the fields that are present', () => {
-    expect(renderOrganization({ id: 'org_1', slug: 'acme', name: 'Acme', idpOrganizationId: null })).toBe(['Organization:  Acme', 'Slug:          acme', 'Id:            org_1'].join('\n'));
-    const text = renderEnvironment({ id: 'env_1', slug: 'dev', kind: 'development', spend: { dailyUsd: 5 }, retention: { sessionEventsDays: 1, spansDays: 7 } });
+    expect(renderOrganization({ id: 'org_1', slug: 'acme', name: 'Acme', idpOrganizationId: null })).toBe(
+      ['Organization:  Acme', 'Slug:          acme', 'Id:            org_1'].join('\n'),
+    );
+    const text = renderEnvironment({
+      id: 'env_1',
+      slug: 'dev',
+      kind: 'development',
+      spend: { dailyUsd: 5 },
+      retention: { sessionEventsDays: 1, spansDays: 7 },
+    });
     expect(text).toContain('Daily USD:');
     expect(text).toMatch(/Session events kept: +1 day$/m);
     expect(text).toMatch(/Spans kept: +7 days$/m);

@@ -3,9 +3,28 @@ import type { KeyUsageRow } from '../../../src/model/api.js';
 import { computeUsage, renderUsageCsv, renderUsageTable, usageJson } from '../../../src/render/ops/usage.js';
 import { paletteFor } from '../../../src/render/palette.js';
 
-const zero = { activeSeconds: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cacheReportingCalls: 0, serverToolRequests: 0, turns: 0, modelCalls: 0, toolCalls: 0, costUsd: 0, unpricedCalls: 0 };
+const zero = {
+  activeSeconds: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  cacheReportingCalls: 0,
+  serverToolRequests: 0,
+  turns: 0,
+  modelCalls: 0,
+  toolCalls: 0,
+  costUsd: 0,
+  unpricedCalls: 0,
+};
 const rows: KeyUsageRow[] = [
-  { keyId: 'k1', name: 'ci', prefix: 'svc_dev_a', spend: { tokensPerMonth: 10_000, agentMinutesPerMonth: 100, dailyUsd: 2 }, totals: { ...zero, inputTokens: 6_000, outputTokens: 2_500, activeSeconds: 1_800, turns: 12, modelCalls: 30, toolCalls: 7, costUsd: 3.5 } },
+  {
+    keyId: 'k1',
+    name: 'ci',
+    prefix: 'svc_dev_a',
+    spend: { tokensPerMonth: 10_000, agentMinutesPerMonth: 100, dailyUsd: 2 },
+    totals: { ...zero, inputTokens: 6_000, outputTokens: 2_500, activeSeconds: 1_800, turns: 12, modelCalls: 30, toolCalls: 7, costUsd: 3.5 },
+  },
   { keyId: 'k2', name: 'bot, "old"', prefix: 'svc_dev_b', revoked: true, totals: { ...zero, inputTokens: 10, turns: 1, modelCalls: 1 } },
 ];
 const period = { from: '2026-05-01T00:00:00.000Z', to: '2026-05-03T00:00:00.000Z' };

@@ -145,9 +145,13 @@ describe('the worked example of docs/local-control-plane.md', async () => {
     expect(doc).toContain(`\`${header.slice(header.indexOf('v1=') + 3)}\``);
   });
 
-  it("its receiver code accepts a fresh signature and refuses a tampered or stale one", () => {
+  it('its receiver code accepts a fresh signature and refuses a tampered or stale one', () => {
     const code = /```js\n([\s\S]*?)```/.exec(doc)![1]!.replace(/^import .*$/m, '');
-    const verify = new Function('createHmac', 'timingSafeEqual', `${code}; return verify;`)(createHmac, timingSafeEqual) as (b: string, h: string, s: string) => boolean;
+    const verify = new Function('createHmac', 'timingSafeEqual', `${code}; return verify;`)(createHmac, timingSafeEqual) as (
+      b: string,
+      h: string,
+      s: string,
+    ) => boolean;
     const now = Math.floor(Date.now() / 1000);
     expect(verify(body, signPayload(body, secret, now), secret)).toBe(true);
     expect(verify(body.replace('hkd_1', 'hkd_2'), signPayload(body, secret, now), secret)).toBe(false);

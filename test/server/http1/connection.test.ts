@@ -140,9 +140,11 @@ async function hugeAnswerReadLate(port: number, unreadMs: number, end = false): 
   return client;
 }
 
-const post = (path: string, body: string, extra = ''): string => `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const post = (path: string, body: string, extra = ''): string =>
+  `POST ${path} HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 const answers = (text: string): string[] => text.split(/(?=HTTP\/1\.1 \d{3} )/).filter(Boolean);
-const bodyOf = (answer: string): { method: string; url: string; headers: Record<string, string>; body: string } => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+const bodyOf = (answer: string): { method: string; url: string; headers: Record<string, string>; body: string } =>
+  JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
 
 describe('the local control plane HTTP/1.1 server', () => {
   it('answers requests one after another on one kept-alive connection, with the fields an answer needs', async () => {
@@ -265,7 +267,11 @@ describe('the local control plane HTTP/1.1 server', () => {
     const client = await raw(port);
     client.socket.write(request);
     const text = await client.closed;
-    expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status} [^\\r]+\\r\\nContent-Type: text/plain; charset=utf-8\\r\\nContent-Length: \\d+\\r\\nDate: [^\\r]+ GMT\\r\\nConnection: close\\r\\n\\r\\nthe request is not valid HTTP/1\\.1: .+\\n$`));
+    expect(text).toMatch(
+      new RegExp(
+        `^HTTP/1\\.1 ${status} [^\\r]+\\r\\nContent-Type: text/plain; charset=utf-8\\r\\nContent-Length: \\d+\\r\\nDate: [^\\r]+ GMT\\r\\nConnection: close\\r\\n\\r\\nthe request is not valid HTTP/1\\.1: .+\\n$`,
+      ),
+    );
     // Refused within the bytes that brought it: no handler saw it.
     expect(requests).toEqual([]);
   });
@@ -348,7 +354,11 @@ describe('the local control plane HTTP/1.1 server', () => {
     const { port, connections } = await start();
     const results = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        const response = await fetch(`http://127.0.0.1:${port}/fetch/${i}`, { method: 'POST', body: JSON.stringify({ i }), headers: { 'content-type': 'application/json' } });
+        const response = await fetch(`http://127.0.0.1:${port}/fetch/${i}`, {
+          method: 'POST',
+          body: JSON.stringify({ i }),
+          headers: { 'content-type': 'application/json' },
+        });
         return (await response.json()) as { body: string };
       }),
     );
@@ -382,7 +392,10 @@ describe('the local control plane HTTP/1.1 server', () => {
     }
     expect(requests.length).toBeLessThan(count);
     client.socket.resume();
-    const text = await client.untilEnough((received) => received.length >= count * 65_536 && answers(received).length === count && received.endsWith('b'.repeat(65_536)), 20_000);
+    const text = await client.untilEnough(
+      (received) => received.length >= count * 65_536 && answers(received).length === count && received.endsWith('b'.repeat(65_536)),
+      20_000,
+    );
     expect(answers(text).every((answer) => answer.endsWith(`\r\n\r\n${'b'.repeat(65_536)}`))).toBe(true);
     expect(requests.length).toBe(count);
   }, 30_000);
@@ -390,7 +403,10 @@ describe('the local control plane HTTP/1.1 server', () => {
   it('does not close an idle connection whose answers are still on their way out', async () => {
     const { port } = await start({ keepAliveMs: 200 });
     const client = await hugeAnswerReadLate(port, 1_200);
-    const text = await client.untilEnough((received) => received.endsWith('h'.repeat(1_000)) && answers(received).length === 1 && bodyLengthOf(received) === HUGE_ANSWER_BYTES, 10_000);
+    const text = await client.untilEnough(
+      (received) => received.endsWith('h'.repeat(1_000)) && answers(received).length === 1 && bodyLengthOf(received) === HUGE_ANSWER_BYTES,
+      10_000,
+    );
     expect(bodyLengthOf(text)).toBe(HUGE_ANSWER_BYTES);
   }, 20_000);
 
@@ -514,7 +530,9 @@ describe('the local control plane HTTP/1.1 server', () => {
     expect(refused).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
     expect(refused).toMatch(/\r\nRetry-After: 1\r\n/);
     expect(refused).toMatch(/\r\nConnection: close\r\n/);
-    expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'unavailable', message: expect.stringContaining('limit of 2 connections') } });
+    expect(JSON.parse(refused.slice(refused.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      error: { code: 'unavailable', message: expect.stringContaining('limit of 2 connections') },
+    });
     first.socket.destroy();
     await first.closed;
     await sleep(20);

@@ -10,7 +10,14 @@ const head = (...lines: string[]): string => {
 describe('requestHeadOf', () => {
   it('reads the request line, the fields (lower-case names, OWS trimmed) and the framing', () => {
     const parsed = requestHeadOf(head('POST /v1/agents/upsert HTTP/1.1', 'Host: x', 'Content-Type:  application/json \t', 'Content-Length: 12'));
-    expect(parsed).toMatchObject({ method: 'POST', target: '/v1/agents/upsert', minor: 1, keepAlive: true, expectsContinue: false, framing: { kind: 'length', length: 12 } });
+    expect(parsed).toMatchObject({
+      method: 'POST',
+      target: '/v1/agents/upsert',
+      minor: 1,
+      keepAlive: true,
+      expectsContinue: false,
+      framing: { kind: 'length', length: 12 },
+    });
     expect(parsed.headers['content-type']).toBe('application/json');
     expect(Object.getPrototypeOf(parsed.headers)).toBeNull();
   });
@@ -35,7 +42,9 @@ describe('requestHeadOf', () => {
   });
 
   it('joins repeated fields as node does: the first of Authorization, cookies with "; ", others with ", "', () => {
-    const { headers } = requestHeadOf(head('POST / HTTP/1.1', 'Authorization: Bearer a', 'Authorization: Bearer b', 'Cookie: a=1', 'Cookie: b=2', 'Accept: x', 'Accept: y'));
+    const { headers } = requestHeadOf(
+      head('POST / HTTP/1.1', 'Authorization: Bearer a', 'Authorization: Bearer b', 'Cookie: a=1', 'Cookie: b=2', 'Accept: x', 'Accept: y'),
+    );
     expect(headers).toMatchObject({ authorization: 'Bearer a', cookie: 'a=1; b=2', accept: 'x, y' });
   });
 
@@ -48,7 +57,7 @@ describe('requestHeadOf', () => {
     expect(requestHeadOf(head('', '', 'POST /after HTTP/1.1', 'Host: x')).target).toBe('/after');
   });
 
-  it('ignores an HTTP/1.0 client\'s Expect', () => {
+  it("ignores an HTTP/1.0 client's Expect", () => {
     expect(requestHeadOf(head('POST / HTTP/1.0', 'Expect: 200-ok')).expectsContinue).toBe(false);
   });
 

@@ -83,7 +83,9 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
       tokenFileProblems: await tokenFileWriteProblems(plan, run.tokenFiles),
     });
     if (problems.length > 0) {
-      throw new UserError(`refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`).withCode('preflight_refused');
+      throw new UserError(
+        `refusing to apply: ${problems.length} problem${problems.length === 1 ? '' : 's'} found before any write (nothing was changed):\n  ${problems.join('\n  ')}`,
+      ).withCode('preflight_refused');
     }
 
     // The tool servers the changed agents use must still serve what agentform.lock.yaml records.
@@ -128,7 +130,9 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
     // A second Ctrl-C: the user will not wait for the server. Say what may be half-way, then
     // leave at once; this is the one exit that cannot go through main's error handling.
     const inFlight = progress.inFlight.length > 0 ? progress.inFlight.join(', ') : 'nothing';
-    process.stderr.write(`\nStopped at once. In flight, and possibly applied on the server: ${inFlight}. Run plan to see where things stand, then apply again.\n`);
+    process.stderr.write(
+      `\nStopped at once. In flight, and possibly applied on the server: ${inFlight}. Run plan to see where things stand, then apply again.\n`,
+    );
     process.exit(130);
   };
   process.on('SIGINT', onSigint);
@@ -154,29 +158,37 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const tested = new Map<string, { id: string; tools: readonly ToolDescriptor[] }>();
   let result;
   try {
-    const applying = applyPlan(plan, run.desired, run.actual, { caller: session.client }, {
-      parallelism,
-      waitForImages: options.wait === true,
-      shouldStop: () => stopping || printFailure !== undefined || batch?.failed === true,
-      onEvent: emit,
-      onConnectionTested: (name, id, tools) => tested.set(name, { id, tools }),
-      reread: async (kind: ResourceKind) => {
-        const fresh = (await readActualState(session.client, slug, [kind])).resources.filter((resource) => resource.kind === kind);
-        // Names as the plan gave them: of two live keys of one name, the plan named the one whose
-        // token the token file holds, where a fresh read names the newest.
-        const plannedName = new Map(run.actual.resources.filter((resource) => resource.kind === kind).map((resource) => [resource.id, resource.name]));
-        const unplanned = fresh.filter((resource) => !plannedName.has(resource.id)).map((resource) => [resource.name, resource] as const);
-        const planned = fresh.filter((resource) => plannedName.has(resource.id)).map((resource) => [plannedName.get(resource.id) as string, resource] as const);
-        return new Map([...unplanned, ...planned]);
+    const applying = applyPlan(
+      plan,
+      run.desired,
+      run.actual,
+      { caller: session.client },
+      {
+        parallelism,
+        waitForImages: options.wait === true,
+        shouldStop: () => stopping || printFailure !== undefined || batch?.failed === true,
+        onEvent: emit,
+        onConnectionTested: (name, id, tools) => tested.set(name, { id, tools }),
+        reread: async (kind: ResourceKind) => {
+          const fresh = (await readActualState(session.client, slug, [kind])).resources.filter((resource) => resource.kind === kind);
+          // Names as the plan gave them: of two live keys of one name, the plan named the one whose
+          // token the token file holds, where a fresh read names the newest.
+          const plannedName = new Map(run.actual.resources.filter((resource) => resource.kind === kind).map((resource) => [resource.id, resource.name]));
+          const unplanned = fresh.filter((resource) => !plannedName.has(resource.id)).map((resource) => [resource.name, resource] as const);
+          const planned = fresh
+            .filter((resource) => plannedName.has(resource.id))
+            .map((resource) => [plannedName.get(resource.id) as string, resource] as const);
+          return new Map([...unplanned, ...planned]);
+        },
+        saveToken: async (resource: DesiredResource, token: string) => {
+          const file = resource.options?.tokenFile;
+          if (typeof file !== 'string') return undefined;
+          const path = resolve(projectDir, file);
+          await writeTokenFile(run.tokenFiles.get(resource.name) ?? { path, content: { exists: false }, digest: null }, token);
+          return relative(process.cwd(), path);
+        },
       },
-      saveToken: async (resource: DesiredResource, token: string) => {
-        const file = resource.options?.tokenFile;
-        if (typeof file !== 'string') return undefined;
-        const path = resolve(projectDir, file);
-        await writeTokenFile(run.tokenFiles.get(resource.name) ?? { path, content: { exists: false }, digest: null }, token);
-        return relative(process.cwd(), path);
-      },
-    });
+    );
     if (planPending) {
       // Awaited below; until then a failure must not count as unhandled.
       applying.catch(() => undefined);
@@ -215,7 +227,10 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   if (stopping) throw new AbortedError(`Apply interrupted: ${result.notStarted.length} change(s) not started. Run apply again to finish.`, 130);
   if (result.failed.length > 0) {
     const notStarted = result.notStarted.length > 0 ? `, ${result.notStarted.length} not started` : '';
-    throw new UserError(`apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)${notStarted}`, 'fix the cause and run apply again: it picks up where this run stopped').withCode('apply_failed');
+    throw new UserError(
+      `apply finished with ${result.failed.length} failed and ${result.skipped.length} skipped change(s)${notStarted}`,
+      'fix the cause and run apply again: it picks up where this run stopped',
+    ).withCode('apply_failed');
   }
 }
 

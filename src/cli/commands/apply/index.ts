@@ -17,7 +17,10 @@ export function register(program: Command): void {
     .option('--prune', 'delete remote resources that are not in the configuration')
     .option('--allow-mass-delete', 'confirm an apply that deletes a whole kind or a large share of the environment')
     .option('--target <kind/name...>', 'limit the apply to these resources and what they depend on')
-    .option('--max-request-bytes <n>', 'refuse before any write when a change would send a larger request (default: maxRequestBytes of the environment, else 1048576)')
+    .option(
+      '--max-request-bytes <n>',
+      'refuse before any write when a change would send a larger request (default: maxRequestBytes of the environment, else 1048576)',
+    )
     .option('--update-lock', 'accept tool surfaces that differ from agentform.lock.yaml and rewrite the lock')
     .action(async (dirOrPlanArgument: string | undefined, options: ApplyCommandOptions, command: Command) => {
       const dirOrPlan = projectDirFrom(dirOrPlanArgument, options.dir);

@@ -60,7 +60,10 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   if (saved && options.env && options.env !== saved.environment) {
     throw new UserError(`the saved plan is for environment ${saved.environment}, not ${options.env}`);
   }
-  const session = await openSession({ dir: resolve(saved ? saved.projectDir : dirOrPlan), ...(environment ? { environment } : {}), readAhead: true }, runContext(globals));
+  const session = await openSession(
+    { dir: resolve(saved ? saved.projectDir : dirOrPlan), ...(environment ? { environment } : {}), readAhead: true },
+    runContext(globals),
+  );
   try {
     // With no question to ask, the connections of the first --parallelism writes are opened now,
     // while the reads are on the wire and the plan is made, not when the writes go out: over TLS a

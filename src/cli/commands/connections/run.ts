@@ -15,14 +15,20 @@ export async function findConnection(client: RpcCaller, name: string): Promise<C
     connections = await client.call('connections.list', {});
   } catch (error) {
     if (error instanceof ApiError && error.isUnimplemented) {
-      throw new UserError(`cannot find connection ${name}: the server does not offer connections.list (an assumed operation)`, 'see "Assumptions about the API" in README');
+      throw new UserError(
+        `cannot find connection ${name}: the server does not offer connections.list (an assumed operation)`,
+        'see "Assumptions about the API" in README',
+      );
     }
     throw error;
   }
   const found = connections.find((connection) => connection.name === name);
   if (!found) {
     const names = connections.map((connection) => connection.name).sort();
-    throw new UserError(`no connection named ${name} in this environment`, names.length > 0 ? `the environment has: ${names.join(', ')}` : 'the environment has no connections');
+    throw new UserError(
+      `no connection named ${name} in this environment`,
+      names.length > 0 ? `the environment has: ${names.join(', ')}` : 'the environment has no connections',
+    );
   }
   return found;
 }

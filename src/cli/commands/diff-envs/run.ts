@@ -38,7 +38,11 @@ async function readAgents(dir: string, environment: string, globals: GlobalOptio
 
 export async function runDiffEnvs(a: string, b: string, options: DiffEnvsCommandOptions, globals: GlobalOptions): Promise<number> {
   if (a === b) throw new UserError(`diff-envs compares two different environments, got ${a} twice`);
-  if (globals.url || globals.token) throw new UserError('diff-envs reads two environments: --url and --token would apply to both', 'set AGENTFORM_URL_<ENV> / AGENTFORM_TOKEN_<ENV> per environment instead');
+  if (globals.url || globals.token)
+    throw new UserError(
+      'diff-envs reads two environments: --url and --token would apply to both',
+      'set AGENTFORM_URL_<ENV> / AGENTFORM_TOKEN_<ENV> per environment instead',
+    );
   const dir = resolve(options.dir ?? '.');
   const left = await readAgents(dir, a, globals);
   const right = await readAgents(dir, b, globals);

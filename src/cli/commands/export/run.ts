@@ -27,7 +27,12 @@ interface Source {
 async function projectSource(projectDir: string, options: ExportCommandOptions, globals: GlobalOptions): Promise<Source> {
   const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, runContext(globals));
   const { name, slug, url } = session.desired.target;
-  return { caller: session.client, target: { name, slug, url: globals.url ?? url }, ...(session.token ? { token: session.token } : {}), close: () => session.close() };
+  return {
+    caller: session.client,
+    target: { name, slug, url: globals.url ?? url },
+    ...(session.token ? { token: session.token } : {}),
+    close: () => session.close(),
+  };
 }
 
 async function urlSource(options: ExportCommandOptions, globals: GlobalOptions): Promise<Source> {
@@ -57,7 +62,10 @@ async function assertWritable(outDir: string, force: boolean): Promise<void> {
     throw error;
   }
   if (entries.length > 0 && !force) {
-    throw new UserError(`--out ${relative(process.cwd(), outDir) || '.'} is not empty`, 'choose an empty or new directory, or pass --force to overwrite files of the same name');
+    throw new UserError(
+      `--out ${relative(process.cwd(), outDir) || '.'} is not empty`,
+      'choose an empty or new directory, or pass --force to overwrite files of the same name',
+    );
   }
 }
 
@@ -95,7 +103,13 @@ export async function runExport(options: ExportCommandOptions, globals: GlobalOp
   let result: ExportResult;
   try {
     const [actual, names] = await Promise.all([readActualState(source.caller, source.target.slug), environmentNames(source.caller)]);
-    result = exportEnvironment({ target: source.target, actual, skipApiKeyIds: ownKeyIds(actual, source.token), environmentNames: names, schemas: specSchemas() as ExportSchemas });
+    result = exportEnvironment({
+      target: source.target,
+      actual,
+      skipApiKeyIds: ownKeyIds(actual, source.token),
+      environmentNames: names,
+      schemas: specSchemas() as ExportSchemas,
+    });
   } finally {
     await source.close();
   }

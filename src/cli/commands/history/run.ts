@@ -25,15 +25,15 @@ export async function runHistory(agent: string, options: HistoryCommandOptions, 
     const latest = await latestOrNone(session.client, agent);
     if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);
     const numbers = Array.from({ length: latest.version }, (_, index) => latest.version - index);
-    const versions = await mapBounded(numbers, CONCURRENCY, (version) => (version === latest.version ? Promise.resolve(latest) : session.client.call('agents.get', { slug: agent, version })));
+    const versions = await mapBounded(numbers, CONCURRENCY, (version) =>
+      version === latest.version ? Promise.resolve(latest) : session.client.call('agents.get', { slug: agent, version }),
+    );
     const sourceNames = await provenanceNames(versions, project.environments, environment, others);
     const rows: HistoryRow[] = versions.map((version) => ({
       version: version.version,
       createdAt: version.createdAt ?? null,
       image: version.image?.status ?? null,
-      promotedFrom: version.promotedFrom
-        ? { ...version.promotedFrom, environment: sourceNames.get(version.promotedFrom.environmentId) ?? null }
-        : null,
+      promotedFrom: version.promotedFrom ? { ...version.promotedFrom, environment: sourceNames.get(version.promotedFrom.environmentId) ?? null } : null,
     }));
     if (options.json) {
       printJson({ environment, agent, versions: rows });
@@ -50,7 +50,12 @@ export async function runHistory(agent: string, options: HistoryCommandOptions, 
  * Environment id → agentform name, for the ids that occur. Best effort: an environment that cannot
  * be reached (no credential here) is shown by id.
  */
-async function provenanceNames(versions: AgentVersionWithSlug[], environments: Record<string, unknown>, current: string, others: SourceSessions): Promise<Map<string, string>> {
+async function provenanceNames(
+  versions: AgentVersionWithSlug[],
+  environments: Record<string, unknown>,
+  current: string,
+  others: SourceSessions,
+): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   if (!versions.some((version) => version.promotedFrom)) return names;
   await Promise.all(

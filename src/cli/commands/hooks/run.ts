@@ -30,7 +30,9 @@ export async function runRedeliver(id: string | undefined, options: RedeliverOpt
     else process.stdout.write(`${renderRedeliverAll(outcome)}\n`);
     if (outcome.more) {
       throw new UserError(
-        outcome.calls >= maxCalls ? `stopped after ${outcome.calls} hooks.redeliverAll calls while the server still reports more` : `stopped: the server reports more but requeued nothing in ${MAX_EMPTY_CALLS} calls in a row`,
+        outcome.calls >= maxCalls
+          ? `stopped after ${outcome.calls} hooks.redeliverAll calls while the server still reports more`
+          : `stopped: the server reports more but requeued nothing in ${MAX_EMPTY_CALLS} calls in a row`,
         'run the command again, or raise --max-calls',
       );
     }

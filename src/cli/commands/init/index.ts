@@ -7,7 +7,12 @@ export function register(program: Command): void {
     .description('create a new project: agentform.yaml, one agent and its prompt, schemas and editor settings')
     .argument('[dir]', 'directory for the project (created if missing; default: the current directory)')
     .addOption(dirOption())
-    .addOption(new Option('--ci <system>', 'also write the CI recipe for GitHub Actions or GitLab (in an existing project: only the recipe)').choices(['github', 'gitlab']))
+    .addOption(
+      new Option('--ci <system>', 'also write the CI recipe for GitHub Actions or GitLab (in an existing project: only the recipe)').choices([
+        'github',
+        'gitlab',
+      ]),
+    )
     .action(async (dir: string | undefined, options: { ci?: 'github' | 'gitlab'; dir?: string }) => {
       const { runInit } = await import('./run.js');
       await runInit(projectDirFrom(dir, options.dir), options);

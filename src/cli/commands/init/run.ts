@@ -74,7 +74,10 @@ export async function runInit(dirArgument: string, options: { ci?: CiSystem }): 
   if (rootFile !== undefined) {
     // A CI recipe can be added to a project later; the scaffold cannot (it would clash with it).
     if (options.ci) return addCiRecipe(dir, shown, options.ci);
-    throw new UserError(`${join(shown, rootFile)} already exists: ${shown} is a project already`, 'run agentform validate there, init a new directory, or add a CI recipe with init --ci github|gitlab');
+    throw new UserError(
+      `${join(shown, rootFile)} already exists: ${shown} is a project already`,
+      'run agentform validate there, init a new directory, or add a CI recipe with init --ci github|gitlab',
+    );
   }
   const files = [...scaffoldFiles(), ...(options.ci ? await ciFiles(options.ci) : [])];
   const notes: string[] = [];
@@ -98,7 +101,10 @@ export async function runInit(dirArgument: string, options: { ci?: CiSystem }): 
   }
 
   const lines = [
-    `Created an agentform project in ${shown}: ${toWrite.filter((file) => !file.path.startsWith('schemas/')).map((file) => file.path).join(', ')}, .gitignore, and the JSON Schemas in schemas/.`,
+    `Created an agentform project in ${shown}: ${toWrite
+      .filter((file) => !file.path.startsWith('schemas/'))
+      .map((file) => file.path)
+      .join(', ')}, .gitignore, and the JSON Schemas in schemas/.`,
     '',
     'Next:',
     ...(shown === '.' ? [] : [`  cd ${shown}`]),

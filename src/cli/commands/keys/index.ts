@@ -18,10 +18,13 @@ export function register(program: Command): void {
     const { runCreateKey } = await import('./run.js');
     await runCreateKey(name, options, command.optsWithGlobals<GlobalOptions>());
   });
-  addOpsOptions(keys.command('revoke').description('revoke an API key by name or id').argument('<name-or-id>', 'the key name (of a key not yet revoked), or its id (key_…)')).action(
-    async (given: string, options: OpsOptions, command: Command) => {
-      const { runRevokeKey } = await import('./run.js');
-      await runRevokeKey(given, options, command.optsWithGlobals<GlobalOptions>());
-    },
-  );
+  addOpsOptions(
+    keys
+      .command('revoke')
+      .description('revoke an API key by name or id')
+      .argument('<name-or-id>', 'the key name (of a key not yet revoked), or its id (key_…)'),
+  ).action(async (given: string, options: OpsOptions, command: Command) => {
+    const { runRevokeKey } = await import('./run.js');
+    await runRevokeKey(given, options, command.optsWithGlobals<GlobalOptions>());
+  });
 }

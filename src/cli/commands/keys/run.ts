@@ -17,7 +17,14 @@ import { didYouMean } from '../../../config/suggest.js';
 const KNOWN_SCOPES = ['read', 'control'];
 
 export function parseScopes(value: string): string[] {
-  const scopes = [...new Set(value.split(',').map((scope) => scope.trim()).filter((scope) => scope !== ''))];
+  const scopes = [
+    ...new Set(
+      value
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter((scope) => scope !== ''),
+    ),
+  ];
   if (scopes.length === 0) throw new UserError('--scopes is empty: give read, control or both (comma-separated)');
   const unknown = scopes.filter((scope) => !KNOWN_SCOPES.includes(scope));
   if (unknown.length > 0) {
@@ -32,10 +39,17 @@ export async function runCreateKey(name: string, options: CreateKeyOptions, glob
   const scopes = parseScopes(options.scopes);
   if (options.tokenFile && options.showToken) throw new UserError('choose one of --token-file and --show-token');
   if (!options.tokenFile && !options.showToken) {
-    throw new UserError('where should the token go? It is shown only once', 'pass --token-file FILE (written with mode 0600) or --show-token (printed on stdout)');
+    throw new UserError(
+      'where should the token go? It is shown only once',
+      'pass --token-file FILE (written with mode 0600) or --show-token (printed on stdout)',
+    );
   }
   const tokenFile = options.tokenFile ? resolve(options.tokenFile) : undefined;
-  if (tokenFile && existsSync(tokenFile)) throw new UserError(`${options.tokenFile} already exists: refusing to overwrite what may be another key's token`, 'choose a new file name, or remove the old file first');
+  if (tokenFile && existsSync(tokenFile))
+    throw new UserError(
+      `${options.tokenFile} already exists: refusing to overwrite what may be another key's token`,
+      'choose a new file name, or remove the old file first',
+    );
   const expiresAt = options.expires ? parseExpiry(options.expires, new Date()) : undefined;
 
   await withConnection(options, globals, async ({ client }) => {
@@ -60,7 +74,13 @@ export async function runCreateKey(name: string, options: CreateKeyOptions, glob
 
 export async function runRevokeKey(given: string, options: OpsOptions, globals: GlobalOptions): Promise<void> {
   await withConnection(options, globals, async ({ client }) => {
-    const { id } = await resolveNameOrId('API key', given, 'key', () => client.call('apiKeys.list', {}), (key) => !key.revokedAt);
+    const { id } = await resolveNameOrId(
+      'API key',
+      given,
+      'key',
+      () => client.call('apiKeys.list', {}),
+      (key) => !key.revokedAt,
+    );
     const key = await client.call('apiKeys.revoke', { id });
     if (options.json) printJson(key);
     else process.stdout.write(`${renderRevokedKey(key)}\n`);

@@ -24,7 +24,10 @@ export async function runLock(dir: string, options: LockCommandOptions, globals:
     const environment = session.desired.target.name;
     const projectDir = session.desired.projectDir;
     const lock = await readToolLock(projectDir);
-    const declared = session.desired.resources.filter((resource) => resource.kind === 'connection').map((resource) => resource.name).sort();
+    const declared = session.desired.resources
+      .filter((resource) => resource.kind === 'connection')
+      .map((resource) => resource.name)
+      .sort();
     const ids = connectionIds(await readActualState(session.client, session.desired.target.slug, ['connection']));
     const missing = declared.filter((name) => !ids.has(name));
     if (missing.length > 0) {
@@ -37,18 +40,26 @@ export async function runLock(dir: string, options: LockCommandOptions, globals:
     try {
       checks = await checkSurfaces(session.client, lock, environment, declared, ids, { readUnlocked: true });
     } catch (error) {
-      if (isScopeError(error)) throw new UserError('agentform lock needs an API key with the control scope: connections.test lists a connection\'s tools', 'use the control key of this environment');
+      if (isScopeError(error))
+        throw new UserError(
+          "agentform lock needs an API key with the control scope: connections.test lists a connection's tools",
+          'use the control key of this environment',
+        );
       throw error;
     }
     const unreadable = checks.filter((check) => check.status === 'unreadable');
     if (unreadable.length > 0) {
-      throw new UserError(`cannot read the tools of ${unreadable.map((check) => `connection ${check.connection} (${check.error})`).join(', ')}; nothing was written`).withCode('tool_surface_unreadable');
+      throw new UserError(
+        `cannot read the tools of ${unreadable.map((check) => `connection ${check.connection} (${check.error})`).join(', ')}; nothing was written`,
+      ).withCode('tool_surface_unreadable');
     }
     const color = useColor(globals);
     const differing = checks.filter((check) => check.status === 'differs');
     const entries = new Map<string, LockedConnection>();
     for (const check of checks) if (check.live) entries.set(check.connection, check.live);
-    const stale = Object.keys(lock?.environments[environment] ?? {}).filter((name) => !declared.includes(name)).sort();
+    const stale = Object.keys(lock?.environments[environment] ?? {})
+      .filter((name) => !declared.includes(name))
+      .sort();
     const refused = differing.length > 0 && !options.update;
     const status = (name: string) => {
       const check = checks.find((candidate) => candidate.connection === name);
@@ -89,7 +100,10 @@ export async function runLock(dir: string, options: LockCommandOptions, globals:
       else if (!refused) out(`\n${file} is up to date for ${environment}.`);
     }
     if (refused) {
-      throw new UserError(`the tool surface of ${differing.map((check) => check.connection).join(', ')} differs from ${file}; nothing was written`, `review the difference; to accept it run \`agentform lock --update -e ${environment}\` and commit ${LOCK_FILE}`).withCode('tool_surface_differs');
+      throw new UserError(
+        `the tool surface of ${differing.map((check) => check.connection).join(', ')} differs from ${file}; nothing was written`,
+        `review the difference; to accept it run \`agentform lock --update -e ${environment}\` and commit ${LOCK_FILE}`,
+      ).withCode('tool_surface_differs');
     }
     return 0;
   } finally {

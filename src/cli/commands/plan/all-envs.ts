@@ -26,7 +26,10 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
         const run = await planSession(session, planInputsOf(options));
         const safety = await reviewPlan(run);
         outcomes.push({ environment, plan: run.plan, safety });
-        if (!options.json) process.stdout.write(`== ${environment} (${session.targetLabel}) ==\n${renderPlanAs('text', run.plan, { target: session.targetLabel, color: useColor(globals), safety })}\n\n`);
+        if (!options.json)
+          process.stdout.write(
+            `== ${environment} (${session.targetLabel}) ==\n${renderPlanAs('text', run.plan, { target: session.targetLabel, color: useColor(globals), safety })}\n\n`,
+          );
       } finally {
         await session.close();
       }

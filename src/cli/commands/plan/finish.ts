@@ -26,7 +26,11 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     await fsPromises().appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
   }
   if (options.out) {
-    await writeFileAtomic(resolve(options.out), `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`, { mode: 0o600 });
+    await writeFileAtomic(
+      resolve(options.out),
+      `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`,
+      { mode: 0o600 },
+    );
     process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);
   }
   return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);

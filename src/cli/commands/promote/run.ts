@@ -21,7 +21,8 @@ import type { PromoteCommandOptions } from './options.js';
 
 export async function runPromote(agent: string, options: PromoteCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = options.sourceVersion === undefined ? undefined : Number(options.sourceVersion);
-  if (version !== undefined && (!Number.isInteger(version) || version < 1)) throw new UserError(`--source-version must be a whole number ≥ 1, not ${options.sourceVersion}`);
+  if (version !== undefined && (!Number.isInteger(version) || version < 1))
+    throw new UserError(`--source-version must be a whole number ≥ 1, not ${options.sourceVersion}`);
   const project = await loadProject(resolve(options.dir ?? '.'));
   const from = pickEnvironment(project, options.from);
   const to = pickEnvironment(project, options.to);
@@ -49,12 +50,19 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     // An agent that names a provider, connection, subagent or secret the target does not run
     // cannot run there; the target's rules judge what promote writes as apply's judge what it
     // writes. Both before the question and any write.
-    const promoted = new Map(writes.map((step) => [step.slug, { definition: step.definition, judged: step.judged, version: `${from} v${step.from.version}`, configuredIn: from }]));
+    const promoted = new Map(
+      writes.map((step) => [step.slug, { definition: step.definition, judged: step.judged, version: `${from} v${step.from.version}`, configuredIn: from }]),
+    );
     await reviewAgentWrites({ client: target.client, project, desired, writes: promoted, lock, color, command: 'promote' });
     const notice = unknownFieldsNotice(`${from}`, [...new Set([...sources.unknownFields.values()].flat())]);
-    if (notice) process.stderr.write(`${notice}
+    if (notice)
+      process.stderr.write(`${notice}
 `);
-    await confirmOrRefuse(`\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `, options.autoApprove, 'promote');
+    await confirmOrRefuse(
+      `\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `,
+      options.autoApprove,
+      'promote',
+    );
     await writePromotion(writes, agentWriter(target.client), (step, written) => {
       process.stdout.write(`Promoted ${step.slug}: ${from} v${step.from.version} → ${to} v${written}\n`);
     });

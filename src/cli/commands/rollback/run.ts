@@ -55,12 +55,19 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
     await reviewAgentWrites({ client: session.client, project, desired, writes, lock, color, command: 'roll back' });
     const notice = unknownFieldsNotice(`${agent} v${version}`, wanted.unknown);
     if (notice) process.stderr.write(`${notice}\n`);
-    await confirmOrRefuse(`\nRoll ${agent} in ${environment} back to the definition of v${version}? Only 'yes' will be accepted: `, options.autoApprove, 'roll back');
+    await confirmOrRefuse(
+      `\nRoll ${agent} in ${environment} back to the definition of v${version}? Only 'yes' will be accepted: `,
+      options.autoApprove,
+      'roll back',
+    );
     const result = await agentWriter(session.client).upsert(agent, definition);
     process.stdout.write(`Rolled back ${agent} in ${environment}: v${result.version} has the definition of v${version}.\n`);
     // A version that is the configuration as applied brings the live state back to the YAML.
     if (judged.asConfigured) process.stdout.write(`v${version} is ${environment}'s configuration of ${agent}: the live state and the YAML agree again.\n`);
-    else process.stderr.write(`Warning: the configuration in Git now disagrees with the live state of ${environment}: the next \`agentform plan -e ${environment}\` shows agent/${agent} changing back. Update the YAML (or revert the commit) to match.\n`);
+    else
+      process.stderr.write(
+        `Warning: the configuration in Git now disagrees with the live state of ${environment}: the next \`agentform plan -e ${environment}\` shows agent/${agent} changing back. Update the YAML (or revert the commit) to match.\n`,
+      );
   } finally {
     await session.close();
   }

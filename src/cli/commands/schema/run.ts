@@ -30,5 +30,7 @@ export async function writeSchemas(dir: string): Promise<void> {
   for (const file of files) await writeFileAtomic(join(dir, file.path), file.content);
   const shown = relative(process.cwd(), dir) || '.';
   process.stdout.write(`Wrote ${files.length} schemas to ${shown}: ${files.map((file) => basename(file.path)).join(', ')}.\n`);
-  process.stdout.write('Start each project file with its schema, as a path relative to that file, e.g.\n  # yaml-language-server: $schema=../schemas/agent.schema.json\n');
+  process.stdout.write(
+    'Start each project file with its schema, as a path relative to that file, e.g.\n  # yaml-language-server: $schema=../schemas/agent.schema.json\n',
+  );
 }

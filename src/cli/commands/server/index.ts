@@ -18,9 +18,16 @@ export function register(program: Command): void {
     .option('--lost-response-rate <rate>', 'fault injection: share of requests that act, then drop the connection (0..1)')
     .option('--throttle-rate <rate>', 'fault injection: share of requests answered 429 (retry-after: 0) before acting (0..1)')
     .option('--seed <n>', 'fault injection: PRNG seed, for reproducible faults')
-    .option('--profile <name>', 'how the server fills what the API description leaves open: default or pessimistic (default: $AGENTFORM_SERVER_PROFILE, else default)')
+    .option(
+      '--profile <name>',
+      'how the server fills what the API description leaves open: default or pessimistic (default: $AGENTFORM_SERVER_PROFILE, else default)',
+    )
     .option('--allow-remote-outbound', 'let connections.test, providers.models and hook deliveries reach hosts other than this machine')
-    .option('--durability <mode>', 'full: every acknowledged write survives a power loss (fsync per commit); normal: faster, a power loss may lose the last writes', 'full')
+    .option(
+      '--durability <mode>',
+      'full: every acknowledged write survives a power loss (fsync per commit); normal: faster, a power loss may lose the last writes',
+      'full',
+    )
     .option('--max-connections <n>', 'connections open at once; one more is answered 503 with retry-after: 1 (default 256)')
     .option('--dev-endpoints', 'serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook delivery list)')
     .action(async (options: ServerOptions) => {

@@ -36,7 +36,8 @@ export async function runServer(options: ServerOptions): Promise<void> {
     throttleRate: rateOption('throttle-rate', options.throttleRate),
     seed: integerOption('seed', options.seed, 0, 2 ** 32 - 1),
   };
-  if (options.durability !== 'full' && options.durability !== 'normal') throw new UserError(`--durability must be full or normal, not ${JSON.stringify(options.durability)}`);
+  if (options.durability !== 'full' && options.durability !== 'normal')
+    throw new UserError(`--durability must be full or normal, not ${JSON.stringify(options.durability)}`);
   const durability: 'full' | 'normal' = options.durability;
   const dataDir = resolve(options.data);
   let plane;
@@ -72,10 +73,14 @@ export async function runServer(options: ServerOptions): Promise<void> {
   });
   const out = process.stdout;
   out.write(`agentform local control plane listening on ${plane.url}${profile === 'default' ? '' : ` (profile ${profile})`}\n`);
-  out.write(`data: ${dataDir}\ncredentials: ${credentialsPath(dataDir)} (environments: ${environments.map(({ slug, kind }) => (kind ? `${slug} (${kind})` : slug)).join(', ')})\n`);
+  out.write(
+    `data: ${dataDir}\ncredentials: ${credentialsPath(dataDir)} (environments: ${environments.map(({ slug, kind }) => (kind ? `${slug} (${kind})` : slug)).join(', ')})\n`,
+  );
   if (options.printKeys) for (const { slug } of environments) out.write(`  ${slug}: ${plane.tokens[slug]}\n`);
   if (faults.latencyMs || faults.failRate || faults.lostResponseRate || faults.throttleRate) {
-    out.write(`fault injection: latency ${faults.latencyMs ?? 0} ms, fail rate ${faults.failRate ?? 0}, throttle rate ${faults.throttleRate ?? 0}, lost responses ${faults.lostResponseRate ?? 0}, seed ${faults.seed ?? 1}\n`);
+    out.write(
+      `fault injection: latency ${faults.latencyMs ?? 0} ms, fail rate ${faults.failRate ?? 0}, throttle rate ${faults.throttleRate ?? 0}, lost responses ${faults.lostResponseRate ?? 0}, seed ${faults.seed ?? 1}\n`,
+    );
   }
   if (options.devEndpoints) out.write('dev endpoints on: /dev/cookie, /dev/sessions/simulate, /dev/hooks/deliveries\n');
   out.write('press Ctrl-C to stop\n');
@@ -89,9 +94,13 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** `--unarchive prod,staging`: the slugs of environments to unarchive. */
 function parseUnarchive(list: string | undefined): string[] {
   if (list === undefined) return [];
-  const slugs = list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const slugs = list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   const bad = slugs.find((slug) => !SLUG.test(slug));
-  if (slugs.length === 0 || bad !== undefined) throw new UserError(`--unarchive: invalid slug ${JSON.stringify(bad ?? list)}`, 'name environments by slug, comma-separated');
+  if (slugs.length === 0 || bad !== undefined)
+    throw new UserError(`--unarchive: invalid slug ${JSON.stringify(bad ?? list)}`, 'name environments by slug, comma-separated');
   return slugs;
 }
 const KIND = /^[a-z][a-z0-9-]{0,62}$/;
@@ -101,16 +110,25 @@ const KIND = /^[a-z][a-z0-9-]{0,62}$/;
  * change later, so a project declaring `kind: production` needs it here before its first apply).
  */
 export function parseEnvironments(list: string): LocalEnvironment[] {
-  const entries = list.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = list
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   if (entries.length === 0) throw new UserError('--environments needs at least one environment slug');
   return entries.map((entry) => {
     const [slug = '', kind, ...rest] = entry.split(':');
     if (!SLUG.test(slug)) {
-      throw new UserError(`--environments: invalid slug ${JSON.stringify(slug)}`, 'a slug is 1 to 63 lowercase letters, digits and "-", starting with a letter or digit');
+      throw new UserError(
+        `--environments: invalid slug ${JSON.stringify(slug)}`,
+        'a slug is 1 to 63 lowercase letters, digits and "-", starting with a letter or digit',
+      );
     }
     if (kind === undefined) return { slug };
     if (rest.length > 0 || !KIND.test(kind)) {
-      throw new UserError(`--environments: invalid kind in ${JSON.stringify(entry)}`, 'write slug:kind, the kind in lowercase letters, digits and "-" (e.g. prod:production)');
+      throw new UserError(
+        `--environments: invalid kind in ${JSON.stringify(entry)}`,
+        'write slug:kind, the kind in lowercase letters, digits and "-" (e.g. prod:production)',
+      );
     }
     return { slug, kind };
   });

@@ -5,11 +5,17 @@ import type { EventsOptions } from './options.js';
 
 /** `--type a,b --type c` → [a, b, c]. */
 function collectTypes(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(',').map((part) => part.trim()).filter((part) => part !== '')];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== ''),
+  ];
 }
 
 export function register(program: Command): void {
-  const sessions = program.command('sessions').description("inspect a session: its events and the tool calls waiting for a decision");
+  const sessions = program.command('sessions').description('inspect a session: its events and the tool calls waiting for a decision');
   addOpsOptions(
     sessions
       .command('events')

@@ -10,7 +10,10 @@ import { printJson, useColor } from '../../terminal.js';
 export async function runUsage(options: UsageOptions, globals: GlobalOptions): Promise<void> {
   if (options.csv && options.json) throw new UserError('choose one of --csv and --json');
   // The period is checked before connecting: a typo costs no request.
-  const period = parseUsagePeriod({ ...(options.from !== undefined ? { from: options.from } : {}), ...(options.to !== undefined ? { to: options.to } : {}) }, new Date());
+  const period = parseUsagePeriod(
+    { ...(options.from !== undefined ? { from: options.from } : {}), ...(options.to !== undefined ? { to: options.to } : {}) },
+    new Date(),
+  );
   await withConnection(options, globals, async ({ client }) => {
     const rows = await client.call('usage.keys', { period });
     const usage = computeUsage(rows, periodDays(period));

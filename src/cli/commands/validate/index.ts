@@ -14,7 +14,9 @@ interface ValidateOptions {
 export function register(program: Command, outcome: CommandOutcome = { exitCode: 0 }): void {
   program
     .command('validate')
-    .description('check the configuration: schemas, references, cycles, ${env:}/${file:}, literal secrets and policy errors (offline); --remote adds models and tools')
+    .description(
+      'check the configuration: schemas, references, cycles, ${env:}/${file:}, literal secrets and policy errors (offline); --remote adds models and tools',
+    )
     .argument('[dir]', 'project directory (holds agentform.yaml)')
     .addOption(dirOption())
     .option('-e, --env <name>', 'check only this environment (default: every environment)')

@@ -8,7 +8,10 @@ import type { ToolSurfaceLock } from '../../../model/tool-lock.js';
 import { policyErrors } from '../../../safety/index.js';
 
 /** validateProject's `judge`: each environment's policy errors as problems located in the project. */
-export function policyJudge(projectDir: string, lock: ToolSurfaceLock | undefined): (project: Project, environment: string, desired: DesiredState) => Problem[] {
+export function policyJudge(
+  projectDir: string,
+  lock: ToolSurfaceLock | undefined,
+): (project: Project, environment: string, desired: DesiredState) => Problem[] {
   return (project, environment, desired) =>
     policyErrors({ project, desired, cwd: projectDir, ...(lock ? { lock } : {}) }).map((finding) => ({
       severity: 'error',

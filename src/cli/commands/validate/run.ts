@@ -13,7 +13,10 @@ export async function runValidate(dir: string, options: { env?: string; json?: b
   const offlineErrors = problems.some((problem) => problem.severity === 'error');
   if (options.remote && !offlineErrors) {
     // Only --remote needs the HTTP client (and undici): offline validation never loads it.
-    const [{ openSession, runContext }, { remoteChecks }] = await Promise.all([import('../../../pipeline/session.js'), import('../../../pipeline/remote-checks.js')]);
+    const [{ openSession, runContext }, { remoteChecks }] = await Promise.all([
+      import('../../../pipeline/session.js'),
+      import('../../../pipeline/remote-checks.js'),
+    ]);
     const session = await openSession({ dir: projectDir, ...(options.env ? { environment: options.env } : {}) }, runContext(globals));
     try {
       const environment = session.desired.target.name;
