@@ -74,7 +74,7 @@ describe('a small request while 50 clients list 1,000 agents', () => {
     rmSync(data, { recursive: true, force: true });
   });
 
-  it('answers agents.get within half a second at p99', async () => {
+  it('answers agents.get promptly: median under 100 ms, no starvation', async () => {
     const quiet = await probe(url, token, PROBES);
     let listing = true;
     let lists = 0;
@@ -96,6 +96,10 @@ describe('a small request while 50 clients list 1,000 agents', () => {
     await Promise.all(listers);
     const shown = (ms: number[]) => `p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms`;
     console.log(`agents.get alone: ${shown(quiet)}; while ${LISTERS} clients list ${AGENTS} agents (${lists} lists): ${shown(loaded)}`);
-    expect(percentile(loaded, 99)).toBeLessThan(500);
+    // Without the fair share the median alone was ~180 ms (p99 ~1 s) on an idle machine; with it,
+    // ~15 ms (p99 ~80-140 ms). The stress suite runs other files beside this one on 2 cores: the
+    // median tells the two apart, the tail only guards against starvation.
+    expect(percentile(loaded, 50)).toBeLessThan(100);
+    expect(percentile(loaded, 99)).toBeLessThan(2_000);
   });
 });
