@@ -96,9 +96,9 @@ describe('a small request while 50 clients list 1,000 agents', () => {
     await Promise.all(listers);
     const shown = (ms: number[]) => `p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms`;
     console.log(`agents.get alone: ${shown(quiet)}; while ${LISTERS} clients list ${AGENTS} agents (${lists} lists): ${shown(loaded)}`);
-    // Without the fair share the median alone was ~180 ms (p99 ~1 s) on an idle machine; with it,
-    // ~15 ms (p99 ~80-140 ms). The stress suite runs other files beside this one on 2 cores: the
-    // median tells the two apart, the tail only guards against starvation.
+    // Without the fair share the median alone is above this bound on an idle machine, with it far
+    // below. The stress suite runs other files beside this one: the median tells the two apart,
+    // the tail bound only guards against starvation.
     expect(percentile(loaded, 50)).toBeLessThan(100);
     expect(percentile(loaded, 99)).toBeLessThan(2_000);
   });
