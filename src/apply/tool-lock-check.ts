@@ -96,6 +96,8 @@ export interface ToolLockGateInput {
   say(line: string): void;
   /** The tool-level diff as text (render/tool-surface.ts: apply/ does no rendering of its own). */
   renderDiff(connection: string, diff: SurfaceDiff): string;
+  /** The command that writes, for its refusal (default apply). */
+  command?: 'apply' | 'promote' | 'roll back';
 }
 
 /** A connection's tools as connections.test answered right after the apply wrote it, by name. */
@@ -157,7 +159,7 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
   }
   if (refusals.length > 0) {
     throw new UserError(
-      `refusing to apply: the tool surface of ${refusals.length === 1 ? 'a connection' : `${refusals.length} connections`} that changed agents use differs from agentform.lock.yaml (nothing was changed):\n${refusals.join('\n')}`,
+      `refusing to ${input.command ?? 'apply'}: the tool surface of ${refusals.length === 1 ? 'a connection' : `${refusals.length} connections`} that changed agents use differs from agentform.lock.yaml (nothing was changed):\n${refusals.join('\n')}`,
       ACCEPT_HINT,
     ).withCode('tool_surface_differs');
   }

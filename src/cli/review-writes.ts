@@ -1,9 +1,15 @@
 // What promote and rollback run before they write agent definitions, in this order: the references
-// the target lacks (refused), then the target's rules over the whole environment with the written
-// agents in it (refused on an error, as apply refuses). One place, so the two commands cannot drift.
+// the target lacks (refused), the target's rules over the whole environment with the written
+// agents in it (refused on an error), and the tool-surface lock of the connections they use
+// (refused on a difference), each as apply runs it. One place, so the two commands cannot drift.
 import type { RpcCaller } from '../api/operations.js';
+import type { ToolLockGate } from '../apply/tool-lock-check.js';
 import type { Project } from '../config/index.js';
-import type { DesiredState, JsonObject } from '../model/resources.js';
+import { connectionsOfChangedAgents } from '../engine/tool-surface.js';
+import type { DesiredState, JsonObject, Plan } from '../model/resources.js';
+import { applyToolLockGate } from '../pipeline/tool-lock.js';
+import { renderSurfaceDiff } from '../render/tool-surface.js';
+import { readActualState } from '../state/read.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { refuseWritesWithMissingReferences } from '../pipeline/target-references.js';
 import type { JudgedDefinition } from '../promotion/judged-definition.js';
@@ -22,15 +28,20 @@ export interface AgentWrite {
   configuredIn: string;
 }
 
+/**
+ * Runs every check before the write; returns the lock gate, whose `finish()` after the write records
+ * the connections locked for the first time (as apply's does). `plan`: the writes as plan changes.
+ */
 export async function reviewAgentWrites(input: {
   client: RpcCaller;
   project: Project;
   desired: DesiredState;
   writes: ReadonlyMap<string, AgentWrite>;
+  plan: Plan;
   lock: ToolSurfaceLock | undefined;
   color: boolean;
   command: 'promote' | 'roll back';
-}): Promise<void> {
+}): Promise<ToolLockGate> {
   const { writes } = input;
   const definitions = new Map([...writes].map(([slug, write]) => [slug, write.definition]));
   for (const warning of await refuseWritesWithMissingReferences(input.client, input.desired, definitions)) process.stderr.write(`Warning: ${warning}\n`);
@@ -44,4 +55,26 @@ export async function reviewAgentWrites(input: {
   const policy = reviewPromotion({ project: input.project, desired: input.desired, promoted: judged, notes, ...(input.lock ? { lock: input.lock } : {}) });
   if (policy.findings.length > 0 || policy.notes.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(input.color)).join('\n')}\n`);
   refuseOnBlockingFindings(policy, input.command);
+  return lockGate(input.client, withDefinitions(input.desired, definitions), input.plan, input.command);
+}
+
+/** The target's configuration with the written definitions in place of (or beside) its agents. */
+function withDefinitions(desired: DesiredState, definitions: ReadonlyMap<string, JsonObject>): DesiredState {
+  const resources = desired.resources.map((resource) => {
+    const definition = resource.kind === 'agent' ? definitions.get(resource.name) : undefined;
+    return definition ? { ...resource, spec: definition } : resource;
+  });
+  for (const [name, spec] of definitions) {
+    if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name))
+      resources.push({ kind: 'agent', name, spec, writeOnly: {}, references: [] });
+  }
+  return { ...desired, resources };
+}
+
+/** The connections the written agents use must serve what agentform.lock.yaml records, as for apply. */
+async function lockGate(client: RpcCaller, desired: DesiredState, plan: Plan, command: 'promote' | 'roll back'): Promise<ToolLockGate> {
+  const used = connectionsOfChangedAgents(plan, desired);
+  if (used.existing.length === 0 && used.created.length === 0) return { finish: async () => undefined };
+  const actual = await readActualState(client, desired.target.slug, ['connection']);
+  return applyToolLockGate(client, { plan, desired, actual }, plan, false, renderSurfaceDiff, undefined, command);
 }

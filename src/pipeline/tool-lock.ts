@@ -25,6 +25,7 @@ export async function applyToolLockGate(
   updateLock: boolean,
   renderDiff: (connection: string, diff: SurfaceDiff) => string,
   say: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  command: 'apply' | 'promote' | 'roll back' = 'apply',
 ): Promise<ToolLockGate> {
   const projectDir = run.desired.projectDir;
   // No changed agent uses a connection: no tool server is asked (the check costs a round trip to
@@ -41,6 +42,7 @@ export async function applyToolLockGate(
     save: (lock) => writeToolLock(projectDir, lock),
     say,
     renderDiff,
+    command,
   });
 }
 

@@ -245,6 +245,19 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     expect(await liveTurns()).toBe(turns);
   });
 
+  it('rollback is checked the same way: refused before any write, the lock kept', async () => {
+    // The lock holds the last surface accepted above; the server now serves another one.
+    await setTools(BASE_TOOLS);
+    const before = await readFile(lockPath(), 'utf8');
+    const result = await cli(['rollback', 'support', '--to', '1', '--auto-approve']);
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stderr).toContain('refusing to roll back: the tool surface of a connection that changed agents use differs from agentform.lock.yaml (nothing was changed)');
+    expect(result.stderr).toContain('~ create_ticket: destructiveHint true → false');
+    expect(await liveTurns()).toBe(turns);
+    expect(await readFile(lockPath(), 'utf8')).toBe(before);
+    expect((await cli(['lock', '-e', 'dev', '--update'])).code).toBe(0);
+  });
+
   it('a connection with no lock entry is locked by the first apply that depends on it', async () => {
     await rm(lockPath());
     await changeAgent();

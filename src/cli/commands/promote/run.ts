@@ -53,11 +53,11 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     const promoted = new Map(
       writes.map((step) => [step.slug, { definition: step.definition, judged: step.judged, version: `${from} v${step.from.version}`, configuredIn: from }]),
     );
-    await reviewAgentWrites({ client: target.client, project, desired, writes: promoted, lock, color, command: 'promote' });
+    // The writes as one plan, for the tool-surface lock (which agents change, and how).
+    const plan = { ...writes[0]!.plan, changes: writes.flatMap((step) => step.plan.changes) };
+    const lockGate = await reviewAgentWrites({ client: target.client, project, desired, writes: promoted, plan, lock, color, command: 'promote' });
     const notice = unknownFieldsNotice(`${from}`, [...new Set([...sources.unknownFields.values()].flat())]);
-    if (notice)
-      process.stderr.write(`${notice}
-`);
+    if (notice) process.stderr.write(`${notice}\n`);
     await confirmOrRefuse(
       `\nPromote ${writes.map((step) => step.slug).join(', ')} from ${from} to ${to} (${target.targetLabel})? Only 'yes' will be accepted: `,
       options.autoApprove,
@@ -66,6 +66,7 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     await writePromotion(writes, agentWriter(target.client), (step, written) => {
       process.stdout.write(`Promoted ${step.slug}: ${from} v${step.from.version} → ${to} v${written}\n`);
     });
+    await lockGate.finish();
   } finally {
     await sources.close();
     await target.close();

@@ -52,7 +52,7 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
     const configured = desired.resources.find((resource) => resource.kind === 'agent' && resource.name === agent && !resource.promotion)?.spec;
     const judged = judgedDefinition(definition, definition, configured);
     const writes = new Map([[agent, { definition, judged, version: `v${version}`, configuredIn: environment }]]);
-    await reviewAgentWrites({ client: session.client, project, desired, writes, lock, color, command: 'roll back' });
+    const lockGate = await reviewAgentWrites({ client: session.client, project, desired, writes, plan, lock, color, command: 'roll back' });
     const notice = unknownFieldsNotice(`${agent} v${version}`, wanted.unknown);
     if (notice) process.stderr.write(`${notice}\n`);
     await confirmOrRefuse(
@@ -61,6 +61,7 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
       'roll back',
     );
     const result = await agentWriter(session.client).upsert(agent, definition);
+    await lockGate.finish();
     process.stdout.write(`Rolled back ${agent} in ${environment}: v${result.version} has the definition of v${version}.\n`);
     // A version that is the configuration as applied brings the live state back to the YAML.
     if (judged.asConfigured) process.stdout.write(`v${version} is ${environment}'s configuration of ${agent}: the live state and the YAML agree again.\n`);
