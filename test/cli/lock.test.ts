@@ -251,7 +251,9 @@ describe('agentform lock, and the tool-surface checks of apply and plan', () => 
     const before = await readFile(lockPath(), 'utf8');
     const result = await cli(['rollback', 'support', '--to', '1', '--auto-approve']);
     expect(result.code, result.stdout + result.stderr).toBe(1);
-    expect(result.stderr).toContain('refusing to roll back: the tool surface of a connection that changed agents use differs from agentform.lock.yaml (nothing was changed)');
+    expect(result.stderr).toContain(
+      'refusing to roll back: the tool surface of a connection that changed agents use differs from agentform.lock.yaml (nothing was changed)',
+    );
     expect(result.stderr).toContain('~ create_ticket: destructiveHint true → false');
     expect(await liveTurns()).toBe(turns);
     expect(await readFile(lockPath(), 'utf8')).toBe(before);
