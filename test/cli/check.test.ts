@@ -1,7 +1,7 @@
 // agentform check, and the safety review in plan and apply, end to end: the real CLI against the
 // local control plane, on a production environment (test/fixtures/safety/project).
 import { readFileSync } from 'node:fs';
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -216,9 +216,20 @@ describe("promote: the capability diff between the source version and the target
 
   it('a staging version within the rules is promoted, its capabilities shown unchanged', async () => {
     const dir = await withStaging('    limits:\n      maxTurns: 12\n');
-    const promote = await runCli(['promote', 'support', '--from', 'staging', '--to', 'prod', '-C', dir, '--auto-approve']);
-    expect(promote.code, promote.stdout + promote.stderr).toBe(0);
-    expect(promote.stdout).toContain('Capabilities: unchanged.');
-    expect(promote.stdout).toMatch(/Promoted support: staging v\d+ → prod v2/);
+    const promote = ['promote', 'support', '--from', 'staging', '--to', 'prod', '-C', dir, '--auto-approve'];
+    // The rules pass; then, as for apply, the connection the agent uses must serve what the lock
+    // records, and the fixture's github server (port 9) cannot be read: refused, nothing written.
+    const locked = await runCli(promote);
+    expect(locked.code, locked.stdout + locked.stderr).toBe(1);
+    expect(locked.stdout).toContain('Capabilities: unchanged.');
+    expect(locked.stderr).not.toContain('policy error');
+    expect(locked.stderr).toContain('refusing to promote: the tool surface of a connection that changed agents use differs from agentform.lock.yaml');
+    expect(locked.stderr).toContain('connection github: cannot read its tools to compare them with the lock');
+    // Without a lock the connection is not checked (a warning), and the promotion goes through.
+    await rm(join(dir, 'agentform.lock.yaml'));
+    const unlocked = await runCli(promote);
+    expect(unlocked.code, unlocked.stdout + unlocked.stderr).toBe(0);
+    expect(unlocked.stderr).toContain('warning: connection github is not locked: cannot read its tools');
+    expect(unlocked.stdout).toMatch(/Promoted support: staging v\d+ → prod v2/);
   }, 60_000);
 });

@@ -42,9 +42,10 @@ describe('loadSqlite', () => {
   });
 
   it('says rebuild when the native module cannot be loaded (a skipped or failed build)', () => {
-    const withoutBinding = (() => {
+    // biome-ignore lint/complexity/useArrowFunction: called with \`new\`, which an arrow function cannot be
+    const withoutBinding = function () {
       throw new Error('Could not locate the bindings file. Tried:\n → /x/build/better_sqlite3.node');
-    }) as unknown as typeof Database;
+    } as unknown as typeof Database;
     const load = () => loadSqlite(() => withoutBinding);
     expect(load).toThrow(SqliteUnavailableError);
     expect(load).toThrow('the local control plane could not load better-sqlite3 (Could not locate the bindings file. Tried:)');
