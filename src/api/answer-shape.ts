@@ -3,6 +3,7 @@
 // naming the operation, rather than a TypeError deep in the engine that would read as a bug in
 // agentform. Deliberately shallow, and no field is required: the description does not say which
 // response fields may be absent (src/model/api.ts), so a field is checked only when present.
+import { USAGE_FIELDS } from '../model/api.js';
 import type { Rpc } from './operations.js';
 
 type Primitive = 'string' | 'number' | 'boolean' | 'object';
@@ -31,24 +32,7 @@ const HOOK_DELIVERY = fields({
   status: 'string',
   attempts: 'number',
 });
-const USAGE_TOTALS = fields(
-  Object.fromEntries(
-    [
-      'activeSeconds',
-      'inputTokens',
-      'outputTokens',
-      'cacheReadTokens',
-      'cacheWriteTokens',
-      'cacheReportingCalls',
-      'serverToolRequests',
-      'turns',
-      'modelCalls',
-      'toolCalls',
-      'costUsd',
-      'unpricedCalls',
-    ].map((name) => [name, 'number' as const]),
-  ),
-);
+const USAGE_TOTALS = fields(Object.fromEntries(USAGE_FIELDS.map((name) => [name, 'number' as const])));
 
 export const ANSWER_SHAPES: { readonly [R in Rpc]: Shape } = {
   'apiKeys.create': fields({ key: API_KEY, token: 'string' }),

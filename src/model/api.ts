@@ -321,6 +321,22 @@ export interface UsageTotals {
   unpricedCalls: number;
 }
 
+/** The fields of UsageTotals, for the code that sums, checks or validates them (client and server). */
+export const USAGE_FIELDS = [
+  'activeSeconds',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'cacheReportingCalls',
+  'serverToolRequests',
+  'turns',
+  'modelCalls',
+  'toolCalls',
+  'costUsd',
+  'unpricedCalls',
+] as const satisfies ReadonlyArray<keyof UsageTotals>;
+
 export interface KeyUsageRow {
   keyId: string;
   name: string;

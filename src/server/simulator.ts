@@ -5,7 +5,7 @@ import type { Identity, PendingToolCall, Sandbox, SessionEvent, UsageTotals } fr
 import { environmentOf, type HandlerContext } from './context.js';
 import { latestVersion } from './handlers/agents.js';
 import { connectionsOf } from './handlers/connections.js';
-import { USAGE_FIELDS } from './handlers/usage.js';
+import { USAGE_FIELDS } from '../model/api.js';
 import { enqueueDelivery } from './hooks/queue.js';
 import { writeTx } from './store/db.js';
 import { invalid, ServiceError } from './service-error.js';

@@ -1,25 +1,10 @@
 // usage.keys: recorded usage rows summed per key of the caller's environment over [from, to).
-import type { KeyUsageRow, UsageTotals } from '../../model/api.js';
+import { type KeyUsageRow, USAGE_FIELDS, type UsageTotals } from '../../model/api.js';
 import { environmentOf } from '../context.js';
 import { invalid } from '../service-error.js';
 import { parseJson } from '../util.js';
 import { keysOf } from './apiKeys.js';
 import type { GroupHandlers } from './types.js';
-
-export const USAGE_FIELDS = [
-  'activeSeconds',
-  'inputTokens',
-  'outputTokens',
-  'cacheReadTokens',
-  'cacheWriteTokens',
-  'cacheReportingCalls',
-  'serverToolRequests',
-  'turns',
-  'modelCalls',
-  'toolCalls',
-  'costUsd',
-  'unpricedCalls',
-] as const satisfies ReadonlyArray<keyof UsageTotals>;
 
 export function zeroTotals(): UsageTotals {
   return Object.fromEntries(USAGE_FIELDS.map((field) => [field, 0])) as unknown as UsageTotals;
