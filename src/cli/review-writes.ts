@@ -15,7 +15,7 @@ import { refuseWritesWithMissingReferences } from '../pipeline/target-references
 import type { JudgedDefinition } from '../promotion/judged-definition.js';
 import { paletteFor } from '../render/palette.js';
 import { renderFindingsText } from '../render/safety.js';
-import { refuseOnBlockingFindings, reviewPromotion } from '../safety/index.js';
+import { refuseOnBlockingFindings, reviewPromotion, withWrittenAgents } from '../safety/index.js';
 
 export interface AgentWrite {
   /** What is written. */
@@ -55,20 +55,7 @@ export async function reviewAgentWrites(input: {
   const policy = reviewPromotion({ project: input.project, desired: input.desired, promoted: judged, notes, ...(input.lock ? { lock: input.lock } : {}) });
   if (policy.findings.length > 0 || policy.notes.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(input.color)).join('\n')}\n`);
   refuseOnBlockingFindings(policy, input.command);
-  return lockGate(input.client, withDefinitions(input.desired, definitions), input.plan, input.command);
-}
-
-/** The target's configuration with the written definitions in place of (or beside) its agents. */
-function withDefinitions(desired: DesiredState, definitions: ReadonlyMap<string, JsonObject>): DesiredState {
-  const resources = desired.resources.map((resource) => {
-    const definition = resource.kind === 'agent' ? definitions.get(resource.name) : undefined;
-    return definition ? { ...resource, spec: definition } : resource;
-  });
-  for (const [name, spec] of definitions) {
-    if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name))
-      resources.push({ kind: 'agent', name, spec, writeOnly: {}, references: [] });
-  }
-  return { ...desired, resources };
+  return lockGate(input.client, withWrittenAgents(input.desired, definitions), input.plan, input.command);
 }
 
 /** The connections the written agents use must serve what agentform.lock.yaml records, as for apply. */

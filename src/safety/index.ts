@@ -10,7 +10,7 @@ import { findingLine } from '../render/safety.js';
 import { readToolLock } from '../config/tool-lock-file.js';
 import { agentCapabilityChange, reviewEnvironment, surfacesFor } from './review.js';
 
-export { agentCapabilityChange, policyErrors, reviewEnvironment, reviewPromotion, surfacesFor } from './review.js';
+export { agentCapabilityChange, policyErrors, reviewEnvironment, reviewPromotion, surfacesFor, withWrittenAgents } from './review.js';
 export { readToolLock } from '../config/tool-lock-file.js';
 
 /**

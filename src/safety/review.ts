@@ -181,20 +181,9 @@ export function reviewPromotion(inputs: {
   notes?: string[];
 }): SafetyReview {
   const { project, desired, promoted } = inputs;
-  const resources: DesiredResource[] = desired.resources.map((resource) => {
-    const definition = resource.kind === 'agent' ? promoted.get(resource.name) : undefined;
-    if (!definition) return resource;
-    // What is written is known now, whatever the configuration declares (`promote:` included).
-    const { promotion: _declared, ...declared } = resource;
-    return { ...declared, spec: definition, judgedSpec: definition };
-  });
-  for (const [name, definition] of promoted) {
-    if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name))
-      resources.push({ kind: 'agent', name, spec: definition, writeOnly: {}, references: [] });
-  }
   const review = reviewEnvironment({
     project,
-    desired: { ...desired, resources },
+    desired: withWrittenAgents(desired, promoted),
     ...(inputs.lock ? { lock: inputs.lock } : {}),
     ...(inputs.cwd ? { cwd: inputs.cwd } : {}),
   });
@@ -209,6 +198,24 @@ export function reviewPromotion(inputs: {
     return location ? { ...rest, location } : rest;
   });
   return { ...review, findings, notes: [...(inputs.notes ?? []), ...review.notes] };
+}
+
+/**
+ * The environment's configuration with the agent definitions a command writes in place of (or
+ * beside) its agents. What is written is known, so a declared `promote:` no longer applies to it.
+ */
+export function withWrittenAgents(desired: DesiredState, definitions: ReadonlyMap<string, JsonObject>): DesiredState {
+  const resources: DesiredResource[] = desired.resources.map((resource) => {
+    const definition = resource.kind === 'agent' ? definitions.get(resource.name) : undefined;
+    if (!definition) return resource;
+    const { promotion: _declared, judgedSpec: _judged, ...declared } = resource;
+    return { ...declared, spec: definition };
+  });
+  for (const [name, spec] of definitions) {
+    if (!resources.some((resource) => resource.kind === 'agent' && resource.name === name))
+      resources.push({ kind: 'agent', name, spec, writeOnly: {}, references: [] });
+  }
+  return { ...desired, resources };
 }
 
 /** One agent's capability changes between two definitions (promote: the target's latest vs the source version). */
