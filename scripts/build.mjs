@@ -2,8 +2,8 @@
 // dist/cli/ (what `agentform` runs), each layout with its own precompiled validators.
 // The bundle is what users get: one entry file and a few lazily loaded chunks instead of ~90 ES
 // modules, whose resolving and loading was a third of a small plan's time.
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
@@ -21,8 +21,6 @@ rmSync(tscEntry, { force: true });
 node(join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json'));
 // For the tests and benchmarks that import dist/src directly.
 node(join(dist, 'src', 'config', 'write-precompiled-schemas.js'));
-// The CLI runs under one of a few sets of V8 flags, each with its own code caches.
-const { V8_MODES } = await import(pathToFileURL(join(dist, 'src', 'util', 'v8-mode.js')).href);
 
 /**
  * commander requires node:child_process when it loads, for executable subcommands (agentform has
@@ -77,7 +75,6 @@ const bundle = await rolldown({
     agentform: join(dist, 'src', 'cli', 'bin.js'),
     // Bundled too, so the validators it writes come from the very code the bundle checks them with.
     'write-precompiled-schemas': join(dist, 'src', 'config', 'write-precompiled-schemas.js'),
-    'write-code-cache': join(dist, 'src', 'config', 'write-code-cache.js'),
     // The YAML parser as a file of its own, which src/config/yaml-source.ts requires on its first
     // parse: bundled (hence code-cached) rather than ~70 files from node_modules.
     yaml: createRequire(import.meta.url).resolve('yaml'),
@@ -111,56 +108,49 @@ await bundle.close();
 const bundled = new Set(output.map((file) => file.fileName));
 const dynamicImporters = output.filter((file) => file.type === 'chunk' && file.dynamicImports.some((id) => !bundled.has(id))).map((file) => file.fileName);
 node(join(bundleDir, 'write-precompiled-schemas.js'));
-for (const mode of V8_MODES) {
-  execFileSync(process.execPath, [join(bundleDir, 'write-code-cache.js'), join(repo, 'examples')], {
-    cwd: repo,
-    stdio: 'inherit',
-    env: { ...process.env, AGENTFORM_V8_MODE: mode },
-  });
-}
 chmodSync(join(bundleDir, 'agentform.js'), 0o755);
 await trainCodeCache();
 /**
- * The chunks' V8 code caches (src/util/code-cache.ts): the CLI run as users run it, validate, then
- * apply and plan of a copy of the quickstart against the embedded local control plane, each run
- * writing the caches of the chunks it loaded with every function it compiled (and keeping those it
- * read: the caches accumulate); once per V8 mode. A failed run is reported, not fatal: the CLI works
- * without caches, only slower (test/package/build.test.ts checks that a plan uses them).
+ * The chunks' V8 code caches (src/startup/bundle-code-cache.ts), for a Node without a compile cache
+ * of its own: the CLI run as users run it, validate of every example, then apply and plan of a copy
+ * of the quickstart against the embedded local control plane, then `agentform server`; each run
+ * writes the caches of the chunks it loaded with every function it compiled (keeping those it read:
+ * the caches accumulate). A failed run is reported, not fatal: the CLI works without caches, only
+ * slower (test/package/build.test.ts checks that a plan uses them).
  */
 async function trainCodeCache() {
   const cli = join(bundleDir, 'agentform.js');
-  // Each mode's runs parse the project's YAML in its own parse cache: with one shared cache (the
-  // tests' AGENTFORM_PARSE_CACHE), only the first mode's runs loaded the YAML parser, and the other
-  // modes shipped without its code cache.
-  const { AGENTFORM_PARSE_CACHE: _sharedParseCache, ...trainingEnv } = process.env;
-  for (const mode of V8_MODES) {
-    const project = quickstartCopy();
-    try {
-      const runs = [
-        ['validate', project],
-        ['apply', project, '--auto-approve'],
-        ['plan', project],
-      ];
-      for (const args of runs) {
-        execFileSync(process.execPath, [cli, ...args], {
-          cwd: project,
-          stdio: 'ignore',
-          env: { ...trainingEnv, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_V8_MODE: mode },
-        });
-      }
-    } catch (error) {
-      console.warn(`build: the bundle's ${mode} code cache is incomplete (${String(error)}); the CLI runs, slower`);
-    } finally {
-      rmSync(project, { recursive: true, force: true });
+  // The runs parse the project's YAML in a parse cache of their own, as a user's first run does.
+  const { AGENTFORM_PARSE_CACHE: _sharedParseCache, AGENTFORM_OPTIMIZATIONS: _off, ...trainingEnv } = process.env;
+  const project = quickstartCopy();
+  try {
+    // The other examples' projects too, for the validators of every kind of document.
+    const examples = readdirSync(join(repo, 'examples'))
+      .filter((name) => name !== 'quickstart')
+      .map((name) => join(repo, 'examples', name))
+      .filter((dir) => existsSync(join(dir, 'agentform.yaml')));
+    const runs = [...examples.map((dir) => ['validate', dir]), ['validate', project], ['apply', project, '--auto-approve'], ['plan', project]];
+    for (const args of runs) {
+      // An example may need settings it does not have here: its validate still loads the validators.
+      const check = args[1] === project ? execFileSync : spawnSync;
+      check(process.execPath, [cli, ...args], {
+        cwd: project,
+        stdio: 'ignore',
+        env: { ...trainingEnv, NO_COLOR: '1', AGENTFORM_WRITE_CODE_CACHE: '1', AGENTFORM_PARSE_CACHE: join(project, '.parse-cache') },
+      });
     }
+  } catch (error) {
+    console.warn(`build: the bundle's code cache is incomplete (${String(error)}); the CLI runs, slower`);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
   }
   try {
     await trainServerCodeCache(cli, trainingEnv);
   } catch (error) {
-    console.warn(`build: the bundle's server code cache is incomplete (${String(error)}); \`agentform server\` runs, slower`);
+    console.warn(`build: the bundle's code cache is incomplete for the server (${String(error)}); \`agentform server\` runs, slower`);
   }
-  const { CODE_CACHE_SETS, codeCacheSuffix } = await import(pathToFileURL(join(dist, 'src', 'util', 'code-cache.js')).href);
-  for (const file of dynamicImporters) for (const set of CODE_CACHE_SETS) rmSync(join(bundleDir, `${file}${codeCacheSuffix(set)}`), { force: true });
+  const { CODE_CACHE_SUFFIX } = await import(pathToFileURL(join(dist, 'src', 'startup', 'bundle-code-cache.js')).href);
+  for (const file of dynamicImporters) rmSync(join(bundleDir, `${file}${CODE_CACHE_SUFFIX}`), { force: true });
 }
 
 /**
@@ -179,8 +169,7 @@ function quickstartCopy() {
 }
 
 /**
- * `agentform server`'s caches (V8's defaults, no CLI mode): the server started as users start it,
- * writing its caches when it stops, after the CLI (not writing any) has applied and planned a copy
+ * `agentform server`'s part of the caches: the server started as users start it, writing its caches when it stops, after the CLI (not writing any) has applied and planned a copy
  * of the quickstart against it, so that they hold its whole request path.
  */
 async function trainServerCodeCache(cli, env) {

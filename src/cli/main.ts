@@ -1,8 +1,6 @@
 // The CLI (loaded by bin.ts in the bundle): wires commander, and is the only place that maps errors to exit codes.
 // Command modules are light (options only) and import their heavy layers inside their action,
 // so `--version` and `--help` stay close to bare-node start time.
-// First: heap settings for a short-lived process (before anything else allocates).
-import '../util/v8-tuning.js';
 import { Command, CommanderError } from 'commander';
 import { commandsFor } from './commands/index.js';
 import { RUN_THROTTLING } from '../api/throttling.js';

@@ -1,12 +1,12 @@
-// Where a project's parse cache lives (parse-cache.ts). Apart, so that the V8 mode's choice at
-// start-up (util/v8-mode.ts) can look at it without loading the cache's code.
+// Where a project's parse cache lives (parse-cache.ts).
 import { join, resolve } from 'node:path';
 import { nameHash } from '../util/name-hash.js';
+import { optimizationsOff } from '../util/optimizations.js';
 
-/** The parse cache's directory for `projectDir`, or undefined when AGENTFORM_PARSE_CACHE turns it off. */
+/** The parse cache's directory for `projectDir`, or undefined when AGENTFORM_PARSE_CACHE (or AGENTFORM_OPTIMIZATIONS) turns it off. */
 export function parseCacheDir(env: NodeJS.ProcessEnv, projectDir: string): string | undefined {
   const setting = env.AGENTFORM_PARSE_CACHE?.trim();
-  if (setting === 'off' || setting === '0' || setting === 'false') return undefined;
+  if (setting === 'off' || setting === '0' || setting === 'false' || optimizationsOff(env)) return undefined;
   if (setting) return setting;
   return join(projectDir, '.agentform', 'cache', 'parse');
 }

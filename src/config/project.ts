@@ -12,7 +12,6 @@ import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
 import { openParseCache, type ParseCache } from './parse-cache.js';
 import { didYouMean } from './suggest.js';
 import { type LocatedDocument, locatedDocuments, type ParsedFile, parseYamlText } from './yaml-source.js';
-import { youngGenerationWhileParsing } from '../util/young-generation.js';
 
 export interface Promotion {
   from: string;
@@ -216,19 +215,12 @@ async function readProjectFiles(
   const sources = files.flatMap((file, index) => (texts[index] === undefined ? [] : [{ file, text: texts[index] as string }]));
   // One thread on purpose: a worker thread for part of the files was measured slower (each thread
   // pays the parser's cold start; 1,000 agents: 750 ms vs 680 ms for a plan) and used more memory.
-  const young = youngGenerationWhileParsing();
-  try {
-    for (const [index, source] of sources.entries()) {
-      // Against a remote server the reads are still connecting: each step of a TCP or TLS
-      // handshake (a round trip each) waits for a turn of the event loop, which parsing would
-      // otherwise hold back to its end (a plan of 1,000 agents over TLS at 20 ms round trips
-      // had its handshakes done only once the parsing was).
-      if (readsStarted && index > 0 && index % FILES_BETWEEN_TURNS === 0) await turnOfEventLoop();
-      readSourceFile(dir, source, parse, problems, documents, unreadFiles);
-      young.afterFile();
-    }
-  } finally {
-    young.end();
+  for (const [index, source] of sources.entries()) {
+    // Against a remote server the reads are still connecting: each step of a TCP or TLS
+    // handshake (a round trip each) waits for a turn of the event loop, which parsing would
+    // otherwise hold back to its end.
+    if (readsStarted && index > 0 && index % FILES_BETWEEN_TURNS === 0) await turnOfEventLoop();
+    readSourceFile(dir, source, parse, problems, documents, unreadFiles);
   }
 
   const organization = isObject(rootValue.organization) && typeof rootValue.organization.name === 'string' ? { name: rootValue.organization.name } : undefined;

@@ -14,7 +14,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { loadCommonJs, writeCodeCache, type LoadedCommonJs } from '../util/code-cache.js';
 import { sha256Hex } from '../util/sha256.js';
 import { requireForValidators } from './validator-runtime.js';
 import { installedVersion } from '../util/package-version.js';
@@ -262,24 +261,23 @@ function isPrecompiledModule(value: unknown): value is PrecompiledModule {
  * that file is missing or stale its validators are compiled here instead.
  */
 export function loadPrecompiledValidators(path: string): Compiled | undefined {
-  return loadPrecompiledFiles(path)?.compiled;
+  return loadPrecompiledFiles(path);
 }
 
 interface PrecompiledFile {
-  file: LoadedCommonJs;
   validator(name: string): Validator;
 }
 
 function loadPrecompiledPart(path: string): PrecompiledFile | undefined {
   if (!existsSync(path)) return undefined;
-  let file: LoadedCommonJs;
+  let loaded: unknown;
   try {
-    file = loadCommonJs(path);
+    // Through require: in the bundle, the start-up's code cache takes it like a chunk (src/startup).
+    loaded = createRequire(path)(path);
   } catch {
     // A broken file (cut short, edited by hand) only costs compiling the schemas.
     return undefined;
   }
-  const loaded = file.exports;
   if (!isPrecompiledModule(loaded) || loaded.sourceHash !== schemaSourceHash()) return undefined;
   const exported: Record<string, Validator> = {};
   // ajv's runtime helpers (require("ajv/dist/runtime/…")) come from this module (validator-runtime.ts),
@@ -291,10 +289,10 @@ function loadPrecompiledPart(path: string): PrecompiledFile | undefined {
     if (typeof found !== 'function') throw new Error(`${path} has no validator "${name}"; rebuild with npm run build`);
     return found;
   };
-  return { file, validator };
+  return { validator };
 }
 
-function loadPrecompiledFiles(path: string): { compiled: Compiled; loadedFiles(): LoadedCommonJs[] } | undefined {
+function loadPrecompiledFiles(path: string): Compiled | undefined {
   const documentsFile = loadPrecompiledPart(path);
   if (!documentsFile) return undefined;
   const documents = {} as Record<SchemaName, Validator>;
@@ -314,23 +312,7 @@ function loadPrecompiledFiles(path: string): { compiled: Compiled; loadedFiles()
       configurable: true,
     });
   }
-  return { compiled: { documents, specs }, loadedFiles: () => (specsFile ? [documentsFile.file, specsFile.file] : [documentsFile.file]) };
-}
-
-/**
- * Build step: the V8 code cache of the precompiled validators beside them, made after every
- * validator has run once on `samples` (so it holds the functions V8 compiled meanwhile). V8 uses it
- * only in a process with the same flags: run this where the CLI's V8 settings are in effect.
- */
-export async function writePrecompiledCodeCache(samples: Array<{ name: SchemaName; data: unknown }>): Promise<void> {
-  const path = precompiledValidatorsPath();
-  const loaded = loadPrecompiledFiles(path);
-  if (!loaded) throw new Error(`${path} is missing or out of date; write it first`);
-  for (const { name, data } of samples) loaded.compiled.documents[name](data);
-  for (const kind of DOCUMENT_KINDS) loaded.compiled.specs[kind]({});
-  const files = loaded.loadedFiles();
-  if (files.length !== 2) throw new Error(`${precompiledSpecsPath(path)} is missing or out of date; write it first`);
-  for (const file of files) writeCodeCache(file);
+  return { documents, specs };
 }
 
 // ---------------------------------------------------------------------------------------------

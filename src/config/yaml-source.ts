@@ -12,6 +12,7 @@ import { parsePlainYaml } from './yaml-plain.js';
 import { type UnclosedOpener, documentMistakes, plainWords, unclosedOpeners } from './yaml-errors.js';
 import { SourceText } from './yaml-error-text.js';
 import { hasNullField } from '../model/json.js';
+import { optimizationsOff } from '../util/optimizations.js';
 import type { JsonValue } from '../model/resources.js';
 
 /** One YAML document with a way back from a JSON path to its place in the file. */
@@ -114,11 +115,11 @@ function positionOf(lineStarts: readonly number[], offset: number): { line: numb
 
 /**
  * Which parser reads plain YAML: the plain parser (yaml-plain.ts), unless AGENTFORM_YAML_PARSER=library
- * sends every file to the yaml library (a way out, should the plain parser ever be suspected of
- * reading a file differently; the parse cache keeps the two apart).
+ * (or AGENTFORM_OPTIMIZATIONS=off) sends every file to the yaml library (a way out, should the plain
+ * parser ever be suspected of reading a file differently; the parse cache keeps the two apart).
  */
 export function yamlParser(env: NodeJS.ProcessEnv = process.env): 'plain' | 'library' {
-  return env.AGENTFORM_YAML_PARSER?.trim() === 'library' ? 'library' : 'plain';
+  return env.AGENTFORM_YAML_PARSER?.trim() === 'library' || optimizationsOff(env) ? 'library' : 'plain';
 }
 
 /**

@@ -1,6 +1,6 @@
-// The built CLI under Node 24, beside the Node 20 that runs the rest of the suite (issue 43): no
-// V8 flag that Node 24's V8 refuses (src/util/v8-flags.ts), and no abort when better-sqlite3's
-// objects are collected (src/server/store/db.ts). Node 24 is AGENTFORM_TEST_NODE24 (a path to its
+// The built CLI under Node 24, beside the Node 20 that runs the rest of the suite: nothing on
+// stderr, Node's own compile cache (src/startup), and no abort when better-sqlite3's objects are
+// collected (src/server/store/db.ts). Node 24 is AGENTFORM_TEST_NODE24 (a path to its
 // `node`; scripts/ci-node24.sh sets it), else the Node running the tests if it is one.
 import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
@@ -23,7 +23,7 @@ function sqliteUnloadable(node: string): string | undefined {
 }
 
 describe('the CLI under Node 24', () => {
-  it('prints nothing on stderr for --version and validate (no V8 flag it refuses)', async (context) => {
+  it('prints nothing on stderr for --version and validate, and uses Node’s compile cache', async (context) => {
     const node = node24();
     if (!node) return context.skip(NO_NODE24);
     const version = await runCli(['--version'], { node });
@@ -33,6 +33,9 @@ describe('the CLI under Node 24', () => {
       const validated = await runCli(['validate', project], { node });
       expect(validated).toMatchObject({ code: 0, stderr: '' });
       expect(validated.stdout).toContain('The configuration is valid.');
+      // Node 24 keeps compiled code itself: the bundle's own caches (made for Node 20) are not used.
+      const debugged = await runCli(['validate', project, '--debug'], { node });
+      expect(debugged.stderr).toMatch(/\[debug\] start-up: Node's compile cache, (enabled|already enabled) \(/);
     } finally {
       await rm(project, { recursive: true, force: true });
     }

@@ -84,6 +84,14 @@ describe('parse cache', () => {
     expect(parseCacheDir({ AGENTFORM_PARSE_CACHE: '/elsewhere' }, '/p')).toBe('/elsewhere');
   });
 
+  it.each([
+    [{ AGENTFORM_OPTIMIZATIONS: 'off' }, undefined],
+    [{ AGENTFORM_OPTIMIZATIONS: ' OFF ', AGENTFORM_PARSE_CACHE: '/elsewhere' }, undefined],
+    [{ AGENTFORM_OPTIMIZATIONS: 'on' }, join('/p', '.agentform', 'cache', 'parse')],
+  ])('follows the off switch of every speed-up (%j)', (env, expected) => {
+    expect(parseCacheDir(env, '/p')).toBe(expected);
+  });
+
   it('an unwritable cache only costs time', () => {
     writeFileSync(join(dir, 'file'), '');
     const broken = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'file', 'cache') })!;

@@ -1,7 +1,7 @@
 // Locating paths in parsed documents: the compact index (segments + flat node numbers) must find
 // exactly the node a path names, also among siblings and cousins with the same key, and nothing else.
 import { describe, expect, it } from 'vitest';
-import { locatedDocuments, parseYamlText } from '../../src/config/yaml-source.js';
+import { locatedDocuments, parseYamlText, yamlParser } from '../../src/config/yaml-source.js';
 
 const TEXT = [
   'kind: Agent', // 1
@@ -73,5 +73,17 @@ describe('locating a path in a parsed document', () => {
     [['spec', 'x', 'y'], false],
   ] as const)('has %j: %s', (path, expected) => {
     expect(first!.has(path)).toBe(expected);
+  });
+});
+
+describe('which parser reads plain YAML', () => {
+  it.each([
+    [{}, 'plain'],
+    [{ AGENTFORM_YAML_PARSER: 'library' }, 'library'],
+    [{ AGENTFORM_OPTIMIZATIONS: 'off' }, 'library'],
+    [{ AGENTFORM_OPTIMIZATIONS: 'false' }, 'library'],
+    [{ AGENTFORM_OPTIMIZATIONS: 'on' }, 'plain'],
+  ] as Array<[NodeJS.ProcessEnv, string]>)('%j: %s', (env, parser) => {
+    expect(yamlParser(env)).toBe(parser);
   });
 });

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CODE_CACHE_SUFFIX, loadCommonJs, writeCodeCache } from '../../src/util/code-cache.js';
+import { CODE_CACHE_SUFFIX, loadCommonJs, writeCodeCache } from '../../src/startup/bundle-code-cache.js';
 
 let dir: string;
 let file: string;
@@ -23,7 +23,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 type Generated = { answer(): number; sep: string; file: string };
 
-const BUILT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'util', 'code-cache.js');
+const BUILT = join(import.meta.dirname, '..', '..', 'dist', 'src', 'startup', 'bundle-code-cache.js');
 /** loadCommonJs(file) in a new node process: whether the cache was used, and what the file computes. */
 function loadInFreshProcess(path: string): { used: boolean | null; answer: number } {
   const script = `import { loadCommonJs } from ${JSON.stringify(BUILT)}; const l = loadCommonJs(${JSON.stringify(path)}); console.log(JSON.stringify({ used: l.cacheUsed ?? null, answer: l.exports.answer() }));`;
@@ -83,7 +83,7 @@ describe('useBundleCodeCache', () => {
   const BUNDLE_CACHE = `import { useBundleCodeCache } from ${JSON.stringify(BUILT)};`;
   /** Requires main.js of the "bundle" in a new process (writing caches with `write`): its answer and the loader's counts. */
   function runBundle(bundle: string, write: boolean): { answer: number; stats: { fromCache: number; compiled: number; rejected: number } } {
-    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write}, set: 'full' }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write} }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
     return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as ReturnType<typeof runBundle>;
   }
   let bundle: string;
@@ -127,7 +127,7 @@ describe('useBundleCodeCache', () => {
 
   /** `expression` evaluated in a new process after useBundleCodeCache, with `load(name)` requiring a file of the bundle. */
   function inBundle(write: boolean, expression: string): unknown {
-    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write}, set: 'full' }); const load = (name) => createRequire(import.meta.url)(${JSON.stringify(bundle)} + '/' + name); console.log(JSON.stringify(${expression}));`;
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: ${write} }); const load = (name) => createRequire(import.meta.url)(${JSON.stringify(bundle)} + '/' + name); console.log(JSON.stringify(${expression}));`;
     return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as unknown;
   }
 
@@ -172,7 +172,7 @@ describe('useBundleCodeCache', () => {
     writeFileSync(join(bundle, 'caller.js'), 'exports.part = require("./part.js");\n');
     inBundle(true, `load('caller.js').part.value()`);
     rmSync(join(bundle, `part.js${CODE_CACHE_SUFFIX}`));
-    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: false, set: 'full' }); const caller = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'caller.js'))}); console.log(JSON.stringify({ later: await caller.part.later(), stats }));`;
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(bundle)}, { write: false }); const caller = createRequire(import.meta.url)(${JSON.stringify(join(bundle, 'caller.js'))}); console.log(JSON.stringify({ later: await caller.part.later(), stats }));`;
     const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' })) as unknown;
     expect(result).toEqual({ later: 'function', stats: { fromCache: 1, compiled: 1, rejected: 0 } });
   });
@@ -190,7 +190,7 @@ describe('useBundleCodeCache', () => {
     runBundle(bundle, true);
     const link = join(dir, 'linked');
     symlinkSync(bundle, link);
-    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(link)}, { write: false, set: 'full' }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(link, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
+    const script = `${BUNDLE_CACHE} import { createRequire } from 'node:module'; const stats = useBundleCodeCache(${JSON.stringify(link)}, { write: false }); const answer = createRequire(import.meta.url)(${JSON.stringify(join(link, 'main.js'))}).answer(); console.log(JSON.stringify({ answer, stats }));`;
     expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))).toEqual({
       answer: 42,
       stats: { fromCache: 2, compiled: 0, rejected: 0 },

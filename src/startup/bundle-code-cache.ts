@@ -1,44 +1,20 @@
-// Loads a large generated CommonJS file (the precompiled schema validators, ~0.5 MB of code) through
-// V8's code cache when the build left one beside it: compiling the file was the largest single cost
-// of a small plan (~17 ms, against ~9 ms from the cache).
+// The bundle's chunks compiled through V8 code caches that the build trained and ships beside them,
+// for a Node without a compile cache of its own (module.enableCompileCache, Node >= 22.1: index.ts).
+// Node compiles CommonJS without a cache, and every run compiled the same chunks again.
 //
 // V8 accepts cached data by the source's length, V8's version and its flags, not by the source's
 // content, so each cache file starts with the very bytes it was made from, and is used only when the
-// file holds those bytes now: comparing them costs ~0.1 ms for the ~0.5 MB a plan loads, where the
-// SHA-256 this kept before cost ~0.7 ms and loading node:crypto for it ~2.5 ms (util/sha256.ts). A
-// timestamp rule (Python's, for its .pyc files) would need no second copy, but a file rewritten
-// within one tick of the clock with the same length would pass it. A cache made by another Node or
-// with other V8 flags is rejected by V8 itself, and the file is compiled as if there were none.
-// The CLI runs under one of four sets of flags (v8-mode.ts), each with its own cache files:
-// `<file>.v8cache` (full), `<file>.lean.v8cache`, `<file>.parse.v8cache` and
-// `<file>.small.v8cache`; `agentform server` runs under V8's defaults, with `<file>.server.v8cache`.
+// file holds those bytes now. A cache made by another Node or with other V8 flags is rejected by V8
+// itself, and the file is compiled as if there were none.
 import { readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { writeFileAtomicSync } from './atomic-write.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
 import type { NodeModuleInternals } from './node-module-internals.js';
-import { V8_MODES, type V8Mode } from './v8-mode.js';
 
-/** The cache files of the full mode (and of any process that did not choose). */
+/** A file's cache is this file beside it. */
 export const CODE_CACHE_SUFFIX = '.v8cache';
-
-/** A set of V8 flags that code caches are made and used under: a CLI mode, or the server's (V8's defaults). */
-export type CodeCacheSet = V8Mode | 'server';
-/** Every set the build makes caches for (scripts/build.mjs). */
-export const CODE_CACHE_SETS: readonly CodeCacheSet[] = [...V8_MODES, 'server'];
-
-export function codeCacheSuffix(set: CodeCacheSet): string {
-  return set === 'full' ? CODE_CACHE_SUFFIX : `.${set}${CODE_CACHE_SUFFIX}`;
-}
-
-// Process-wide, like the V8 flags it follows: set once at start-up (bin.ts), before any cache is read.
-let activeSuffix = CODE_CACHE_SUFFIX;
-
-/** From now on, caches are read and written for the flags of `set` (which the caller has applied). */
-export function useCodeCachesOf(set: CodeCacheSet): void {
-  activeSuffix = codeCacheSuffix(set);
-}
 // A cache file: MAGIC, the source's length in bytes (u32, little-endian), the source, V8's data.
 const MAGIC = Buffer.from('afc2', 'latin1');
 const HEADER_BYTES = MAGIC.length + 4;
@@ -52,10 +28,10 @@ export interface LoadedCommonJs {
   script: Script;
 }
 
-/** `path`'s cache file for the active set of flags, if there is one. */
+/** `path`'s cache file, if there is one. */
 function readCacheFile(path: string): Buffer | undefined {
   try {
-    return readFileSync(path + activeSuffix);
+    return readFileSync(path + CODE_CACHE_SUFFIX);
   } catch {
     return undefined;
   }
@@ -102,11 +78,11 @@ export function loadCommonJs(path: string): LoadedCommonJs {
 /**
  * Writes the code cache of a loaded file, for the next process with the same Node and V8 flags.
  * `source`: the bytes the script was compiled from, when the caller kept them; otherwise the file is
- * read again (the build writes the precompiled validators' caches right after generating them).
+ * read again.
  */
 export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'> & { source?: Buffer }): void {
   // Synchronous: also called as the process exits.
-  writeFileAtomicSync(loaded.path + activeSuffix, cacheFile(loaded.source ?? readFileSync(loaded.path), loaded.script.createCachedData()));
+  writeFileAtomicSync(loaded.path + CODE_CACHE_SUFFIX, cacheFile(loaded.source ?? readFileSync(loaded.path), loaded.script.createCachedData()));
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */
@@ -123,20 +99,18 @@ const loaders = nodeModules._extensions;
 const isChunkRequest = (id: string): boolean => id.startsWith('./') && id.endsWith('.js') && id.indexOf('/', 2) === -1;
 
 /**
- * From now on, `require` compiles the JavaScript files directly in `dir` (the CLI bundle's chunks)
- * through their code caches. Node compiles CommonJS without one, and every run compiled the same
- * ~0.5 MB of chunks and their functions again (~25 ms of a small plan). Other files load as before.
+ * From now on, `require` compiles the JavaScript files directly in `dir` (the CLI bundle's chunks,
+ * and the precompiled schema validators beside them) through their code caches. Other files load as before.
  * With `write`, each chunk's cache is (re)written when the process exits, holding every function
  * compiled by then: the build runs a few commands this way (scripts/build.mjs).
  *
  * A chunk's `require` of another chunk does not go through Node's resolution either: for each file
  * it stats and resolves the real path, and the Module it makes works out its node_modules search
- * paths, twice with createRequire. That was ~0.12 ms a chunk, ~4.5 ms of a plan that loads 37.
+ * paths, twice with createRequire, for every chunk.
  * The chunk is read, compiled and registered in require.cache here; anything else a chunk requires
  * (built-ins, packages) is Node's, as from any file in the folder.
  */
-export function useBundleCodeCache(bundleDir: string, options: { write: boolean; set: CodeCacheSet }): BundleCacheStats {
-  useCodeCachesOf(options.set);
+export function useBundleCodeCache(bundleDir: string, options: { write: boolean }): BundleCacheStats {
   const stats: BundleCacheStats = { fromCache: 0, compiled: 0, rejected: 0 };
   const plainJs = loaders['.js'];
   if (!plainJs) return stats;
