@@ -14,6 +14,9 @@ export const PESSIMISTIC_SUITES = [
 ];
 // The many-seed durability loops and the load test run with `npm run test:stress`.
 const EXCLUDE = ['**/node_modules/**', 'test/**/*.stress.test.ts'];
+// The GitLab and GitHub pipeline tests run whole pipelines (minutes) of recipes whose behaviour
+// is the CLI's, which the other suites check in every project: once is enough.
+const PIPELINES = ['test/examples/gitlab-pipeline.test.ts', 'test/examples/github-pipeline.test.ts'];
 
 export default defineConfig({
   test: {
@@ -24,15 +27,19 @@ export default defineConfig({
     projects: [
       // The variable is set in both, so a developer's shell never decides which profile a test meets.
       { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'], exclude: EXCLUDE, env: { AGENTFORM_SERVER_PROFILE: 'default' } } },
-      // The GitLab and GitHub pipeline tests run whole pipelines (minutes) of recipes whose behaviour
-      // is the CLI's, which the other suites check under both profiles: once is enough.
+      {
+        extends: true,
+        test: { name: 'pessimistic', include: PESSIMISTIC_SUITES, exclude: [...EXCLUDE, ...PIPELINES], env: { AGENTFORM_SERVER_PROFILE: 'pessimistic' } },
+      },
+      // The CLI's and the examples' suites with every speed-up off (src/util/optimizations.ts): each
+      // is proved removable, and no test of behaviour depends on one.
       {
         extends: true,
         test: {
-          name: 'pessimistic',
-          include: PESSIMISTIC_SUITES,
-          exclude: [...EXCLUDE, 'test/examples/gitlab-pipeline.test.ts', 'test/examples/github-pipeline.test.ts'],
-          env: { AGENTFORM_SERVER_PROFILE: 'pessimistic' },
+          name: 'optimizations-off',
+          include: ['test/cli/**/*.test.ts', 'test/examples/**/*.test.ts'],
+          exclude: [...EXCLUDE, ...PIPELINES],
+          env: { AGENTFORM_SERVER_PROFILE: 'default', AGENTFORM_OPTIMIZATIONS: 'off' },
         },
       },
     ],

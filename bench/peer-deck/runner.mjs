@@ -1,7 +1,8 @@
 // Side-by-side benchmark: decK 1.4 (against kong-mock.mjs) vs agentform (against `agentform server`).
 // Copied from the session's ../shared/bench/peer-deck/ (issue 17) into the repository, so that
 // `npm run bench` (bench/scenarios/peer-deck.ts) runs it; changes: the data dir is created 0700 (the
-// control plane refuses a group/world-readable one) and a `bare` row times `node -e 0`.
+// control plane refuses a group/world-readable one), a `bare` row times `node -e 0`, and
+// PEER_DURABILITY sets the local control plane's --durability.
 // Both servers run as separate node processes with count-hook.mjs preloaded (identical in-process
 // request counting) and the same kind of latency: the request is read, then answered after a
 // setTimeout of L ms (kong-mock --latency-ms / agentform server --latency-ms).
@@ -86,6 +87,8 @@ async function startServers(latency) {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const serverArgs = ['--import', HOOK, AF_CLI, 'server', '--port', String(AFS.port), '--data', dataDir, '--environments', 'dev'];
   if (latency > 0) serverArgs.push('--latency-ms', String(latency));
+  // PEER_DURABILITY=normal: no fsync per commit, as decK's in-memory mock keeps nothing on disk.
+  if (process.env.PEER_DURABILITY) serverArgs.push('--durability', process.env.PEER_DURABILITY);
   const af = startProcess(`af-server-${serverSeq}`, serverArgs, { BENCH_CONTROL_PORT: String(AFS.control) });
   await Promise.all([waitPort(KONG.port), waitPort(KONG.control), waitPort(AFS.port), waitPort(AFS.control)]);
   const credentials = join(dataDir, 'credentials.json');

@@ -6,6 +6,7 @@
 // targets are ratios: bench/README.md).
 //   npm run bench -- --only decK          PEER_SIZES=20,1000 PEER_LATENCIES=0,20 PEER_REPS=3 (defaults)
 //   PEER_PARSE_CACHE=off                  measure agentform with its parse cache off
+//   PEER_DURABILITY=normal                the local control plane without an fsync per commit (decK's mock keeps nothing)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
