@@ -1,4 +1,4 @@
-// The V8 flags a CLI run changes (v8-tuning.ts, young-generation.ts, write-phase-heap.ts), set
+// The V8 flags a CLI run changes (v8-tuning.ts, young-generation.ts), set
 // through here so that Node's own modules still load from their code cache.
 //
 // V8 checks a code cache against a hash of its flags, and Node ships the code caches of its
@@ -34,7 +34,6 @@ const DEFAULTS = {
   sparkplug: true,
   'interrupt-budget': 67_584,
   'semi-space-growth-factor': 2,
-  'heap-growing-percent': 0,
 } as const;
 
 export type V8Flag = keyof typeof DEFAULTS;

@@ -23,7 +23,6 @@
 import { loadBuiltinsUnderV8Defaults, setV8Flag } from './v8-flags.js';
 import { chooseV8Mode, type V8ModeChoice } from './v8-mode.js';
 import { allowYoungGenerationGrowth } from './young-generation.js';
-import { allowWritePhaseHeapSettling } from './write-phase-heap.js';
 
 const args = process.argv.slice(2);
 // Not for `agentform server`, a long-running process that serves large lists for as long as it runs.
@@ -53,6 +52,3 @@ if (v8Choice?.mode === 'small') setV8Flag('sparkplug', false);
 if (v8Choice?.growYoungGeneration) allowYoungGenerationGrowth();
 /** A run of the build's that writes the bundle's code caches when it exits (bin.ts, scripts/build.mjs). */
 export const isCodeCacheTrainingRun = process.env.AGENTFORM_WRITE_CODE_CACHE === '1';
-// And an apply's write phase (write-phase-heap.ts), except in training runs: the caches they write
-// carry the flags they exit with, which must be those they started with.
-if (v8Choice && !isCodeCacheTrainingRun) allowWritePhaseHeapSettling();

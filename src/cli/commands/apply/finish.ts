@@ -24,8 +24,6 @@ import type { ApplyCommandOptions } from './options.js';
 import { applyToolLockGate } from '../../../pipeline/tool-lock.js';
 import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 import { refuseOnBlockingFindings, reviewPlan } from '../../../safety/index.js';
-import { debugSink } from '../../../connect/open.js';
-import { settleHeapAfterFirstWrite } from '../../../util/write-phase-heap.js';
 import { TurnBatchedLines, flushBeforeSignal } from '../../turn-batched-lines.js';
 
 /** What run.ts worked out from the command line before opening the session. */
@@ -140,9 +138,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const drawLive = () => live && process.stderr.write(renderProgressLine(progress, (process.stderr.columns ?? 100) - 1));
   // Event lines that come while the plan text is still being printed wait for it.
   const queued: string[] = [];
-  const settleHeap = settleHeapAfterFirstWrite(debugSink(globals, process.env));
   const emit = (event: ApplyEvent) => {
-    settleHeap(event);
     progress = advanceProgress(progress, event);
     const line = options.json ? JSON.stringify(event) : renderApplyEvent(event, { color });
     if (planPending) {
