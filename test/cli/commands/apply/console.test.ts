@@ -1,0 +1,95 @@
+// The apply console (src/cli/commands/apply/console.ts): what reaches stdout and stderr, in which
+// order, whether the plan text comes before the writes or while they are on the wire.
+import { describe, expect, it } from 'vitest';
+import type { ApplyEvent, ApplyResult } from '../../../../src/apply/events.js';
+import { ApplyConsole, type ApplyConsoleOptions } from '../../../../src/cli/commands/apply/console.js';
+import type { ConsoleStreams } from '../../../../src/cli/commands/apply/write-log.js';
+import { renderPlanText } from '../../../../src/render/text.js';
+import { samplePlan } from '../../../render/fixtures.js';
+
+/** Everything written, in order, each piece tagged with its stream. */
+function recordingStreams(terminal: boolean): { streams: ConsoleStreams; written: Array<[stream: 'out' | 'err', text: string]> } {
+  const written: Array<['out' | 'err', string]> = [];
+  return {
+    written,
+    streams: {
+      stdout: { write: (text) => written.push(['out', text]) },
+      stderr: { write: (text) => written.push(['err', text]), isTTY: terminal, columns: 80 },
+    },
+  };
+}
+
+const START: ApplyEvent = { type: 'start', address: 'agent/support', action: 'update' };
+const RESULT: ApplyResult = { done: [], failed: [], skipped: [], notStarted: [], counts: { added: 0, changed: 0, replaced: 0, destroyed: 0 } };
+
+/** Writes that report one start at once, then finish on a later turn. */
+const oneWrite = (hooks: { onEvent: (event: ApplyEvent) => void }) => {
+  hooks.onEvent(START);
+  return new Promise<ApplyResult>((resolve) => setTimeout(() => resolve({ ...RESULT }), 5));
+};
+
+function applyConsole(options: Partial<ApplyConsoleOptions>, terminal = false) {
+  const recorded = recordingStreams(terminal);
+  const io = new ApplyConsole(samplePlan(), { json: false, color: false, asks: false, env: {}, streams: recorded.streams, ...options });
+  return { io, ...recorded };
+}
+
+const planText = `${renderPlanText(samplePlan(), { color: false })}\n`;
+const joined = (written: Array<[string, string]>, stream?: string) =>
+  written
+    .filter(([on]) => stream === undefined || on === stream)
+    .map(([, text]) => text)
+    .join('');
+
+describe('ApplyConsole', () => {
+  it('without a question, prints the plan once the writes started, and what was said before it after it', async () => {
+    const { io, written } = applyConsole({ asks: false });
+    io.showPlan();
+    io.say('a note from the lock gate');
+    expect(written).toEqual([]);
+    await io.beforeWrites(async () => undefined);
+    expect(written).toEqual([]);
+    await io.write(oneWrite);
+    expect(joined(written)).toBe(`${planText}a note from the lock gate\nagent/support: Updating...\n`);
+  });
+
+  it('with a question, prints the plan at once and says things as they come', () => {
+    const { io, written } = applyConsole({ asks: true });
+    io.showPlan();
+    io.say('a note');
+    expect(written).toEqual([
+      ['out', planText],
+      ['err', 'a note\n'],
+    ]);
+  });
+
+  it('when a gate refuses before any write, prints the pending plan, then what was said, then fails', async () => {
+    const { io, written } = applyConsole({ asks: false });
+    io.say('a note');
+    await expect(io.beforeWrites(() => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    expect(written).toEqual([
+      ['out', planText],
+      ['err', 'a note\n'],
+    ]);
+  });
+
+  it.each([
+    ['a terminal', true, true, {}],
+    ['no terminal', false, false, {}],
+    ['a terminal in CI', false, true, { CI: 'true' }],
+  ])('on %s, the status line is drawn: %s', async (_, drawn, terminal, env) => {
+    const { io, written } = applyConsole({ asks: true, env }, terminal);
+    await io.write(oneWrite);
+    expect(joined(written, 'err').includes('\r\x1b[2K')).toBe(drawn);
+    expect(joined(written, 'err').includes('1 in flight')).toBe(drawn);
+    expect(joined(written, 'out')).toContain('agent/support: Updating...');
+  });
+
+  it('with --json, prints no plan text, each event as JSON and the summary as JSON', async () => {
+    const { io, written } = applyConsole({ json: true });
+    io.showPlan();
+    const result = await io.write(oneWrite);
+    io.report(result);
+    expect(joined(written)).toBe(`${JSON.stringify(START)}\n${JSON.stringify({ type: 'summary', ...RESULT })}\n`);
+  });
+});
