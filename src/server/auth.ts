@@ -3,7 +3,7 @@
 // scopes and environment, at most COOKIE_TTL_MS and never past the key's expiry, and it stops
 // working when that key is revoked. A key whose environment is archived or past its expiresAt is
 // refused. Keys are looked up by SHA-256 hash; the key value is never stored.
-import type { RequestHeaders } from './http1/request-head.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Scope } from '../model/api.js';
 import type { Tenancy } from './context.js';
@@ -82,7 +82,7 @@ export function insertApiKey(
   return { id, token };
 }
 
-function bearerToken(headers: RequestHeaders): string | undefined {
+function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const value = headers.authorization;
   if (!value) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
@@ -90,7 +90,7 @@ function bearerToken(headers: RequestHeaders): string | undefined {
   return match[1];
 }
 
-function sessionCookie(headers: RequestHeaders): string | undefined {
+function sessionCookie(headers: IncomingHttpHeaders): string | undefined {
   const header = headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
@@ -198,7 +198,7 @@ function authenticateKey(db: Db, token: string): Tenancy {
   return { ...tenancyOfKey(key, `key:${row.id}`), keyId: row.id };
 }
 
-function authenticateCookie(db: Db, cookie: string, headers: RequestHeaders): Tenancy {
+function authenticateCookie(db: Db, cookie: string, headers: IncomingHttpHeaders): Tenancy {
   const session = db.prepare('SELECT key_id, expires_at FROM session_cookies WHERE cookie_hash = ?').get(sha256Hex(cookie)) as
     | { key_id: string; expires_at: string }
     | undefined;
@@ -224,7 +224,7 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 /** An API key wins over a cookie; with neither, 401. */
-export function authenticate(db: Db, headers: RequestHeaders): Tenancy {
+export function authenticate(db: Db, headers: IncomingHttpHeaders): Tenancy {
   const token = bearerToken(headers);
   if (token) return authenticateKey(db, token);
   const cookie = sessionCookie(headers);

@@ -3,7 +3,7 @@
 // its prototype, so the key would vanish from hashes and stored copies), no lone surrogate, and
 // every string and key within its length limit (string-limits.ts). Each failure is a 4xx naming
 // the problem.
-import type { RequestHeaders } from './http1/request-head.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ServiceError } from './service-error.js';
 import { DEFAULT_STRING_LIMIT, fallbackUnder, KEY_LIMIT, limitUnder } from './string-limits.js';
 
@@ -17,7 +17,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * a cross-site POST only as text/plain, form-urlencoded or multipart without asking first, so this
  * also keeps other local pages from driving a cookie-authenticated session.
  */
-export function isJsonContentType(headers: RequestHeaders): boolean {
+export function isJsonContentType(headers: IncomingHttpHeaders): boolean {
   const value = headers['content-type'];
   if (typeof value !== 'string') return false;
   const [type, ...params] = value.split(';').map((part) => part.trim().toLowerCase());
@@ -26,7 +26,7 @@ export function isJsonContentType(headers: RequestHeaders): boolean {
 }
 
 /** Whether the request carries no body at all (no content-length above 0, not chunked). */
-export function hasNoBody(headers: RequestHeaders): boolean {
+export function hasNoBody(headers: IncomingHttpHeaders): boolean {
   return headers['transfer-encoding'] === undefined && (headers['content-length'] === undefined || headers['content-length'] === '0');
 }
 
