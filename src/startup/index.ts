@@ -3,10 +3,12 @@
 //
 // Compiling the bundle's chunks is most of a small run's own time. Node >= 22.1 keeps compiled code
 // on disk itself (module.enableCompileCache); older Node gets the code caches the build trained
-// (bundle-code-cache.ts). AGENTFORM_OPTIMIZATIONS=off: neither.
+// (bundle-code-cache.ts). And V8's young generation stays at its first size (young-generation.ts).
+// AGENTFORM_OPTIMIZATIONS=off: none of it.
 import module from 'node:module';
 import { optimizationsOff } from '../util/optimizations.js';
 import { type BundleCacheStats, useBundleCodeCache } from './bundle-code-cache.js';
+import { keepYoungGenerationSmall } from './young-generation.js';
 
 /** How this run compiles its code, for `--debug`. */
 export type StartUp = { cache: 'off' } | { cache: 'platform'; directory: string | undefined; status: string } | { cache: 'bundle'; stats: BundleCacheStats };
@@ -22,6 +24,8 @@ const COMPILE_CACHE_STATUS = ['failed', 'enabled', 'already enabled', 'disabled'
  */
 export function startUp(bundleDir: string, env: NodeJS.ProcessEnv = process.env): StartUp {
   if (optimizationsOff(env)) return { cache: 'off' };
+  // First: V8 accepts a code cache only under the flags it was made with, and the build trains them under this one.
+  keepYoungGenerationSmall();
   const training = env.AGENTFORM_WRITE_CODE_CACHE === '1';
   if (enableCompileCache && !training) {
     const result = enableCompileCache();
