@@ -1,6 +1,5 @@
 // The local control plane as a library: start it over a data dir, get its URL and keys, close it.
 // Used by `agentform server`, by `url: local` in the CLI, and by tests.
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { isLoopbackUrl } from '../util/loopback.js';
@@ -18,13 +17,6 @@ import { warmValidators } from './validate.js';
 import { RPC_NAMES } from '../api/operations.js';
 import { serverKeySource } from './store/sealed.js';
 import { loadSqlite } from './store/sqlite.js';
-
-// Loaded here, through require, though nothing here uses them: the server's listen() loads them
-// itself (dns to look the host up, then cluster, with child_process and dgram), where the CLI's
-// loader hook does not see it, so under a CLI run's V8 flags Node compiled them from source (~2 ms
-// of a quickstart run) instead of taking its code cache (util/v8-flags.ts).
-const requireHere = createRequire(import.meta.url);
-for (const builtin of ['node:dns', 'node:cluster']) requireHere(builtin);
 
 export interface LocalControlPlane {
   url: string;

@@ -1,4 +1,4 @@
-// What of Node's CommonJS loader the CLI's start-up uses (code-cache.ts, v8-flags.ts): deprecated
+// What of Node's CommonJS loader the CLI's start-up uses (bundle-code-cache.ts): deprecated
 // for users, still what `require` runs on. Types only.
 export type ModuleLoader = (module: NodeJS.Module, filename: string) => void;
 
