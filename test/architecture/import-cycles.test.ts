@@ -92,10 +92,38 @@ export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[
   return out;
 }
 
+/** src/<folder> → the folders its files import (a file directly in src/ is its own folder). */
+function folderGraph(files: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const folderOf = (file: string) => relative(SRC, file).split('/')[0] as string;
+  const graph = new Map<string, Set<string>>();
+  for (const [file, targets] of files) {
+    const from = folderOf(file);
+    const edges = graph.get(from) ?? new Set<string>();
+    for (const target of targets) if (folderOf(target) !== from) edges.add(folderOf(target));
+    graph.set(from, edges);
+  }
+  return new Map([...graph].map(([folder, edges]) => [folder, [...edges]]));
+}
+
 describe('imports between files in src/', () => {
+  const graph = importGraph(sourceFiles(SRC));
+
   it('form no cycle', () => {
-    const cycles = cyclesOf(importGraph(sourceFiles(SRC))).map((component) => component.map((file) => relative(SRC, file)));
+    const cycles = cyclesOf(graph).map((component) => component.map((file) => relative(SRC, file)));
     expect(cycles).toEqual([]);
+  });
+
+  // A folder is a layer or an edge: two that import each other are one in all but name.
+  it('form no cycle between the folders of src/', () => {
+    expect(cyclesOf(folderGraph(graph))).toEqual([]);
+  });
+
+  // Start-up speed (src/startup) is removable: deleting the folder and its one import leaves a working CLI.
+  it('reach src/startup only from the entry point', () => {
+    const importers = [...graph]
+      .filter(([file, targets]) => !relative(SRC, file).startsWith('startup/') && targets.some((target) => relative(SRC, target).startsWith('startup/')))
+      .map(([file]) => relative(SRC, file));
+    expect(importers).toEqual(['cli/bin.ts']);
   });
 });
 
