@@ -44,11 +44,21 @@ interface Entry {
   format: number;
   file: string;
   lineStarts: number[];
-  documents: Array<Omit<ParsedDocument, 'lineStarts'>>;
+  documents: Array<Omit<ParsedDocument, 'lineStarts'> & { schemaValid: boolean }>;
+}
+
+/** A file the cache holds: its parse, and which of its documents passed their schema without a warning when it was stored. */
+export interface CachedParse {
+  parsed: ParsedFile;
+  /**
+   * By document: passed the schemas in use, without a warning, when the text was stored (the
+   * cache's key names the schemas too). Its check need not run again.
+   */
+  schemaValid: readonly boolean[];
 }
 
 export interface ParseCache {
-  get(file: string, text: string): ParsedFile | undefined;
+  get(file: string, text: string): CachedParse | undefined;
   /** Stores a file parsed afresh, with whether each of its documents passed its schema without a warning. */
   set(file: string, text: string, parsed: ParsedFile, schemaValid: readonly boolean[]): void;
   /** Ends the run: writes the new pack if anything was parsed, and lets go of the old one. */
@@ -144,10 +154,9 @@ export function openParseCache(projectDir: string, env: NodeJS.ProcessEnv = proc
             index: document.index,
             nullFree: document.nullFree,
             lineStarts: entry.lineStarts,
-            schemaValid: document.schemaValid === true,
           }),
         );
-        return { file, problems: [], documents };
+        return { parsed: { file, problems: [], documents }, schemaValid: entry.documents.map((document) => document.schemaValid === true) };
       } catch {
         return undefined;
       }

@@ -33,11 +33,6 @@ export interface ParsedDocument {
   nullFree: boolean;
   /** Offsets where the file's lines start (shared by the documents of one file). */
   lineStarts: number[];
-  /**
-   * Set only by the parse cache: the document passed the schemas in use, without a warning, when
-   * its text was stored (the cache's key names the schemas too). Its check is not run again.
-   */
-  schemaValid?: boolean;
 }
 
 /** Everything parsing a file yields, as structured-clonable data. */

@@ -167,11 +167,11 @@ async function readProjectFiles(
 ): Promise<Project | undefined> {
   const parse = (file: string, text: string): ReadBack => {
     const cached = cache?.get(file, text);
-    if (cached) return { parsed: cached, checked: () => undefined };
+    if (cached) return { parsed: cached.parsed, knownValid: cached.schemaValid, checked: () => undefined };
     const parsed = parseYamlText(file, text);
-    return { parsed, checked: (schemaValid) => cache?.set(file, text, parsed, schemaValid) };
+    return { parsed, knownValid: [], checked: (schemaValid) => cache?.set(file, text, parsed, schemaValid) };
   };
-  const { parsed: rootParsed, checked: rootChecked } = parse(rootFile, rootText);
+  const { parsed: rootParsed, knownValid: rootKnownValid, checked: rootChecked } = parse(rootFile, rootText);
   for (const problem of rootParsed.problems) problems.add(problem);
   const rootDocuments = locatedDocuments(rootParsed, join(dir, rootFile));
   if (rootDocuments.length > 1) problems.error(`${rootFile} must hold one document, not ${rootDocuments.length}`, rootDocuments[1]?.locate([]));
@@ -185,7 +185,7 @@ async function readProjectFiles(
     return undefined;
   }
   const rootValid =
-    root.schemaValid ||
+    rootKnownValid[0] === true ||
     passesSchema(validators().documents.root, withNullSettings(root.value as JsonObject), 'root', (path, target) => root.locate(path, target), problems);
   rootChecked([rootValid]);
   const rootValue = root.value;
@@ -240,6 +240,8 @@ async function readProjectFiles(
 /** A file's parse, and where to say which of its documents passed their schema (kept with a fresh parse in the cache). */
 interface ReadBack {
   parsed: ParsedFile;
+  /** By document, from the parse cache: passed its schema when stored (its check is not run again). */
+  knownValid: readonly boolean[];
   checked(schemaValid: readonly boolean[]): void;
 }
 
@@ -252,7 +254,7 @@ function readSourceFile(
   documents: ResourceDocument[],
   unreadFiles: string[],
 ): void {
-  const { parsed, checked } = parse(sourceFile, text);
+  const { parsed, knownValid, checked } = parse(sourceFile, text);
   const { file } = parsed;
   for (const problem of parsed.problems) problems.add(problem);
   if (parsed.problems.some((problem) => problem.severity === 'error')) unreadFiles.push(file);
@@ -264,7 +266,7 @@ function readSourceFile(
       emptyDocuments++;
       return;
     }
-    const { document, passed } = readDocument(source, problems);
+    const { document, passed } = readDocument(source, knownValid[position] === true, problems);
     if (document) documents.push(document);
     schemaValid[position] = passed;
   });
@@ -307,7 +309,8 @@ function readEnvironments(rootValue: Record<string, unknown>, root: LocatedDocum
 }
 
 /** A resource document, if it is one, and whether it passed its schema without a warning. */
-function readDocument(source: LocatedDocument, problems: ProblemList): { document?: ResourceDocument; passed: boolean } {
+/** `knownValid`: the parse cache says this very text passed its schema; the check is not run again. */
+function readDocument(source: LocatedDocument, knownValid: boolean, problems: ProblemList): { document?: ResourceDocument; passed: boolean } {
   const value = source.value;
   if (!isObject(value)) {
     problems.error('a document must be a mapping with kind, name and spec', source.locate([]));
@@ -325,7 +328,7 @@ function readDocument(source: LocatedDocument, problems: ProblemList): { documen
     return { passed: false };
   }
   const documentKind = kind as DocumentKind;
-  const { valid, onlyWarnings } = source.schemaValid ? { valid: true, onlyWarnings: false } : checkDocument(source, documentKind, value, problems);
+  const { valid, onlyWarnings } = knownValid ? { valid: true, onlyWarnings: false } : checkDocument(source, documentKind, value, problems);
   if (typeof value.name !== 'string' || value.name === '') return { passed: valid };
   const overlays: Record<string, JsonObject> = {};
   const overlayPromote: Record<string, unknown> = {};

@@ -71,7 +71,7 @@ export function toolLockText(lock: ToolSurfaceLock): string {
 export function parseToolLock(file: string, absolutePath: string, text: string, cache?: ParseCache): ToolSurfaceLock {
   const problems = new ProblemList();
   const cached = cache?.get(file, text);
-  const parsed = cached ?? parseYamlText(file, text);
+  const parsed = cached?.parsed ?? parseYamlText(file, text);
   for (const problem of parsed.problems) problems.add(problem);
   const documents = locatedDocuments(parsed, absolutePath);
   if (!problems.hasErrors) {
@@ -80,7 +80,8 @@ export function parseToolLock(file: string, absolutePath: string, text: string, 
     } else {
       const document = documents[0]!;
       const valid =
-        document.schemaValid || passesSchema(validators().documents.lock, document.value, 'lock', (path, target) => document.locate(path, target), problems);
+        cached?.schemaValid[0] === true ||
+        passesSchema(validators().documents.lock, document.value, 'lock', (path, target) => document.locate(path, target), problems);
       if (!cached) cache?.set(file, text, parsed, [valid]);
     }
   }

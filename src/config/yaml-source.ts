@@ -28,8 +28,6 @@ export interface LocatedDocument {
   has(path: readonly PathSegment[]): boolean;
   /** True when no object in the value has a `null` field (withoutNulls would change nothing). */
   nullFree: boolean;
-  /** This very text passed the schemas in use, without a warning: the parse cache says so (ParsedDocument). */
-  schemaValid: boolean;
 }
 
 export type { DocumentIndex, ParsedDocument, ParsedFile } from './parsed-yaml.js';
@@ -220,7 +218,6 @@ export function locatedDocuments(parsed: ParsedFile, absolutePath: string): Loca
       absolutePath,
       value: document.value,
       nullFree: document.nullFree,
-      schemaValid: document.schemaValid === true,
       locate(path, target = 'value') {
         let best = document.start;
         let node = -1;

@@ -3,12 +3,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, ut
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openParseCache, type ParseCache } from '../../src/config/parse-cache.js';
+import { type CachedParse, openParseCache, type ParseCache } from '../../src/config/parse-cache.js';
 import { parseCacheDir } from '../../src/config/parse-cache-dir.js';
 import { readProject } from '../../src/config/project.js';
 import { ProblemList } from '../../src/config/problems.js';
 import { type ParsedFile, parseYamlText } from '../../src/config/yaml-source.js';
-import { sharingFirstClass } from '../helpers/hidden-class.js';
 
 const AGENT = 'kind: Agent\nname: a\nspec:\n  system: |\n    hello\n  limits: {maxTurns: 3}\n---\nkind: Agent\nname: b\nspec: {tools: [x, y]}\n';
 
@@ -19,10 +18,10 @@ beforeEach(() => {
   cache = openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-/** A parse as the cache gives it back: each document with whether it passed its schema when stored. */
-const stored = (parsed: ParsedFile, schemaValid: readonly boolean[] = []): ParsedFile => ({
-  ...parsed,
-  documents: parsed.documents.map((document, position) => ({ ...document, schemaValid: schemaValid[position] === true })),
+/** A parse as the cache gives it back: with whether each document passed its schema when stored. */
+const stored = (parsed: ParsedFile, schemaValid: readonly boolean[] = []): CachedParse => ({
+  parsed,
+  schemaValid: parsed.documents.map((_document, position) => schemaValid[position] === true),
 });
 /** The next run's cache: the same project, the same cache directory. */
 const reopen = (): ParseCache => openParseCache(dir, { AGENTFORM_PARSE_CACHE: join(dir, 'cache') })!;
@@ -40,16 +39,6 @@ describe('parse cache', () => {
     expect(others).toEqual([]);
     expect(statSync(join(dir, 'cache')).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, 'cache', entry!)).mode & 0o777).toBe(0o600);
-  });
-
-  // A project's documents are read back by the thousand: they share one hidden class.
-  it('gives back documents that share one hidden class', () => {
-    const text = Array.from({ length: 100 }, (_, index) => `kind: Agent\nname: a${index}\nspec: {limits: {maxTurns: 3}}\n`).join('---\n');
-    cache.set('agents.yaml', text, parseYamlText('agents.yaml', text), []);
-    cache.close();
-    const documents = reopen().get('agents.yaml', text)!.documents;
-    expect(documents).toHaveLength(100);
-    expect(sharingFirstClass(documents)).toBe(100);
   });
 
   it('misses on another text or another file name', () => {
