@@ -20,7 +20,7 @@ const tscEntry = join(dist, 'src', 'cli', 'main.js');
 rmSync(tscEntry, { force: true });
 node(join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repo, 'tsconfig.json'));
 // For the tests and benchmarks that import dist/src directly.
-node(join(dist, 'src', 'config', 'write-precompiled-schemas.js'));
+node(join(dist, 'src', 'build', 'write-precompiled-schemas.js'));
 
 /**
  * commander requires node:child_process when it loads, for executable subcommands (agentform has
@@ -74,7 +74,7 @@ const bundle = await rolldown({
   input: {
     agentform: join(dist, 'src', 'cli', 'bin.js'),
     // Bundled too, so the validators it writes come from the very code the bundle checks them with.
-    'write-precompiled-schemas': join(dist, 'src', 'config', 'write-precompiled-schemas.js'),
+    'write-precompiled-schemas': join(dist, 'src', 'build', 'write-precompiled-schemas.js'),
     // The YAML parser as a file of its own, which src/config/yaml-source.ts requires on its first
     // parse: bundled (hence code-cached) rather than ~70 files from node_modules.
     yaml: createRequire(import.meta.url).resolve('yaml'),

@@ -4,7 +4,7 @@
 //
 // The validators come from one of two places, with the same ajv options and keywords:
 // - precompiled: `npm run build` writes ajv standalone code for them next to this module
-//   (schemas-precompile.ts). It is used when it was generated from the schema files read now;
+//   (src/build/schemas-precompile.ts). It is used when it was generated from the schema files read now;
 //   loading it takes a few ms, against ~30 ms to load ajv's compiler and ~60 ms to compile.
 // - compiled here, on first use, when there is no up-to-date precompiled file (always under
 //   vitest, which runs the TypeScript sources).
@@ -196,7 +196,7 @@ export function specSchemaId(documentId: string): string {
 // ---------------------------------------------------------------------------------------------
 // Precompiled validators.
 
-/** Written next to this module by `npm run build` (write-precompiled-schemas.ts). */
+/** Written next to this module by `npm run build` (src/build/write-precompiled-schemas.ts). */
 export const PRECOMPILED_FILE = 'schemas.precompiled.cjs';
 /**
  * Where validators() looks for the precompiled file: beside the file this code runs from, which is
@@ -243,7 +243,7 @@ export function schemaSources(): string {
   return sources;
 }
 
-/** The CommonJS module written by schemas-precompile.ts. */
+/** The CommonJS module written by src/build/schemas-precompile.ts. */
 interface PrecompiledModule {
   sourceHash: string;
   defineValidators(exports: Record<string, Validator>, require: NodeJS.Require, helpers: typeof VALIDATOR_HELPERS): void;

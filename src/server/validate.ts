@@ -62,7 +62,7 @@ function validatorFor(rpc: Rpc): ValidateFunction {
 // `agentform server` ~200 ms of CPU: on first use it held up the first requests, warmed up in the
 // background (warmValidators) it competed for the CPU with the first client (on 2 cores, an apply
 // of 20 agents right after start-up took ~0.55 s instead of ~0.43 s). `npm run build` writes ajv's
-// standalone code for all of them next to this module (write-precompiled-schemas.ts), which
+// standalone code for all of them next to this module (src/build/write-precompiled-schemas.ts), which
 // loads in a few ms; it is used only when it was made from the same schemas, ajv and options.
 
 /** Written next to this module by `npm run build`. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { precompiledValidatorsCode } from '../../src/config/schemas-precompile.js';
+import { precompiledValidatorsCode } from '../../src/build/schemas-precompile.js';
 import {
   compileValidators,
   DOCUMENT_KINDS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { asciiSource } from '../../src/util/ascii-source.js';
-import { precompiledValidatorsCode } from '../../src/config/schemas-precompile.js';
+import { precompiledValidatorsCode } from '../../src/build/schemas-precompile.js';
 
 describe('asciiSource', () => {
   it.each([

@@ -4,7 +4,7 @@
 // runs from (dist/src after tsc, dist/cli in the bundle). Atomic, so a concurrent run never loads half a file.
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { precompiledValidatorsCode } from './schemas-precompile.js';
-import { precompiledSpecsPath, precompiledValidatorsPath } from './schemas.js';
+import { precompiledSpecsPath, precompiledValidatorsPath } from '../config/schemas.js';
 import { apiPrecompiledPath, apiValidatorsCode } from '../server/validate.js';
 
 // No top-level await: the bundle this also runs from is CommonJS (scripts/build.mjs).
