@@ -35,6 +35,12 @@ describe('group commit', () => {
     expect(rows()).toEqual(['gc-a']);
   });
 
+  it('stays off under AGENTFORM_OPTIMIZATIONS=off', () => {
+    enableGroupCommit(db, { AGENTFORM_OPTIMIZATIONS: 'off' });
+    insert('gc-a');
+    expect(rows()).toEqual(['gc-a']);
+  });
+
   it('writes of one turn commit together, and committed() settles only after the commit', async () => {
     enableGroupCommit(db);
     insert('gc-a');

@@ -22,6 +22,7 @@
 // plus the thread hand-offs); a blocked loop also lets more writes gather into the next group.
 import type Database from 'better-sqlite3';
 import { credentialsChanged } from './credentials-version.js';
+import { optimizationsOff } from '../../util/optimizations.js';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -42,9 +43,12 @@ interface Group {
 
 const enabled = new WeakMap<Db, GroupState>();
 
-/** From now on, writes through writeTx() on this database are grouped per event-loop turn. */
-export function enableGroupCommit(db: Db): void {
-  if (enabled.has(db)) return;
+/**
+ * From now on, writes through writeTx() on this database are grouped per event-loop turn; under
+ * AGENTFORM_OPTIMIZATIONS=off each still commits on its own.
+ */
+export function enableGroupCommit(db: Db, env: NodeJS.ProcessEnv = process.env): void {
+  if (enabled.has(db) || optimizationsOff(env)) return;
   enabled.set(db, {
     open: undefined,
     savepoint: db.prepare('SAVEPOINT agentform_write'),
