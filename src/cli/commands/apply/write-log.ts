@@ -5,6 +5,7 @@ import { advanceProgress, initialProgress, type ApplyProgress } from '../../../a
 import type { Plan } from '../../../model/resources.js';
 import { renderProgressLine } from '../../../render/apply-progress.js';
 import { TurnBatchedLines, flushBeforeSignal } from '../../turn-batched-lines.js';
+import { optimizationsOff } from '../../../util/optimizations.js';
 
 /** Where the console writes: process.stdout and process.stderr, or a test's recorders. */
 export interface ConsoleStreams {
@@ -36,7 +37,8 @@ export class WriteLog {
     // Never in CI logs (no TTY) or with --json. On a terminal each line goes out at once, as the
     // status line under them is redrawn after each.
     this.live = !options.json && streams.stderr.isTTY === true && !options.env.CI;
-    this.batch = this.live ? undefined : new TurnBatchedLines((text) => streams.stdout.write(text));
+    // AGENTFORM_OPTIMIZATIONS=off: a line at a time, the plain way.
+    this.batch = this.live || optimizationsOff(options.env) ? undefined : new TurnBatchedLines((text) => streams.stdout.write(text));
     this.stopFlushingOnSigterm = this.batch ? flushBeforeSignal(this.batch, 'SIGTERM') : () => undefined;
     this.progress = initialProgress(plan);
     process.on('SIGINT', this.onSigint);

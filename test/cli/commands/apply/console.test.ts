@@ -93,3 +93,24 @@ describe('ApplyConsole', () => {
     expect(joined(written)).toBe(`${JSON.stringify(START)}\n${JSON.stringify({ type: 'summary', ...RESULT })}\n`);
   });
 });
+
+describe('the write log off a terminal', () => {
+  /** Writes that report two starts in one turn, and what stdout held right after them. */
+  async function writtenInTheTurn(env: NodeJS.ProcessEnv): Promise<string> {
+    const { io, written } = applyConsole({ asks: true, env });
+    io.showPlan();
+    let sameTurn = '';
+    await io.write((hooks) => {
+      hooks.onEvent(START);
+      hooks.onEvent({ ...START, address: 'agent/other' });
+      sameTurn = joined(written, 'out').slice(planText.length);
+      return new Promise<ApplyResult>((resolve) => setTimeout(() => resolve({ ...RESULT }), 5));
+    });
+    return sameTurn;
+  }
+
+  it('batches its lines per turn, and writes each at once under AGENTFORM_OPTIMIZATIONS=off', async () => {
+    expect(await writtenInTheTurn({})).toBe('');
+    expect(await writtenInTheTurn({ AGENTFORM_OPTIMIZATIONS: 'off' })).toBe('agent/support: Updating...\nagent/other: Updating...\n');
+  });
+});
