@@ -1,7 +1,7 @@
 // The x-request-id of each attempt: a UUID (version 4 layout) that lets a server's logs and an error
 // message name the same exchange. It is no secret and guards nothing, so Math.random's 122 bits will
-// do (V8 seeds it per process from the OS): node:crypto's randomUUID would cost a run ~2.5 ms to load
-// (util/sha256.ts).
+// do (V8 seeds it per process from the OS): node:crypto's randomUUID would make every run load
+// node:crypto (util/sha256.ts).
 const HEX = '0123456789abcdef';
 
 export function newRequestId(): string {

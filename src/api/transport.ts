@@ -163,8 +163,8 @@ function socketFactory(url: URL, proxy: ProxyRoute | undefined): () => PoolSocke
   // The last session, offered again: later connections resume it instead of a full handshake.
   let session: Buffer | undefined;
   // One context (the trusted certificates, loaded once) for every connection: tls.connect makes a
-  // new one each time otherwise, ~0.5 ms apiece (a plan of 20 agents over TLS opened its 8
-  // connections in 8-9 ms, 5-6 ms with one context). The checks are per connection, not in it.
+  // new one each time otherwise, which slows every connection. The checks are per connection, not
+  // in it.
   let secureContext: SecureContext | undefined;
   return () => {
     secureContext ??= tls.createSecureContext();

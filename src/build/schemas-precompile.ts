@@ -10,7 +10,7 @@ type StandaloneModule = typeof import('ajv/dist/standalone/index.js');
 /**
  * The text of a CommonJS module that loadPrecompiledValidators (schemas.ts) loads: its source
  * hash, and `defineValidators(exports, require, helpers)` holding ajv's standalone code for every
- * document validator (`documents`) or every kind's spec validator (`specs`, a third of the code,
+ * document validator (`documents`) or every kind's spec validator (`specs`, much of the code,
  * needed only where an overlay is merged, so loaded only then).
  *
  * CommonJS so that the synchronous validators() can require it. ajv's code (which assigns

@@ -6,7 +6,7 @@ import { AbortedError, UserError } from '../errors.js';
 /** What the terminal answered: the typed line, or undefined for Ctrl-C / Ctrl-D / a closed input. */
 function ask(question: string): Promise<string | undefined> {
   // Loaded here, not with the module: apply loads this module on every run, and most runs never
-  // ask (--auto-approve, a saved plan, CI); node:readline costs ~0.6 ms to load. Not import(): a
+  // ask (--auto-approve, a saved plan, CI), and node:readline takes time to load. Not import(): a
   // bundle chunk that imports dynamically loses its code cache (src/startup/bundle-code-cache.ts).
   const { createInterface } = createRequire(import.meta.url)('node:readline') as typeof import('node:readline');
   const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY === true });

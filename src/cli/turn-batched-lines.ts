@@ -1,8 +1,8 @@
 // Lines written together, once per turn of the event loop, instead of one write each.
 //
 // Why: an apply prints two lines per change (Creating, Created) while its writes are on the wire;
-// to a file or a pipe every process.stdout.write is its own write(2) on the event loop: 2,120
-// of them for 1,000 agents. One write per turn prints the same bytes in the same order.
+// to a file or a pipe every process.stdout.write is its own write(2) on the event loop, thousands
+// of them in a large apply. One write per turn prints the same bytes in the same order.
 //
 // The caller flushes before anything else is written to the terminal (stderr lines, a prompt,
 // an exit), so that stdout and stderr keep their order where they share a terminal or a log; and

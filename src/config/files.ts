@@ -35,7 +35,7 @@ export function isSkippedEntry(name: string, isDirectory: boolean): boolean {
 }
 
 async function walk(dir: string, relative: string, out: string[]): Promise<void> {
-  // Synchronous: a project is a few folders, and fs/promises costs ~1-3 ms to load.
+  // Synchronous: a project is a few folders, and loading fs/promises would cost every run time.
   const entries = readdirSync(join(dir, relative), { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {

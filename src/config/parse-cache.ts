@@ -1,19 +1,17 @@
 // A content-addressed cache of parsed YAML files: the same text (same file name, same parser)
 // always parses to the same ParsedFile, so a file that did not change since the last run is read
-// back as JSON (~1 ms per 100 agents) instead of being parsed again (~30 ms per 100 agents cold;
-// parsing was half of a no-change plan of 1,000 agents).
+// back as JSON instead of being parsed again, which was a large part of a no-change plan.
 //
 // - Key: the file's name; the entry keeps the text it was made from, and the pack what made its
 //   entries: the parser (the code of yaml-source and yaml-plain, the yaml package's version, whether
 //   AGENTFORM_YAML_PARSER=library turned the plain parser off) and the schemas
 //   (schemaSources: their texts, ajv's version and setup). Both are compared byte for byte, so an
-//   edit, a rename, a new build of the parser or other schemas is a miss. They were sha256 digests
-//   until hashing was found to cost a small plan more than comparing (node:crypto alone ~2.5 ms to
-//   load; util/sha256.ts).
+//   edit, a rename, a new build of the parser or other schemas is a miss. Not digests: hashing costs
+//   a small plan more than comparing, if only to load node:crypto (util/sha256.ts).
 // - Each document also records whether it passed its schema without a warning: the same text
 //   checked against the same schemas passes again, so a run that reads it back does not check it
-//   again, nor load the validators for it (~0.4 MB of generated code; 5-12 % of a warm validate,
-//   and 2-3 MB of peak memory). A document with errors or warnings is checked every run.
+//   again, nor load the validators for it (much generated code, with its time and peak memory).
+//   A document with errors or warnings is checked every run.
 // - Only files without any problem are stored, and only when their data survives JSON exactly
 //   (no NaN, Infinity, -0 or dates): anything else is parsed every time, as before.
 // - Where: $AGENTFORM_PARSE_CACHE, else the project's .agentform/cache/parse (local data lives in
@@ -22,10 +20,9 @@
 //   comes later). AGENTFORM_PARSE_CACHE=off turns it off. Any failure to read or write the cache is
 //   ignored: it can only make a run slower, never different.
 // - How: one pack file per project (parse-cache-pack.ts) holding the entries of the files the last run read,
-//   written again, whole, by a run that had to parse anything. It was a file per YAML file, and
-//   creating a file costs ~0.8 ms on this project's CI machines: a run on a fresh checkout of
-//   5,000 agents spent 0.4-0.7 s creating 500 entries; a warm run opened 500 files (15-50 ms) where
-//   it now reads one. A warm run writes nothing.
+//   written again, whole, by a run that had to parse anything. Not a file per YAML file: creating
+//   many files is slow on a fresh checkout, and a warm run would open them all where it reads one.
+//   A warm run writes nothing.
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

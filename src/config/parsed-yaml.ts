@@ -5,8 +5,8 @@ import type { Problem } from './problems.js';
 /**
  * Where each node of a document is, as two flat values: a document's index lives as long as the
  * run (every problem and finding is located through it) and is read back from the parse cache, so
- * it is kept compact (one object per path was a third of the heap of a plan of 1,000 agents, and of
- * the garbage collector's copying).
+ * it is kept compact (one object per path was much of a large plan's heap, and of the garbage
+ * collector's copying).
  * - `nodes`: NODE_FIELDS numbers per node, in document order (depth first, a node before its
  *   children): its parent's node number (-1: top level), where its segment ends in `segments`
  *   (it starts where the previous node's ends), the offset of its key (-1: none, e.g. a list item)

@@ -91,7 +91,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * Synchronous on purpose: a project's files are small and local, and the promise-based reads (a
  * file handle, its stat, read and close, each a round trip through the thread pool) cost more than
- * the reading itself (~15 ms for 100 files). Nothing else waits on this thread meanwhile: the
+ * the reading itself. Nothing else waits on this thread meanwhile: the
  * live-state reads started earlier are network round trips.
  */
 function readText(dir: string, file: string, problems: ProblemList): string | undefined {
@@ -213,8 +213,8 @@ async function readProjectFiles(
   const texts = files.map((file) => readText(dir, file, problems));
   const unreadFiles = files.filter((_file, index) => texts[index] === undefined);
   const sources = files.flatMap((file, index) => (texts[index] === undefined ? [] : [{ file, text: texts[index] as string }]));
-  // One thread on purpose: a worker thread for part of the files was measured slower (each thread
-  // pays the parser's cold start; 1,000 agents: 750 ms vs 680 ms for a plan) and used more memory.
+  // One thread on purpose: a worker thread for part of the files was slower (each thread pays the
+  // parser's cold start) and used more memory.
   for (const [index, source] of sources.entries()) {
     // Against a remote server the reads are still connecting: each step of a TCP or TLS
     // handshake (a round trip each) waits for a turn of the event loop, which parsing would

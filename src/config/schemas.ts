@@ -5,7 +5,7 @@
 // The validators come from one of two places, with the same ajv options and keywords:
 // - precompiled: `npm run build` writes ajv standalone code for them next to this module
 //   (src/build/schemas-precompile.ts). It is used when it was generated from the schema files read now;
-//   loading it takes a few ms, against ~30 ms to load ajv's compiler and ~60 ms to compile.
+//   loading it is much quicker than loading ajv's compiler and compiling.
 // - compiled here, on first use, when there is no up-to-date precompiled file (always under
 //   vitest, which runs the TypeScript sources).
 import { existsSync, readFileSync } from 'node:fs';
@@ -106,8 +106,8 @@ export interface Compiled {
 // The one definition of how the schemas are compiled, shared with the precompiler.
 
 /**
- * optimize: false — ajv's code optimisation passes cost more at start (measured: ~200 ms → ~55 ms
- * for all schemas) than they save on a few thousand documents. The precompiled validators use the
+ * optimize: false — ajv's code optimisation passes cost more at start than they save on a few
+ * thousand documents. The precompiled validators use the
  * same options so that both produce the same code, hence the same errors.
  */
 export const AJV_OPTIONS = {

@@ -1,9 +1,9 @@
 // agentform.lock.yaml beside agentform.yaml: read (located errors, checked against
 // schemas/agentform.lock.schema.json) and written (one byte-exact form, atomically). It holds tool
 // names, annotations and digests only: never a URL, a header or anything from a connection's auth.
-// Read through the parse cache (a pack of its own): a lock of 20 connections (17 KB) added ~20 ms
-// and 4 MB to every plan of a small project, parsing it and loading the YAML parser and the
-// validators, for a file that changes only when the tool surface does.
+// Read through the parse cache (a pack of its own): parsing the lock, with the YAML parser and the
+// validators it loads, added time and memory to every plan of a small project, for a file that
+// changes only when the tool surface does.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProblemsError } from '../errors.js';

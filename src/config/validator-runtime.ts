@@ -1,7 +1,7 @@
 // The `require` the precompiled validators are given (schemas.ts): ajv's standalone code calls
 // `require("ajv/dist/runtime/<helper>").default` for a couple of helpers. Resolving and compiling
-// those files from node_modules on every run cost ~2.8 ms of a small plan (issue 17: half of it
-// finding them, half loading them); imported here, the bundle carries them, from its code cache.
+// those files from node_modules on every run cost a small plan time, finding them as much as loading
+// them; imported here, the bundle carries them, from its code cache.
 // Any other module the code names is still required from the package.
 import * as ajvEqual from 'ajv/dist/runtime/equal.js';
 import * as ajvUcs2length from 'ajv/dist/runtime/ucs2length.js';

@@ -34,8 +34,8 @@ export type { DocumentIndex, ParsedDocument, ParsedFile } from './parsed-yaml.js
 
 // yaml is loaded on the first file the plain parser (yaml-plain.ts) leaves to it: a run whose files
 // are plain or come from the parse cache (parse-cache.ts) never loads it. In the bundle it is a file of its own beside this chunk
-// (scripts/build.mjs), compiled from its code cache; from node_modules it was ~70 files and ~28 ms
-// to load, on every run with a file to parse, such as each run on a fresh CI checkout (issue 17).
+// (scripts/build.mjs), compiled from its code cache; from node_modules it was many files to load,
+// on every run with a file to parse, such as each run on a fresh CI checkout.
 // Elsewhere (tsc's output, vitest) it comes from the package.
 type YamlModule = typeof import('yaml');
 let yamlModule: YamlModule | undefined;

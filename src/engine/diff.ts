@@ -26,8 +26,7 @@ const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
 /**
  * Joined paths by base and key. The same few dozen paths and patterns come back for every resource
- * of a kind (a plan of 1,000 agents joined ~100,000 of them in each of the diff, the merge and the
- * kept fields): each is built once, and being the same string every time, its hash is too (the rule
+ * of a kind, in each of the diff, the merge and the kept fields: each is built once, and being the same string every time, its hash is too (the rule
  * sets are looked up by pattern). Bounded, since keys can be user data (maps like `byTool`).
  */
 const joined = new Map<string, Map<string, string>>();

@@ -299,7 +299,7 @@ const CONFIGURED = Symbol('configured');
  * One getter for every change, reading what is kept on the change: a no-op change never needs the
  * fingerprint (apply compares it only before a write). Not a getter closing over each change's own
  * `remote` (in the literal or by defineProperty): V8 keeps an object's accessors in its shape, so
- * that gave every change a hidden class of its own, ~600 bytes more per resource of a plan.
+ * that gave every change a hidden class of its own, more memory per resource of a plan.
  */
 const REMOTE_FINGERPRINT: PropertyDescriptor = {
   enumerable: true,

@@ -142,8 +142,8 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const capabilitiesConfigured = computeCapabilities(agentsOf(judged), surfaces);
   // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
   // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
-  // a few of each rule (render/safety.ts folds the rest), while locating every one was a fifth of
-  // the review. JSON, annotations and apply's refusal read every location they print.
+  // a few of each rule (render/safety.ts folds the rest), while locating every one was a large part
+  // of the review. JSON, annotations and apply's refusal read every location they print.
   const location = lazyProperty(locate);
   const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured }, settings).map((finding) =>
     Object.defineProperty(finding, 'location', location),

@@ -94,8 +94,8 @@ function isPerElement(value: unknown): value is PerElement {
 
 /**
  * A default of its own for each object that gets it (the tables hold JSON values only). A copy by
- * hand, not structuredClone: that cost ~2 µs for each of the three empty or one-element arrays of
- * an agent definition, and fillDefaults runs on every agents.upsert.
+ * hand, not structuredClone: that is slow for the small arrays of an agent definition, and
+ * fillDefaults runs on every agents.upsert.
  */
 function copyJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;

@@ -58,12 +58,11 @@ function validatorFor(rpc: Rpc): ValidateFunction {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Precompiled at build time. Compiling the ~37 request schemas with ajv cost a fresh
-// `agentform server` ~200 ms of CPU: on first use it held up the first requests, warmed up in the
-// background (warmValidators) it competed for the CPU with the first client (on 2 cores, an apply
-// of 20 agents right after start-up took ~0.55 s instead of ~0.43 s). `npm run build` writes ajv's
-// standalone code for all of them next to this module (src/build/write-precompiled-schemas.ts), which
-// loads in a few ms; it is used only when it was made from the same schemas, ajv and options.
+// Precompiled at build time: compiling the request schemas with ajv costs a fresh server much
+// CPU, which on first use held up the first requests and in the background competed with the first
+// client. `npm run build` writes ajv's standalone code for all of them next to this module
+// (src/build/write-precompiled-schemas.ts); it is used only when made from the same schemas, ajv
+// and options.
 
 /** Written next to this module by `npm run build`. */
 export const API_PRECOMPILED_FILE = 'api-validators.precompiled.cjs';
@@ -150,9 +149,8 @@ function precompiledValidators(): Record<string, ValidateFunction> | null {
 
 /**
  * Compiles the validators of `rpcs` ahead of their first request, one per turn of the event loop
- * so that requests arriving meanwhile are not held up. Compiling on first use put ~175 ms of ajv
- * work on the first plan against a fresh `agentform server` (8 reads), and as much again on the
- * first writes. Returns a function that stops it (for close).
+ * so that requests arriving meanwhile are not held up, rather than on the first plan and the first
+ * writes against a fresh `agentform server`. Returns a function that stops it (for close).
  */
 export function warmValidators(rpcs: readonly Rpc[]): () => void {
   let next = 0;

@@ -1,5 +1,5 @@
 // fs.promises, not node:fs/promises: its module loads on first use, not with every command that
-// might write a file (~1-3 ms of a plan, which writes nothing); through fs-promises.ts.
+// might write a file (a plan writes nothing); through fs-promises.ts.
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fsPromises } from './fs-promises.js';
@@ -71,8 +71,8 @@ let temporaryFiles = 0;
 /**
  * Beside `path`, named after it and this process (see {@link removeStaleTempFiles}). Unique within
  * the process by a counter, between processes by the pid, and between machines that share a folder
- * by 32 random bits. The name is no secret, so Math.random will do: node:crypto would cost a run
- * ~2.5 ms to load (util/sha256.ts).
+ * by 32 random bits. The name is no secret, so Math.random will do: loading node:crypto would cost
+ * a run time (util/sha256.ts).
  */
 export function temporaryPathFor(path: string): string {
   temporaryFiles += 1;

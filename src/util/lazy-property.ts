@@ -4,8 +4,8 @@
 /**
  * The descriptor of such a property (`Object.defineProperty(object, name, descriptor)`), sharing one
  * getter among every object given it: V8 keeps an object's accessors in its hidden class, so a
- * getter closing over each object's own values gave every object a class of its own (~400–600 bytes
- * more each). The value, `undefined` included, is kept under a symbol key, not enumerable: JSON,
+ * getter closing over each object's own values gave every object a class of its own, and more
+ * memory each. The value, `undefined` included, is kept under a symbol key, not enumerable: JSON,
  * spreads and Object.keys see the property alone, as if it were a plain one.
  */
 export function lazyProperty<T extends object, V>(compute: (object: T) => V): PropertyDescriptor {

@@ -1,6 +1,6 @@
-// SHA-256, with node:crypto loaded on first use. Loading it pulls in 16 of Node's internal modules
-// (pbkdf2, ciphers, x509, ...): ~2.5 ms of every process that imports it at start-up, where a plan
-// of a small project whose caches are warm hashes nothing at all (issue 17). Code on the start-up
+// SHA-256, with node:crypto loaded on first use. Loading it pulls in many of Node's internal modules
+// (pbkdf2, ciphers, x509, ...), a cost to every process that imports it at start-up, where a plan
+// of a small project whose caches are warm hashes nothing at all. Code on the start-up
 // path hashes through here rather than importing node:crypto; the local control plane (a
 // long-running server) imports it directly.
 import { createRequire } from 'node:module';

@@ -2,10 +2,10 @@
 // and an end out. Pure: no sockets, no timers (connection-pool.ts drives it). The framing is
 // message-parser.ts's, shared with the local control plane's server.
 //
-// Why our own: node:http's client spent ~200 µs of CPU per request in its ClientRequest,
-// IncomingMessage, agent and stream machinery (an apply of 5,000 agents: ~0.9 s of the client's
-// ~1.7 s while writing), where the parsing itself is a small part. undici cost more still here (its
-// import ~80 ms, then more CPU per request than node:http). The subset a JSON API client needs is
+// Why our own: node:http's client spent much CPU per request in its ClientRequest, IncomingMessage,
+// agent and stream machinery (most of the client's time in a large apply), where the parsing itself
+// is a small part. undici cost more still here (its import, then more CPU per request than
+// node:http). The subset a JSON API client needs is
 // small and fully specified: status line, header fields, then a body framed by Transfer-Encoding:
 // chunked, Content-Length or the end of the connection (RFC 9112 §6.3), after any 1xx interim
 // answers. Everything else is refused as malformed rather than guessed at.

@@ -115,7 +115,7 @@ export const agents: GroupHandlers<'agents'> = {
     return toVersion(row, ctx.services.bakeMs);
   },
   'agents.list': async (ctx) => {
-    // Reading and parsing 1,000 definitions (~1 MB) takes tens of milliseconds: done in slices,
+    // Reading and parsing every definition of a large environment takes a while: done in slices,
     // yielding between them, so small requests arriving meanwhile are answered in between. Which
     // versions to list is read first, in one small query; version rows never change, so reading
     // them later gives that same snapshot (less any agent deleted meanwhile, which is left out).

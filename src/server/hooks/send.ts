@@ -44,7 +44,7 @@ export async function sendHook(delivery: HookDelivery): Promise<HookSendResult> 
     else delete headers[SIGNATURE_HEADER];
 
     // undici is loaded with the first delivery: a local plane that sends no hook (every `url: local`
-    // plan) does not pay its ~90 ms import.
+    // plan) does not pay for importing it.
     const { request } = await import('undici');
     const response = await request(url, { method: 'POST', body: delivery.body, headers, signal });
     // The receiver's answer body is not needed; drain it so the socket can be reused.

@@ -17,7 +17,7 @@ const BUSY_TIMEOUT_MS = 10_000;
 
 /**
  * `full` (default): every acknowledged commit survives a power loss; each commit waits for an
- * fsync (~6 ms on this project's machines, ~3x fewer writes per second). `normal`: a process crash
+ * fsync, so far fewer writes per second. `normal`: a process crash
  * loses nothing, a power loss may lose the last commits (WAL mode keeps the file consistent).
  */
 export type Durability = 'full' | 'normal';
@@ -48,7 +48,7 @@ function preparePrivateFiles(file: string): void {
  * Why: better-sqlite3 12's objects are node::ObjectWraps, whose destructor, run when V8 collects one,
  * unregisters a cleanup hook from the current Node environment and aborts the process when it finds
  * none. On Node 24, a young-generation collection that found a dead statement aborted there (exit
- * 134, "RemoveEnvironmentCleanupHook ... Assertion failed: (env) != nullptr"): 22 of 30 plans of
+ * 134, "RemoveEnvironmentCleanupHook ... Assertion failed: (env) != nullptr"): most plans of
  * `url: local` (issue 43). Kept reachable, they are deleted by Node's own cleanup when the process
  * ends, while the environment is still there.
  */

@@ -1,9 +1,9 @@
 // Group commit: the writes of requests handled in one turn of the event loop share one SQLite
 // transaction, hence one fsync, and no answer leaves before that commit is on disk.
 //
-// Why: with synchronous=FULL every commit waits for an fsync (~1.4 ms here, more on slower disks);
-// an apply at --parallelism 16 sends 16 writes at once, which the server then committed one by
-// one, so the fsyncs, not the work, set the pace (1,000 upserts: ~1.5 s of the server's 2.5 s).
+// Why: with synchronous=FULL every commit waits for an fsync; an apply at --parallelism 16 sends
+// 16 writes at once, which the server then committed one by one, so the fsyncs, not the work, set
+// the pace.
 // Durability is unchanged: an answer (success or error) is only sent once the transaction that
 // holds everything it could have seen is committed (`committed()` below).
 //
@@ -11,15 +11,12 @@
 // (after the I/O callbacks of this turn, i.e. after every request whose body arrived together);
 // each write runs as a SAVEPOINT inside it, so a failing request rolls back only its own changes.
 // The savepoint's statements are prepared once: better-sqlite3's db.transaction(fn) does the same
-// thing but builds four wrapper functions and their properties on every call (~16 ms of an apply
-// of 1,000 agents, the server's code still cold). If COMMIT fails, the whole group is rolled back
-// and every request of the group answers with the error.
+// thing but builds four wrapper functions and their properties on every call. If COMMIT fails, the
+// whole group is rolled back and every request of the group answers with the error.
 //
-// The fsync stays inside COMMIT, on the event loop. Tried: COMMIT with synchronous=NORMAL and the
-// WAL fdatasync'ed on the thread pool before answering (same durability). It cut the main thread's
-// time blocked in COMMIT during an apply of 1,000 agents (~0.4 s → ~0.05 s) but not the apply's
-// wall time, and cost more CPU (0.87 → 0.92 s of server CPU: smaller groups, hence more syncs,
-// plus the thread hand-offs); a blocked loop also lets more writes gather into the next group.
+// The fsync stays inside COMMIT, on the event loop: syncing the WAL on the thread pool instead
+// freed the main thread but did not shorten an apply, and cost more CPU (smaller groups, hence more
+// syncs, plus the thread hand-offs); a blocked loop also lets more writes gather into the next group.
 import type Database from 'better-sqlite3';
 import { credentialsChanged } from './credentials-version.js';
 import { optimizationsOff } from '../../util/optimizations.js';

@@ -137,8 +137,8 @@ CREATE TABLE session_cookies (
   {
     version: 3,
     description: 'connections keep what reads show of their auth beside the sealed auth',
-    // Listing connections opened (decrypted) every row's auth only to drop its write-only fields:
-    // ~50 µs a row, the longest of a plan's reads. `public_auth` is what reads show of an auth
+    // Listing connections opened (decrypted) every row's auth only to drop its write-only fields,
+    // the slowest of a plan's reads. `public_auth` is what reads show of an auth
     // (connection-auth.ts plainCopyOf), NULL for one without a string type;
     // `public_auth_of` is the start of the sealed value it was taken from (its IV and tag): a row
     // whose auth was rewritten without it (by an older build, which leaves the new columns alone)

@@ -11,7 +11,7 @@ import { openSession, runContext } from '../../../pipeline/session.js';
 import type { ApplyCommandOptions } from './options.js';
 
 // Synchronous on purpose (and isFile below): one small file is read before anything is sent, and
-// node:fs/promises (~3.5 ms to load) is left to the writers that need it, after the reads.
+// node:fs/promises, slow to load, is left to the writers that need it, after the reads.
 function readSavedPlan(path: string): SavedPlan {
   let text: string;
   try {
@@ -75,8 +75,8 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     const writes = saved ? changeCount(saved.plan) : parallelism;
     if (saved !== undefined || options.autoApprove === true) session.client.preconnect(Math.min(parallelism, writes));
     // Loaded once the session's reads are on the wire, as plan does. The bundle is CommonJS, so
-    // import() is a require in the next microtask: started before openSession, its ~15 ms of
-    // loading ran before the reads were sent (apply of 20 agents sent them at 66 ms, not ~50).
+    // import() is a require in the next microtask: started before openSession, its loading ran
+    // before the reads were sent and delayed them.
     const { finishApply } = await import('./finish.js');
     await finishApply(session, { saved, inputs, parallelism, maxRequestBytes: maxRequestBytesOption }, options, globals);
   } finally {
