@@ -6,7 +6,7 @@ import { optimizationsOff } from '../util/optimizations.js';
 /** The parse cache's directory for `projectDir`, or undefined when AGENTFORM_PARSE_CACHE (or AGENTFORM_OPTIMIZATIONS) turns it off. */
 export function parseCacheDir(env: NodeJS.ProcessEnv, projectDir: string): string | undefined {
   const setting = env.AGENTFORM_PARSE_CACHE?.trim();
-  if (setting === 'off' || setting === '0' || setting === 'false' || optimizationsOff(env)) return undefined;
+  if (setting === 'off' || setting === '0' || setting === 'false' || optimizationsOff(env, 'parse-cache')) return undefined;
   if (setting) return setting;
   return join(projectDir, '.agentform', 'cache', 'parse');
 }

@@ -117,7 +117,7 @@ function positionOf(lineStarts: readonly number[], offset: number): { line: numb
  * parser ever be suspected of reading a file differently; the parse cache keeps the two apart).
  */
 export function yamlParser(env: NodeJS.ProcessEnv = process.env): 'plain' | 'library' {
-  return env.AGENTFORM_YAML_PARSER?.trim() === 'library' || optimizationsOff(env) ? 'library' : 'plain';
+  return env.AGENTFORM_YAML_PARSER?.trim() === 'library' || optimizationsOff(env, 'yaml-plain') ? 'library' : 'plain';
 }
 
 /**

@@ -23,7 +23,7 @@ const COMPILE_CACHE_STATUS = ['failed', 'enabled', 'already enabled', 'disabled'
  * (AGENTFORM_WRITE_CODE_CACHE=1, scripts/build.mjs) writes the bundle's own caches, whatever the Node.
  */
 export function startUp(bundleDir: string, env: NodeJS.ProcessEnv = process.env): StartUp {
-  if (optimizationsOff(env)) return { cache: 'off' };
+  if (optimizationsOff(env, 'startup')) return { cache: 'off' };
   // First: V8 accepts a code cache only under the flags it was made with, and the build trains them under this one.
   keepYoungGenerationSmall();
   const training = env.AGENTFORM_WRITE_CODE_CACHE === '1';
@@ -39,7 +39,7 @@ export function startUp(bundleDir: string, env: NodeJS.ProcessEnv = process.env)
 export function describeStartUp(startUp: StartUp): string {
   switch (startUp.cache) {
     case 'off':
-      return 'start-up: no code cache (AGENTFORM_OPTIMIZATIONS=off)';
+      return "start-up: no code cache, V8's defaults (AGENTFORM_OPTIMIZATIONS)";
     case 'platform':
       return `start-up: Node's compile cache, ${startUp.status}${startUp.directory ? ` (${startUp.directory})` : ''}`;
     case 'bundle':

@@ -45,7 +45,7 @@ const enabled = new WeakMap<Db, GroupState>();
  * AGENTFORM_OPTIMIZATIONS=off each still commits on its own.
  */
 export function enableGroupCommit(db: Db, env: NodeJS.ProcessEnv = process.env): void {
-  if (enabled.has(db) || optimizationsOff(env)) return;
+  if (enabled.has(db) || optimizationsOff(env, 'group-commit')) return;
   enabled.set(db, {
     open: undefined,
     savepoint: db.prepare('SAVEPOINT agentform_write'),

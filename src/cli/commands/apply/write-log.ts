@@ -38,7 +38,7 @@ export class WriteLog {
     // status line under them is redrawn after each.
     this.live = !options.json && streams.stderr.isTTY === true && !options.env.CI;
     // AGENTFORM_OPTIMIZATIONS=off: a line at a time, the plain way.
-    this.batch = this.live || optimizationsOff(options.env) ? undefined : new TurnBatchedLines((text) => streams.stdout.write(text));
+    this.batch = this.live || optimizationsOff(options.env, 'batched-log') ? undefined : new TurnBatchedLines((text) => streams.stdout.write(text));
     this.stopFlushingOnSigterm = this.batch ? flushBeforeSignal(this.batch, 'SIGTERM') : () => undefined;
     this.progress = initialProgress(plan);
     process.on('SIGINT', this.onSigint);
