@@ -9,7 +9,8 @@ import { connect as connectTcp, isIP } from 'node:net';
 import { createRequire } from 'node:module';
 import type { ConnectionOptions, SecureContext, TLSSocket } from 'node:tls';
 import { ApiError } from '../errors.js';
-import { codedError, ConnectionPool, type PoolSocket } from './http1/connection-pool.js';
+import { codedError } from './http1/connection-pool.js';
+import { exchangerFor, type ConnectionFactory, type Exchanger } from './exchanger.js';
 import { HTTP_TOKEN, type ResponseHeaders } from './http1/response-parser.js';
 import { credentialsRefused, TunnelSocket } from './http1/tunnel.js';
 import type { ProxyRoute } from './proxy.js';
@@ -43,7 +44,7 @@ const REQUEST_TARGET = /^\/[\x21-\x7e]*$/;
 
 export class Transport {
   private readonly url: URL;
-  private pool: ConnectionPool | undefined;
+  private pool: Exchanger | undefined;
   private readonly settled = new Set<Promise<unknown>>();
   private closed = false;
 
@@ -65,8 +66,8 @@ export class Transport {
     }
   }
 
-  private connections(): ConnectionPool {
-    this.pool ??= new ConnectionPool(socketFactory(this.url, this.proxy), MAX_SOCKETS);
+  private connections(): Exchanger {
+    this.pool ??= exchangerFor(socketFactory(this.url, this.proxy), MAX_SOCKETS);
     return this.pool;
   }
 
@@ -153,7 +154,7 @@ function headerLine(name: string, value: string): string {
  * Opens a TCP connection (http) or a TLS one that checks the server's certificate (https); through
  * a proxy, TCP to the proxy (http) or TLS inside a CONNECT tunnel (https).
  */
-function socketFactory(url: URL, proxy: ProxyRoute | undefined): () => PoolSocket {
+function socketFactory(url: URL, proxy: ProxyRoute | undefined): ConnectionFactory {
   const host = unbracketed(url.hostname);
   const https = url.protocol === 'https:';
   const port = portOf(url);
