@@ -1,23 +1,12 @@
 // The port the transport sends its requests through (transport.ts): the hand-written HTTP/1.1 pool
 // (http1/connection-pool.ts) by default, node:http (node-http-exchanger.ts) with
 // AGENTFORM_OPTIMIZATIONS=off. Both take the head the transport wrote and answer alike.
-import type { Duplex } from 'node:stream';
 import { optimizationsOff } from '../util/optimizations.js';
-import { ConnectionPool, type PooledAnswer, type PooledRequest, type PoolSocket } from './http1/connection-pool.js';
+import { ConnectionPool } from './http1/connection-pool.js';
+import type { ConnectionFactory, Exchanger } from './exchanger-port.js';
 import { NodeHttpExchanger } from './node-http-exchanger.js';
 
-export interface Exchanger {
-  request(request: PooledRequest): Promise<PooledAnswer>;
-  /** Opens connections ahead of a burst of up to `count` requests; how many it opened. */
-  preconnect(count: number): number;
-  /** No new requests; idle connections close now, busy ones once their answer is in. */
-  close(): void;
-  /** Fails every request in flight or waiting with `error` and closes every connection. */
-  destroy(error: Error): void;
-}
-
-/** Makes one connection to the origin (or its proxy): a stream either path can use. */
-export type ConnectionFactory = () => PoolSocket & Duplex;
+export type { ConnectionFactory, Exchanger } from './exchanger-port.js';
 
 export function exchangerFor(connect: ConnectionFactory, maxSockets: number, env: NodeJS.ProcessEnv = process.env): Exchanger {
   // node:http's own debug output (NODE_DEBUG=http) prints every request's headers, the credential

@@ -10,7 +10,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { MAX_TIMER_MS } from '../util/clock.js';
 import { codedError, type PooledAnswer, type PooledRequest } from './http1/connection-pool.js';
 import type { ResponseHeaders } from './http1/response-parser.js';
-import type { ConnectionFactory, Exchanger } from './exchanger.js';
+import type { ConnectionFactory, Exchanger } from './exchanger-port.js';
 
 interface InFlight {
   outgoing: ClientRequest;
