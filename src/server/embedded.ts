@@ -64,7 +64,10 @@ export interface LocalControlPlaneOptions {
    * delivery list). Off by default: `agentform server --dev-endpoints` or tests turn them on.
    */
   devEndpoints?: boolean;
-  /** Where AGENTFORM_SERVER_KEY is read from (default process.env); tests pass their own. */
+  /**
+   * Where AGENTFORM_SERVER_KEY and AGENTFORM_OPTIMIZATIONS (which HTTP/1.1 server answers:
+   * http-factory.ts) are read from (default process.env); tests pass their own.
+   */
   env?: NodeJS.ProcessEnv;
   /** Default `full` (store/db.ts Durability). */
   durability?: Durability;
@@ -128,6 +131,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     devEndpoints: opts.devEndpoints === true,
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
     onInternalError:
       opts.onInternalError ??
       ((error) => process.stderr.write(`agentform server: internal error: ${error instanceof Error ? error.message : String(error)}\n`)),

@@ -1,30 +1,18 @@
-// The local control plane's HTTP/1.1: node's http.Server (its parser, keep-alive, pipelining,
-// header size limit and deadlines), with this project's rules on top: a cap on open connections,
-// a body limit counted as the body is read, `100 Continue` only once the handler reads the body,
-// and answers that close their connection once the server is closing.
+// The local control plane's plain HTTP/1.1 path (http-port.ts; AGENTFORM_OPTIMIZATIONS=off): node's
+// http.Server (its parser, keep-alive, pipelining, header size limit and deadlines), with this
+// project's rules on top: a cap on open connections, a body limit counted as the body is read,
+// `100 Continue` only once the handler reads the body, and answers that close their connection
+// once the server is closing. Node's request and answer reach the handler through NodeExchange,
+// the port's shape.
 import { Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-
-export interface ServerLimits {
-  headersMs: number;
-  requestMs: number;
-  keepAliveMs: number;
-  /** Connections open at once; one more is answered 503 with `retry-after: 1`. */
-  maxConnections: number;
-}
-
-/** The request's body is larger than the server accepts. */
-export class BodyTooLarge extends Error {}
-
-/** The connection closed before the request's body had arrived. */
-export class BodyAbandoned extends Error {}
+import { hasNoBody } from './request-body.js';
+import { BodyAbandoned, BodyTooLarge, type HttpRequest, type HttpResponse, type RequestHandler, type ServerLimits } from './http-port.js';
 
 /** How long a connection past the cap is given to ask and read its 503 before it is closed anyway. */
 const REFUSAL_LINGER_MS = 1_000;
 
-type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
-export class HttpServer extends Server {
+export class NodeHttpServer extends Server {
   /** Answers not yet finished: told to close their connection if the server starts closing. */
   private readonly answering = new Set<ServerResponse>();
   /** Requests waiting on `Expect: 100-continue` until their handler reads the body. */
@@ -35,7 +23,7 @@ export class HttpServer extends Server {
 
   constructor(
     readonly limits: ServerLimits,
-    handler: RequestHandler,
+    onRequest: RequestHandler,
   ) {
     super({
       // Node enforces both deadlines only when it sweeps its connections (every 30 s by default):
@@ -50,7 +38,7 @@ export class HttpServer extends Server {
     // half-close neither ends a request nor says the answer is unwanted); node's default drops it.
     Object.assign(this, { httpAllowHalfOpen: true });
     this.on('connection', (socket: Socket) => this.count(socket));
-    this.on('request', (req: IncomingMessage, res: ServerResponse) => this.dispatch(req, res, handler));
+    this.on('request', (req: IncomingMessage, res: ServerResponse) => this.dispatch(req, res, onRequest));
     // Handled as any other request ('request' is emitted, so whatever counts requests sees it);
     // the client is told to send the body only when the handler reads it, after the credential.
     this.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
@@ -69,7 +57,8 @@ export class HttpServer extends Server {
    * The body once it has all arrived: BodyTooLarge past `maxBytes` (declared or sent), without
    * reading on; BodyAbandoned if the connection closes first.
    */
-  readBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<Buffer> {
+  readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
+    const maxBytes = this.limits.maxBodyBytes;
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > maxBytes) return Promise.reject(new BodyTooLarge());
     if (this.awaitingContinue.delete(req)) res.writeContinue();
@@ -90,7 +79,7 @@ export class HttpServer extends Server {
   }
 
   private count(socket: Socket): void {
-    if (this.open >= this.limits.maxConnections) {
+    if (this.open >= (this.limits.maxConnections ?? Number.POSITIVE_INFINITY)) {
       this.overCap.add(socket);
       const linger = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
       linger.unref();
@@ -101,8 +90,8 @@ export class HttpServer extends Server {
     socket.once('close', () => (this.open -= 1));
   }
 
-  private dispatch(req: IncomingMessage, res: ServerResponse, handler: RequestHandler): void {
-    if (this.overCap.has(req.socket)) return refuseOverCap(res, this.limits.maxConnections);
+  private dispatch(req: IncomingMessage, res: ServerResponse, onRequest: RequestHandler): void {
+    if (this.overCap.has(req.socket)) return refuseOverCap(res, this.limits.maxConnections ?? 0);
     // Node reads a body in any other coding to the connection's end; RFC 9112 §6.1 says refuse it.
     const coding = req.headers['transfer-encoding'];
     if (coding !== undefined && coding.toLowerCase() !== 'chunked') return refuseCoding(res, coding);
@@ -110,7 +99,56 @@ export class HttpServer extends Server {
     if (!this.listening) res.shouldKeepAlive = false;
     this.answering.add(res);
     res.once('close', () => this.answering.delete(res));
-    handler(req, res);
+    const exchange = new NodeExchange(this, req, res);
+    onRequest(exchange, exchange);
+  }
+}
+
+/** Node's request and answer in the port's shape. */
+class NodeExchange implements HttpRequest, HttpResponse {
+  private bodyRead: Promise<Buffer> | undefined;
+
+  constructor(
+    private readonly server: NodeHttpServer,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {}
+
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+  get url(): string {
+    return this.req.url ?? '/';
+  }
+  get headers(): IncomingMessage['headers'] {
+    return this.req.headers;
+  }
+  get headersSent(): boolean {
+    return this.res.headersSent;
+  }
+  get destroyed(): boolean {
+    return this.res.destroyed || this.req.socket.destroyed;
+  }
+
+  body(): Promise<Buffer> {
+    this.bodyRead ??= this.server.readBody(this.req, this.res);
+    return this.bodyRead;
+  }
+  writeHead(status: number, headers?: Record<string, string | number>): void {
+    // An answer before the body has arrived closes the connection (the port's rule), rather than have
+    // node read on through a body nobody asked for. (A request without a body is not complete yet
+    // while its 'request' event runs.)
+    if (!this.req.complete && !hasNoBody(this.req.headers)) this.res.shouldKeepAlive = false;
+    this.res.writeHead(status, headers);
+  }
+  write(text: string): void {
+    this.res.write(text);
+  }
+  end(text?: string): void {
+    this.res.end(text);
+  }
+  destroy(): void {
+    this.res.destroy();
   }
 }
 

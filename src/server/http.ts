@@ -1,11 +1,12 @@
-// The HTTP face of the local control plane (node:http, http-server.ts). `POST /v1/<group>/<op>` runs an operation:
+// The HTTP face of the local control plane, written against http-port.ts (either server keeps it:
+// http-factory.ts). `POST /v1/<group>/<op>` runs an operation:
 // auth → scope → content type → body (limit, request-body.ts) → faults → schema → handler →
 // commit → the answer, which also waits for the injected latency, if any, counted from the read.
-// The credential is checked before the body is read (node holds at most a stream buffer of it
+// The credential is checked before the body is read (the server holds at most a buffer of it
 // meanwhile), so an unauthenticated caller cannot make the server read on, decode or parse anything.
 // `/dev/...` holds dev-only helpers (cookies, the session simulator), off unless the server was
 // started with them, never fault-injected.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { isRpc, OPERATIONS, REPLACES_KEY_HEADER, type Rpc } from '../api/operations.js';
 import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
 import type { HandlerContext, ServerServices } from './context.js';
@@ -18,7 +19,8 @@ import { parseSimulateRequest, simulateSession } from './simulator.js';
 import type { ServerProfile } from './profiles.js';
 import type { Db } from './store/db.js';
 import { committed } from './store/group-commit.js';
-import { BodyTooLarge, HttpServer } from './http-server.js';
+import { createHttpServer } from './http-factory.js';
+import { BodyTooLarge, type HttpRequest, type HttpResponse, type RequestHandler } from './http-port.js';
 import { LARGE_ANSWERS_AT_ONCE, mayAnswerLarge, TurnGate } from './list-gate.js';
 import { hasNoBody, isJsonContentType, parseRequestBody } from './request-body.js';
 import { ServiceError } from './service-error.js';
@@ -39,7 +41,7 @@ export interface ServerTimeouts {
 export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 };
 
 /**
- * Connections open at once; one more is answered 503 with `retry-after: 1` (http-server.ts). An
+ * Connections open at once; one more is answered 503 with `retry-after: 1` (http-port.ts). An
  * apply opens at most 64 to one server (src/api/transport.ts), so this leaves room for a few at once.
  */
 export const DEFAULT_MAX_CONNECTIONS = 256;
@@ -57,17 +59,19 @@ export interface HttpServerOptions {
   devEndpoints?: boolean;
   /** Default DEFAULT_MAX_CONNECTIONS. */
   maxConnections?: number;
+  /** Decides the server (http-factory.ts); default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
  * The body, read only once the caller is known. It must be declared `application/json`; a read
  * operation may also come with no body and no content type at all (organizations.get).
  */
-async function readJsonBody(server: HttpServer, req: IncomingMessage, res: ServerResponse, bodylessAllowed: boolean): Promise<unknown> {
+async function readJsonBody(req: HttpRequest, bodylessAllowed: boolean): Promise<unknown> {
   if (!isJsonContentType(req.headers) && !(bodylessAllowed && req.headers['content-type'] === undefined && hasNoBody(req.headers))) {
     throw new ServiceError('unsupported_media_type', 'the request body must be JSON sent with content-type: application/json');
   }
-  return parseRequestBody(await server.readBody(req, res, MAX_BODY_BYTES));
+  return parseRequestBody(await req.body());
 }
 
 /**
@@ -89,7 +93,7 @@ async function serialiseParts(body: unknown): Promise<string[]> {
 }
 
 /** Writes an answer made by serialiseParts (yielding between the parts of a large one). */
-async function sendJsonParts(res: ServerResponse, parts: string[]): Promise<void> {
+async function sendJsonParts(res: HttpResponse, parts: string[]): Promise<void> {
   const length = parts.reduce((sum, part) => sum + Buffer.byteLength(part), 0);
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': length });
   for (let i = 0; i < parts.length - 1; i++) {
@@ -99,13 +103,13 @@ async function sendJsonParts(res: ServerResponse, parts: string[]): Promise<void
   res.end(parts[parts.length - 1]);
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(res: HttpResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-function sendError(res: ServerResponse, error: ServiceError, headers: Record<string, string> = {}): void {
+function sendError(res: HttpResponse, error: ServiceError, headers: Record<string, string> = {}): void {
   const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
   if (error.details !== undefined) body.details = error.details;
   sendJson(res, error.status, { error: body }, headers);
@@ -137,13 +141,13 @@ export function pathOfTarget(target: string): string {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function createControlPlaneServer(options: HttpServerOptions): HttpServer {
+export function createControlPlaneServer(options: HttpServerOptions): Server {
   const { db, services, faults, profile } = options;
 
-  async function runOperation(req: IncomingMessage, res: ServerResponse, rpc: Rpc): Promise<void> {
+  async function runOperation(req: HttpRequest, res: HttpResponse, rpc: Rpc): Promise<void> {
     const tenancy = authenticate(db, req.headers);
     requireScope(tenancy, OPERATIONS[rpc].scope, rpc);
-    const body = await readJsonBody(server, req, res, OPERATIONS[rpc].scope === 'read');
+    const body = await readJsonBody(req, OPERATIONS[rpc].scope === 'read');
     const fault = faults.next(rpc);
     // The injected latency runs from the moment the request is read, while the operation acts
     // (faults that refuse it act on nothing); the answer leaves once both are done. So a request
@@ -196,9 +200,9 @@ export function createControlPlaneServer(options: HttpServerOptions): HttpServer
     return result === undefined ? undefined : inTurn(rpc, () => serialiseParts(profile.present(rpc, result)));
   }
 
-  async function runDev(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  async function runDev(req: HttpRequest, res: HttpResponse, path: string): Promise<void> {
     const tenancy = authenticate(db, req.headers);
-    const body = await readJsonBody(server, req, res, false);
+    const body = await readJsonBody(req, false);
     const ctx: HandlerContext = { db, tenancy, services, profile };
     switch (path) {
       case '/dev/cookie': {
@@ -236,9 +240,9 @@ export function createControlPlaneServer(options: HttpServerOptions): HttpServer
 
   const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
-  const server = new HttpServer({ ...timeouts, maxConnections }, (req, res) => {
+  const onRequest: RequestHandler = (req, res) => {
     const handle = async (): Promise<void> => {
-      const path = pathOfTarget(req.url ?? '/');
+      const path = pathOfTarget(req.url);
       if (req.method !== 'POST') throw new ServiceError('method_not_allowed', `${req.method} is not allowed: every operation is a POST`);
       if (path.startsWith('/dev/')) {
         if (!options.devEndpoints) throw new ServiceError('not_found', `${path}: the dev endpoints are off (start the server with --dev-endpoints)`);
@@ -253,28 +257,22 @@ export function createControlPlaneServer(options: HttpServerOptions): HttpServer
       // A failed request rolled back its own writes, but it may have read others' that are still
       // being committed: answer after that commit too (its own failure, if any, is not this one's).
       await committed(db).catch(() => undefined);
-      // The connection is gone (a body abandoned among other things): nobody is left to answer.
-      if (res.destroyed || req.socket.destroyed) return;
+      if (res.destroyed) return;
       // An answer already begun cannot be replaced by an error: the connection ends instead.
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      // An answer given before the body arrived (401, 415, 413) closes the connection rather than
-      // read on through a body nobody asked for.
-      const unread: Record<string, string> = req.complete ? {} : { connection: 'close' };
+      if (res.headersSent) return res.destroy();
+      // An answer given before the body arrived (401, 415, 413) closes the connection (http-port.ts).
       if (error instanceof BodyTooLarge) {
         sendError(res, new ServiceError('payload_too_large', `the request body is larger than ${MAX_BODY_BYTES} bytes`), { connection: 'close' });
         return;
       }
       const known = asServiceError(error);
       if (known) {
-        sendError(res, known, known.code === 'method_not_allowed' ? { allow: 'POST', ...unread } : unread);
+        sendError(res, known, known.code === 'method_not_allowed' ? { allow: 'POST' } : {});
         return;
       }
       options.onInternalError?.(error);
-      sendError(res, new ServiceError('internal', 'internal error'), unread);
+      sendError(res, new ServiceError('internal', 'internal error'));
     });
-  });
-  return server;
+  };
+  return createHttpServer({ ...timeouts, maxBodyBytes: MAX_BODY_BYTES, maxConnections }, onRequest, options.env);
 }

@@ -2,7 +2,8 @@
 // fields, up to an empty line), then a body framed by its length, by chunked transfer coding or, for
 // an answer only, by the end of the connection. Incremental and pure: bytes in, in any pieces; the
 // head's text, body pieces and an end out. What a head means (which framing, whether the connection
-// stays open) is the caller's: response-parser.ts.
+// stays open) is the caller's: response-parser.ts for the client, server/http1 for the local
+// control plane.
 
 /** Longest head (start line and header fields) accepted: node's default limit. */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -24,8 +25,11 @@ export interface MessageHandlers {
   end(): void;
 }
 
-/** Makes the error a malformed message is refused with. */
-export type Refusal = (reason: string) => Error;
+/**
+ * Makes the error a malformed message is refused with (which differs between client and server);
+ * `status` is what a server answers a request refused so (400 unless said).
+ */
+export type Refusal = (reason: string, status?: number) => Error;
 
 type State =
   | { kind: 'head' }
@@ -143,10 +147,10 @@ export class MessageParser {
         if (hasBareLineFeed(data, from, end < 0 ? data.length : end)) throw this.refuse('a line of the head ends with a bare LF, not CRLF');
         if (end < 0) {
           this.searched = data.length;
-          if (data.length > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`);
+          if (data.length > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`, 431);
           return -1;
         }
-        if (end > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`);
+        if (end > MAX_HEAD_BYTES) throw this.refuse(`the head is longer than ${MAX_HEAD_BYTES} bytes`, 431);
         const framing = this.handlers.head(data.toString('latin1', 0, end));
         if (framing) this.frame(framing);
         return end + HEAD_END.length;
