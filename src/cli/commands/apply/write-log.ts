@@ -92,8 +92,18 @@ export class WriteLog {
   }
 
   private printLine(line: string): void {
-    if (this.batch) this.batch.push(line);
-    else this.streams.stdout.write(`${line}\n`);
+    if (this.batch) {
+      this.batch.push(line);
+      return;
+    }
+    // A line at a time (on a terminal, or with the batching off): a failed write stops the writes
+    // as a failed batch does, and the lines after it are not tried.
+    if (this.failure?.what === 'the log') return;
+    try {
+      this.streams.stdout.write(`${line}\n`);
+    } catch (error) {
+      this.printFailed('the log', error);
+    }
   }
 
   private clearLive(): void {

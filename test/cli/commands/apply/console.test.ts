@@ -114,3 +114,32 @@ describe('the write log off a terminal', () => {
     expect(await writtenInTheTurn({ AGENTFORM_OPTIMIZATIONS: 'off' })).toBe('agent/support: Updating...\nagent/other: Updating...\n');
   });
 });
+
+describe('a failed log line, written a line at a time', () => {
+  // Regression: on a terminal, or with the batching off, a throwing stdout escaped the event handler
+  // instead of stopping new writes and being reported as the batched log's failure is.
+  it.each([
+    ['on a terminal', {}, true],
+    ['with AGENTFORM_OPTIMIZATIONS=off', { AGENTFORM_OPTIMIZATIONS: 'off' }, false],
+  ] as Array<[string, NodeJS.ProcessEnv, boolean]>)('%s: stops the writes and names the failure', async (_name, env, terminal) => {
+    const recorded = recordingStreams(terminal);
+    const stdout = {
+      write: (text: string) =>
+        text.includes('Updating')
+          ? (() => {
+              throw new Error('stdout is gone');
+            })()
+          : recorded.streams.stdout.write(text),
+    };
+    const io = new ApplyConsole(samplePlan(), { json: false, color: false, asks: true, env, streams: { ...recorded.streams, stdout } });
+    io.showPlan();
+    let stopped = false;
+    const result = await io.write((hooks) => {
+      hooks.onEvent(START);
+      stopped = hooks.shouldStop();
+      return Promise.resolve({ ...RESULT });
+    });
+    expect(stopped).toBe(true);
+    expect(result.stoppedBy).toBe('printing the log failed (stdout is gone), so nothing more was started');
+  });
+});
