@@ -149,8 +149,8 @@ async function trainCodeCache() {
   } catch (error) {
     console.warn(`build: the bundle's code cache is incomplete for the server (${String(error)}); \`agentform server\` runs, slower`);
   }
-  const { CODE_CACHE_SUFFIX } = await import(pathToFileURL(join(dist, 'src', 'startup', 'bundle-code-cache.js')).href);
-  for (const file of dynamicImporters) rmSync(join(bundleDir, `${file}${CODE_CACHE_SUFFIX}`), { force: true });
+  const { codeCacheSuffix } = await import(pathToFileURL(join(dist, 'src', 'startup', 'bundle-code-cache.js')).href);
+  for (const file of dynamicImporters) for (const kind of ['cli', 'server']) rmSync(join(bundleDir, `${file}${codeCacheSuffix(kind)}`), { force: true });
 }
 
 /**

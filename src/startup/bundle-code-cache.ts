@@ -11,10 +11,18 @@ import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
+import type { RunKind } from './v8-settings.js';
 import type { NodeModuleInternals } from './node-module-internals.js';
 
-/** A file's cache is this file beside it. */
+/** A file's cache is this file beside it: one per kind of run, each made under its V8 settings (v8-settings.ts). */
 export const CODE_CACHE_SUFFIX = '.v8cache';
+
+export function codeCacheSuffix(kind: RunKind): string {
+  return kind === 'server' ? `.server${CODE_CACHE_SUFFIX}` : CODE_CACHE_SUFFIX;
+}
+
+// Process-wide, like the V8 flags it follows: set once at start-up, before any cache is read.
+let activeSuffix = CODE_CACHE_SUFFIX;
 // A cache file: MAGIC, the source's length in bytes (u32, little-endian), the source, V8's data.
 const MAGIC = Buffer.from('afc2', 'latin1');
 const HEADER_BYTES = MAGIC.length + 4;
@@ -31,7 +39,7 @@ export interface LoadedCommonJs {
 /** `path`'s cache file, if there is one. */
 function readCacheFile(path: string): Buffer | undefined {
   try {
-    return readFileSync(path + CODE_CACHE_SUFFIX);
+    return readFileSync(path + activeSuffix);
   } catch {
     return undefined;
   }
@@ -82,7 +90,7 @@ export function loadCommonJs(path: string): LoadedCommonJs {
  */
 export function writeCodeCache(loaded: Pick<LoadedCommonJs, 'path' | 'script'> & { source?: Buffer }): void {
   // Synchronous: also called as the process exits.
-  writeFileAtomicSync(loaded.path + CODE_CACHE_SUFFIX, cacheFile(loaded.source ?? readFileSync(loaded.path), loaded.script.createCachedData()));
+  writeFileAtomicSync(loaded.path + activeSuffix, cacheFile(loaded.source ?? readFileSync(loaded.path), loaded.script.createCachedData()));
 }
 
 /** What the bundle's loader did in this process (`--debug` prints it). */
@@ -110,7 +118,8 @@ const isChunkRequest = (id: string): boolean => id.startsWith('./') && id.endsWi
  * The chunk is read, compiled and registered in require.cache here; anything else a chunk requires
  * (built-ins, packages) is Node's, as from any file in the folder.
  */
-export function useBundleCodeCache(bundleDir: string, options: { write: boolean }): BundleCacheStats {
+export function useBundleCodeCache(bundleDir: string, options: { write: boolean; suffix?: string }): BundleCacheStats {
+  activeSuffix = options.suffix ?? CODE_CACHE_SUFFIX;
   const stats: BundleCacheStats = { fromCache: 0, compiled: 0, rejected: 0 };
   const plainJs = loaders['.js'];
   if (!plainJs) return stats;

@@ -3,12 +3,12 @@
 //
 // Compiling the bundle's chunks is most of a small run's own time. Node >= 22.1 keeps compiled code
 // on disk itself (module.enableCompileCache); older Node gets the code caches the build trained
-// (bundle-code-cache.ts). And V8's young generation stays at its first size (young-generation.ts).
+// (bundle-code-cache.ts). And V8's settings suit a short run (v8-settings.ts).
 // AGENTFORM_OPTIMIZATIONS=off: none of it.
 import module from 'node:module';
 import { optimizationsOff } from '../util/optimizations.js';
-import { type BundleCacheStats, useBundleCodeCache } from './bundle-code-cache.js';
-import { keepYoungGenerationSmall } from './young-generation.js';
+import { type BundleCacheStats, codeCacheSuffix, useBundleCodeCache } from './bundle-code-cache.js';
+import { applyV8Settings, runKindOf } from './v8-settings.js';
 
 /** How this run compiles its code, for `--debug`. */
 export type StartUp = { cache: 'off' } | { cache: 'platform'; directory: string | undefined; status: string } | { cache: 'bundle'; stats: BundleCacheStats };
@@ -22,17 +22,18 @@ const COMPILE_CACHE_STATUS = ['failed', 'enabled', 'already enabled', 'disabled'
  * Sets up how the bundle in `bundleDir` is compiled, before any of it loads. A training run
  * (AGENTFORM_WRITE_CODE_CACHE=1, scripts/build.mjs) writes the bundle's own caches, whatever the Node.
  */
-export function startUp(bundleDir: string, env: NodeJS.ProcessEnv = process.env): StartUp {
+export function startUp(bundleDir: string, env: NodeJS.ProcessEnv = process.env, args: readonly string[] = process.argv.slice(2)): StartUp {
   if (optimizationsOff(env, 'startup')) return { cache: 'off' };
-  // First: V8 accepts a code cache only under the flags it was made with, and the build trains them under this one.
-  keepYoungGenerationSmall();
+  // First: V8 accepts a code cache only under the flags it was made with, and the build trains each kind of run's under its own.
+  const kind = runKindOf(args);
+  applyV8Settings(kind);
   const training = env.AGENTFORM_WRITE_CODE_CACHE === '1';
   if (enableCompileCache && !training) {
     const result = enableCompileCache();
     return { cache: 'platform', directory: result.directory, status: COMPILE_CACHE_STATUS[result.status] ?? String(result.status) };
   }
   // Counted as the chunks load: read them at exit.
-  return { cache: 'bundle', stats: useBundleCodeCache(bundleDir, { write: training }) };
+  return { cache: 'bundle', stats: useBundleCodeCache(bundleDir, { write: training, suffix: codeCacheSuffix(kind) }) };
 }
 
 /** The `--debug` line that says how the run was compiled. */

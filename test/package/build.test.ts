@@ -163,7 +163,7 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
     }
   });
 
-  // src/startup/young-generation.ts: the young generation stays at its first size (two 1 MB
+  // src/startup/v8-settings.ts: the young generation stays at its first size (two 1 MB
   // semi-spaces), where V8 would let a run over a large project grow it to 16 MB.
   it('keeps V8’s young generation at its first size, unless AGENTFORM_OPTIMIZATIONS=off', async () => {
     const { writeProject } = await import('../../bench/lib/generate.js');
