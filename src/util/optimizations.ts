@@ -4,7 +4,7 @@
 // (`-parse-cache,-client-http`) turns off those alone, to measure one against the build without it.
 
 /** Every speed-up the switch knows, by the name a list gives it. */
-export const OPTIMIZATIONS = ['startup', 'yaml-plain', 'parse-cache', 'client-http', 'server-http', 'group-commit', 'batched-log'] as const;
+export const OPTIMIZATIONS = ['startup', 'yaml-plain', 'parse-cache', 'client-http', 'server-http', 'group-commit'] as const;
 export type Optimization = (typeof OPTIMIZATIONS)[number];
 
 /** Whether AGENTFORM_OPTIMIZATIONS turns `name` off: `off` (or `0`, `false`) turns off all, `-name` that one. */

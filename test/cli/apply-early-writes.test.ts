@@ -2,7 +2,7 @@
 // plan text is printed, and prints it while they are on the wire (issue 17). What the user sees is
 // unchanged: the plan text first, whole and in order, then the progress lines; a refusal before
 // any write still prints the plan first and writes nothing; a failure while printing (the plan
-// text, or the log lines, which off a terminal go out once per turn) stops new writes and reports
+// text, or the log lines) stops new writes and reports
 // the ones already made.
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,7 +105,7 @@ describe('a failure to print stops new writes', () => {
   it.each([
     // The second batch of plan text cannot be written: by then the first writes are on the wire.
     { what: 'the plan', failsAt: (text: string) => text.includes('agent/agent-150 ') },
-    // The first batch of "Created" lines (written once per turn off a terminal): the plan text is out.
+    // The first "Created" line: the plan text is out.
     { what: 'the log', failsAt: (text: string) => / Created after /.test(text) },
   ])(
     'printing $what: lets the writes in flight finish, reports them, then fails',

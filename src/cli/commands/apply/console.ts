@@ -104,7 +104,6 @@ export class ApplyConsole {
         }
         this.planPending = false;
         try {
-          log.flush();
           this.flushHeld();
           log.print(queued.splice(0));
         } catch (error) {

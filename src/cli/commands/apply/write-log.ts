@@ -4,8 +4,6 @@ import type { ApplyEvent } from '../../../apply/events.js';
 import { advanceProgress, initialProgress, type ApplyProgress } from '../../../apply/progress.js';
 import type { Plan } from '../../../model/resources.js';
 import { renderProgressLine } from '../../../render/apply-progress.js';
-import { TurnBatchedLines, flushBeforeSignal } from '../../turn-batched-lines.js';
-import { optimizationsOff } from '../../../util/optimizations.js';
 
 /** Where the console writes: process.stdout and process.stderr, or a test's recorders. */
 export interface ConsoleStreams {
@@ -22,9 +20,6 @@ export interface PrintFailure {
 export class WriteLog {
   /** On a terminal, a status line under the log shows what is in flight. */
   private readonly live: boolean;
-  /** Off a terminal (CI logs, files, pipes) the log's lines go out once per turn. */
-  private readonly batch: TurnBatchedLines | undefined;
-  private readonly stopFlushingOnSigterm: () => void;
   private progress: ApplyProgress;
   private stopping = false;
   private failure: PrintFailure | undefined;
@@ -37,9 +32,6 @@ export class WriteLog {
     // Never in CI logs (no TTY) or with --json. On a terminal each line goes out at once, as the
     // status line under them is redrawn after each.
     this.live = !options.json && streams.stderr.isTTY === true && !options.env.CI;
-    // AGENTFORM_OPTIMIZATIONS=off: a line at a time, the plain way.
-    this.batch = this.live || optimizationsOff(options.env, 'batched-log') ? undefined : new TurnBatchedLines((text) => streams.stdout.write(text));
-    this.stopFlushingOnSigterm = this.batch ? flushBeforeSignal(this.batch, 'SIGTERM') : () => undefined;
     this.progress = initialProgress(plan);
     process.on('SIGINT', this.onSigint);
   }
@@ -55,7 +47,7 @@ export class WriteLog {
 
   /** Whether the writes should start nothing more: interrupted, or the output is gone. */
   get shouldStop(): boolean {
-    return this.stopping || this.failure !== undefined || this.batch?.failed === true;
+    return this.stopping || this.failure !== undefined;
   }
 
   printFailed(what: PrintFailure['what'], error: unknown): void {
@@ -74,30 +66,14 @@ export class WriteLog {
     this.drawLive();
   }
 
-  /** Writes what the batch holds; a failure stops the writes (shouldStop) and is reported. */
-  flush(): void {
-    try {
-      this.batch?.flush();
-    } catch (error) {
-      this.printFailed('the log', error);
-    }
-  }
-
-  /** The status line cleared, the signal handlers gone, the log written out. */
+  /** The status line cleared, the signal handlers gone. */
   close(): void {
     this.clearLive();
     process.off('SIGINT', this.onSigint);
-    this.stopFlushingOnSigterm();
-    this.flush();
   }
 
   private printLine(line: string): void {
-    if (this.batch) {
-      this.batch.push(line);
-      return;
-    }
-    // A line at a time (on a terminal, or with the batching off): a failed write stops the writes
-    // as a failed batch does, and the lines after it are not tried.
+    // A failed write stops the writes, and the lines after it are not tried.
     if (this.failure?.what === 'the log') return;
     try {
       this.streams.stdout.write(`${line}\n`);
@@ -115,7 +91,6 @@ export class WriteLog {
   }
 
   private readonly onSigint = (): void => {
-    this.flush();
     if (!this.stopping) {
       this.stopping = true;
       this.streams.stderr.write('\nInterrupted: letting requests in flight finish, starting no new ones (Ctrl-C again to stop at once)...\n');

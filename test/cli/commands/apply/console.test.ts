@@ -94,33 +94,12 @@ describe('ApplyConsole', () => {
   });
 });
 
-describe('the write log off a terminal', () => {
-  /** Writes that report two starts in one turn, and what stdout held right after them. */
-  async function writtenInTheTurn(env: NodeJS.ProcessEnv): Promise<string> {
-    const { io, written } = applyConsole({ asks: true, env });
-    io.showPlan();
-    let sameTurn = '';
-    await io.write((hooks) => {
-      hooks.onEvent(START);
-      hooks.onEvent({ ...START, address: 'agent/other' });
-      sameTurn = joined(written, 'out').slice(planText.length);
-      return new Promise<ApplyResult>((resolve) => setTimeout(() => resolve({ ...RESULT }), 5));
-    });
-    return sameTurn;
-  }
-
-  it('batches its lines per turn, and writes each at once under AGENTFORM_OPTIMIZATIONS=off', async () => {
-    expect(await writtenInTheTurn({})).toBe('');
-    expect(await writtenInTheTurn({ AGENTFORM_OPTIMIZATIONS: 'off' })).toBe('agent/support: Updating...\nagent/other: Updating...\n');
-  });
-});
-
 describe('a failed log line, written a line at a time', () => {
-  // Regression: on a terminal, or with the batching off, a throwing stdout escaped the event handler
-  // instead of stopping new writes and being reported as the batched log's failure is.
+  // Regression: a throwing stdout escaped the event handler instead of stopping new writes and
+  // being reported.
   it.each([
     ['on a terminal', {}, true],
-    ['with AGENTFORM_OPTIMIZATIONS=off', { AGENTFORM_OPTIMIZATIONS: 'off' }, false],
+    ['off a terminal', {}, false],
   ] as Array<[string, NodeJS.ProcessEnv, boolean]>)('%s: stops the writes and names the failure', async (_name, env, terminal) => {
     const recorded = recordingStreams(terminal);
     const stdout = {
