@@ -1,14 +1,14 @@
 // The file side of API key token files: what each declared key's `tokenFile` holds when the plan
 // is made, whether it can be written, and the write itself, which never replaces a file that
 // changed since the plan (another apply at once) nor creates over one that appeared meanwhile.
-// fs.promises loads on first use (fs-promises.ts): only projects with token files pay for it.
+// fs.promises loads on first use: only projects with token files pay for it.
+import * as fs from 'node:fs';
 import { constants } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import type { TokenFileContent } from '../engine/api-key-files.js';
 import { UserError } from '../errors.js';
 import type { DesiredState } from '../model/resources.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { fsPromises } from '../util/fs-promises.js';
 import { sha256Hex } from '../util/sha256.js';
 
 export interface TokenFileSnapshot {
@@ -22,7 +22,7 @@ export interface TokenFileSnapshot {
 async function snapshot(path: string): Promise<TokenFileSnapshot> {
   let bytes: Buffer;
   try {
-    bytes = await fsPromises().readFile(path);
+    bytes = await fs.promises.readFile(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { path, content: { exists: false }, digest: null };
@@ -47,16 +47,12 @@ export async function readTokenFiles(desired: DesiredState): Promise<Map<string,
 
 /** Why a token could not be written to `path` (a problem for the preflight), or undefined when it can. */
 export async function tokenFileWriteProblem(path: string): Promise<string | undefined> {
-  const info = await fsPromises()
-    .stat(path)
-    .catch(() => undefined);
+  const info = await fs.promises.stat(path).catch(() => undefined);
   if (info && !info.isFile()) return 'it exists and is not a regular file';
   // The nearest existing ancestor must be a writable directory (missing ones are created).
   let dir = dirname(path);
   for (;;) {
-    const found = await fsPromises()
-      .stat(dir)
-      .catch(() => undefined);
+    const found = await fs.promises.stat(dir).catch(() => undefined);
     if (found) {
       if (!found.isDirectory()) return `${relative(process.cwd(), dir) || dir} is not a directory`;
       break;
@@ -66,7 +62,7 @@ export async function tokenFileWriteProblem(path: string): Promise<string | unde
     dir = parent;
   }
   try {
-    await fsPromises().access(dir, constants.W_OK | constants.X_OK);
+    await fs.promises.access(dir, constants.W_OK | constants.X_OK);
   } catch {
     return `the directory ${relative(process.cwd(), dir) || dir} is not writable`;
   }

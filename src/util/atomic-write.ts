@@ -1,8 +1,8 @@
-// fs.promises, not node:fs/promises: its module loads on first use, not with every command that
-// might write a file (a plan writes nothing); through fs-promises.ts.
+// fs.promises, not node:fs/promises: node:fs loads its promise API on first use, not with every
+// command that might write a file (a plan writes nothing).
+import * as fs from 'node:fs';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { fsPromises } from './fs-promises.js';
 
 /**
  * Writes a file so that readers see either the old or the whole new content, never a part:
@@ -18,11 +18,11 @@ import { fsPromises } from './fs-promises.js';
  * temporary files whose writer is gone (see {@link removeStaleTempFiles}).
  */
 export async function writeFileAtomic(path: string, content: string | Uint8Array, options: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
-  await fsPromises().mkdir(dirname(path), { recursive: true });
+  await fs.promises.mkdir(dirname(path), { recursive: true });
   await removeStaleTempFiles(path);
   const temp = temporaryPathFor(path);
   try {
-    const handle = await fsPromises().open(temp, 'wx', options.mode ?? 0o644);
+    const handle = await fs.promises.open(temp, 'wx', options.mode ?? 0o644);
     try {
       await handle.writeFile(content);
       await handle.sync();
@@ -31,19 +31,19 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
     }
     // `exclusive`: never replace an existing file. link() fails with EEXIST when the target exists,
     // atomically, where a check before rename() would leave a window for a second writer.
-    if (options.exclusive) await fsPromises().link(temp, path);
-    else await fsPromises().rename(temp, path);
+    if (options.exclusive) await fs.promises.link(temp, path);
+    else await fs.promises.rename(temp, path);
     await syncFolder(dirname(path));
   } finally {
-    await fsPromises().rm(temp, { force: true });
+    await fs.promises.rm(temp, { force: true });
   }
 }
 
 /** fsync of a folder, so that a rename in it is on disk; not every platform opens folders (Windows). */
 async function syncFolder(folder: string): Promise<void> {
-  let handle: Awaited<ReturnType<ReturnType<typeof fsPromises>['open']>> | undefined;
+  let handle: Awaited<ReturnType<typeof fs.promises.open>> | undefined;
   try {
-    handle = await fsPromises().open(folder, 'r');
+    handle = await fs.promises.open(folder, 'r');
     await handle.sync();
   } catch {
     // Best effort: the file itself is on disk; only the name may be lost.
@@ -91,7 +91,7 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
   const prefix = `.${basename(path)}.`;
   let names: string[];
   try {
-    names = await fsPromises().readdir(dirname(path));
+    names = await fs.promises.readdir(dirname(path));
   } catch {
     return [];
   }
@@ -100,7 +100,7 @@ export async function removeStaleTempFiles(path: string): Promise<string[]> {
     if (!name.startsWith(prefix)) continue;
     const match = /^(\d+)\.[0-9a-f]+\.tmp$/.exec(name.slice(prefix.length));
     if (!match || isRunning(Number(match[1]))) continue;
-    await fsPromises().rm(join(dirname(path), name), { force: true });
+    await fs.promises.rm(join(dirname(path), name), { force: true });
     removed.push(name);
   }
   return removed;

@@ -1,12 +1,12 @@
 // The plan command after its session is open: plan, review, render, save. A module of its own so
 // that run.ts can load it while the session's reads are on the wire.
+import * as fs from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { savePlan } from '../../../apply/saved-plan.js';
 import { planFormatOf, renderPlanAs } from '../../../render/plan-formats.js';
 import { renderFindingAnnotations } from '../../../render/safety.js';
 import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
 import { writeFileAtomic } from '../../../util/atomic-write.js';
-import { fsPromises } from '../../../util/fs-promises.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
@@ -23,7 +23,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
   if (process.env.GITHUB_STEP_SUMMARY) {
-    await fsPromises().appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
+    await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
   }
   if (options.out) {
     await writeFileAtomic(
