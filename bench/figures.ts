@@ -3,7 +3,7 @@ export interface Figure {
   scenario: string;
   metric: string;
   value: number;
-  unit: 'ms' | 'MB' | 'requests' | 'requests/s';
+  unit: 'ms' | 'MB' | 'requests' | 'requests/s' | 'modules';
   budget: number | null;
   /** What the network allows: round trips on the critical path × injected latency. */
   lowerBound: number | null;

@@ -221,33 +221,4 @@ process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, 
       .filter((name) => /[^\x00-\xff]/.test(readFileSync(join(dir, name), 'utf8')));
     expect(twoByte).toEqual([]);
   });
-
-  // node:crypto is 16 of Node's internal modules: a run with warm caches hashes nothing. The code
-  // caches hold a copy of their source, the parse cache compares texts, request ids come from Math.random.
-  it('plans a small project with warm caches without loading node:crypto or node:http', async () => {
-    const data = mkdtempSync(join(tmpdir(), 'agentform-no-crypto-'));
-    const project = quickstartCopy(join(data, 'project'));
-    const report = join(data, 'builtins.json');
-    const hook = join(data, 'hook.cjs');
-    writeFileSync(hook, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList)));\n`);
-    const { AGENTFORM_WRITE_CODE_CACHE: _write, ...inherited } = process.env;
-    const server = startServerProcess(['--port', '0', '--data', join(data, 'server'), '--environments', 'dev']);
-    try {
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(await server.ready)![1]!;
-      const token = (JSON.parse(readFileSync(join(data, 'server', 'credentials.json'), 'utf8')) as { environments: { dev: { token: string } } }).environments
-        .dev.token;
-      const env = { ...inherited, AGENTFORM_TOKEN: token, AGENTFORM_PARSE_CACHE: join(data, 'parse-cache') };
-      await run(process.execPath, ['--require', hook, CLI, 'apply', project, '--url', url, '--auto-approve'], { env });
-      const { stdout } = await run(process.execPath, ['--require', hook, CLI, 'plan', project, '--url', url], { env });
-      expect(stdout).toContain('No changes');
-      const builtins = JSON.parse(readFileSync(report, 'utf8')) as string[];
-      // The transport's own HTTP/1.1 over node:net (src/api/http1/): node's HTTP client is not loaded.
-      expect(builtins).toContain('NativeModule net');
-      expect(builtins).not.toContain('NativeModule http');
-      expect(builtins.filter((name) => /crypto/.test(name))).toEqual([]);
-    } finally {
-      await server.stop('SIGINT');
-      rmSync(data, { recursive: true, force: true });
-    }
-  });
 });
