@@ -158,10 +158,15 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const review: SafetyReview = { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes, counts: countsOf(findings) };
   if (inputs.actual && inputs.capabilityChanges !== false) {
     // The capability diff is what the server runs, before and after: each configured resource as
-    // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server has.
-    const after = effectiveState(configured, inputs.actual, inputs.plan ?? { changes: [] });
-    const before = computeCapabilities(agentsOf(inputs.actual.resources), surfaces);
-    review.capabilityChanges = diffCapabilities(before, computeCapabilities(agentsOf(after), surfaces));
+    // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server
+    // has. A plan whose apply sends no write leaves every agent as it is.
+    const plan = inputs.plan ?? { changes: [] };
+    if (inputs.plan !== undefined && plan.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged')) review.capabilityChanges = [];
+    else {
+      const after = effectiveState(configured, inputs.actual, plan);
+      const before = computeCapabilities(agentsOf(inputs.actual.resources), surfaces);
+      review.capabilityChanges = diffCapabilities(before, computeCapabilities(agentsOf(after), surfaces));
+    }
   }
   return review;
 }

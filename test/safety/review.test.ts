@@ -34,6 +34,11 @@ describe('reviewEnvironment with and without the capability diff', () => {
     expect(JSON.parse(JSON.stringify(lean))).toEqual(JSON.parse(JSON.stringify(rest)));
     expect(lean.counts.errors).toBeGreaterThan(0);
     expect(lean.findings.every((finding) => finding.location !== undefined)).toBe(true);
+
+    // A plan that writes nothing (here: the same changes, each made a no-op) leaves the server, and
+    // every agent's capabilities, as they are, whatever the configuration says.
+    const writesNothing = { ...plan, changes: plan.changes.map((change) => ({ ...change, action: 'no-op' as const })) };
+    expect(reviewEnvironment({ project, desired, actual, plan: writesNothing, cwd: dir }).capabilityChanges).toEqual([]);
   });
 });
 
