@@ -155,6 +155,22 @@ function excludeDependents(resources: readonly DesiredResource[], setAside: Map<
 }
 
 /**
+ * Refuses a --target the scope leaves out: planning it would say "no such resource" when the
+ * resource exists, or silently do nothing.
+ */
+export function refuseTargetsOutOfScope(targets: readonly ResourceAddress[], scope: PlanScope | undefined, live: ActualState): void {
+  if (!scope) return;
+  for (const target of targets) {
+    const aside = scope.setAside.find((item) => item.address === target);
+    if (aside) throw new PlanError(`--target ${target} is ${aside.as} (${aside.reason}): the plan leaves it alone`);
+    const outside = live.resources.find(
+      (resource) => addressOf(resource.kind, resource.name) === target && !isOwned(target, resource.kind, resource.name, scope.owns),
+    );
+    if (outside) throw new PlanError(`--target ${target} is outside what this project owns (owns: ${(scope.owns ?? []).join(', ')})`);
+  }
+}
+
+/**
  * Refuses a plan that deletes or replaces a resource of the `protect:` list: every such change is
  * named with the entry that protects it, and nothing is written.
  */

@@ -3,7 +3,7 @@
 // layer of its own; this module only sequences them.
 import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { computePlan } from '../engine/plan.js';
-import { refuseProtectedChanges, scopeStates } from '../engine/ownership.js';
+import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates } from '../engine/ownership.js';
 import { ownershipRulesOf } from '../config/ownership.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
 import { refuseOnMissingReferences } from '../promotion/missing-references.js';
@@ -65,6 +65,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   });
   const rules = ownershipRulesOf(session.project, session.desired.target.name);
   const scoped = scopeStates(desired, actual, { ...rules, excludes: inputs.excludes ?? [] });
+  refuseTargetsOutOfScope(inputs.targets ?? [], scoped.scope, actual);
   const plan = computePlan(scoped.desired, scoped.actual, {
     prune: inputs.prune ?? session.desired.target.prune,
     pruneApiKeys: session.desired.target.pruneApiKeys === true,

@@ -115,6 +115,9 @@ describe('--exclude', () => {
     expect(plan.stdout).toContain('Excluding (--exclude): agent/team-b-*');
     expect(plan.stdout).toContain('! agent/team-b-bot (--exclude agent/team-b-*)');
     expect(plan.stdout).not.toContain('+ agent/team-b-bot');
+    // The safety review judges what the plan covers: the same finding for the planned agent only.
+    expect(plan.stdout).toContain('] agent/team-a-bot: ');
+    expect(plan.stdout).not.toContain('] agent/team-b-bot: ');
 
     const again = await runCli(['apply', out, '--exclude', 'agent/x'], { env: plane.env });
     expect(again.code).toBe(1);

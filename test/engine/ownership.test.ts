@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/engine/errors.js';
-import { addressGlob, isOwned, refuseProtectedChanges, scopeStates, type ScopeInputs } from '../../src/engine/ownership.js';
+import { addressGlob, isOwned, refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, type ScopeInputs } from '../../src/engine/ownership.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { ResourceAddress, ResourceKind } from '../../src/model/resources.js';
 import { actual, actualState, agentSpec, desired, desiredState } from './builders.js';
@@ -153,5 +153,20 @@ describe('refuseProtectedChanges', () => {
     expect(() => refuseProtectedChanges(plan, [{ pattern: 'apiKey/billing-*' }])).toThrow(
       /apiKey\/billing-ci would be replaced \(scopes cannot be updated in place\)/,
     );
+  });
+});
+
+describe('refuseTargetsOutOfScope', () => {
+  const live = actualState([actual('agent', 'a-bot', agentSpec()), actual('agent', 'b-bot', agentSpec()), actual('agent', 'a-old', agentSpec())]);
+  const scoped = scopeStates(desiredState([]), live, inputs({ owns: ['agent/a-*'], excludes: ['agent/a-old'] }));
+  const cases: Array<[target: ResourceAddress, refused: RegExp | undefined]> = [
+    ['agent/a-bot', undefined],
+    ['agent/a-old', /--target agent\/a-old is excluded \(--exclude agent\/a-old\)/],
+    ['agent/b-bot', /--target agent\/b-bot is outside what this project owns \(owns: agent\/a-\*\)/],
+  ];
+  it.each(cases)('%s', (target, refused) => {
+    const act = () => refuseTargetsOutOfScope([target], scoped.scope, live);
+    if (refused) expect(act).toThrow(refused);
+    else expect(act).not.toThrow();
   });
 });
