@@ -155,6 +155,24 @@ function excludeDependents(resources: readonly DesiredResource[], setAside: Map<
 }
 
 /**
+ * A `protect:` or `forget:` entry that matches nothing declared or live (and owned): a typo in a
+ * protect: glob protects nothing, and a forget: entry outlives the resource it kept.
+ */
+export function unmatchedRuleWarnings(rules: OwnershipRules, desired: DesiredState, actual: ActualState): string[] {
+  const addresses = new Set<ResourceAddress>();
+  for (const resource of desired.resources) addresses.add(addressOf(resource.kind, resource.name));
+  for (const resource of actual.resources) {
+    const address = addressOf(resource.kind, resource.name);
+    if (isOwned(address, resource.kind, resource.name, rules.owns)) addresses.add(address);
+  }
+  const matchesNothing = (rule: AddressRule) => ![...addresses].some((address) => addressGlob(rule.pattern).test(address));
+  return [
+    ...rules.protect.filter(matchesNothing).map((rule) => `${ruleReason('protect', rule)} matches no resource here: check the glob`),
+    ...rules.forget.filter(matchesNothing).map((rule) => `${ruleReason('forget', rule)} matches no resource here: remove it once no longer needed`),
+  ];
+}
+
+/**
  * Refuses a --target the scope leaves out: planning it would say "no such resource" when the
  * resource exists, or silently do nothing.
  */

@@ -3,7 +3,7 @@
 // layer of its own; this module only sequences them.
 import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { computePlan } from '../engine/plan.js';
-import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates } from '../engine/ownership.js';
+import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
 import { ownershipRulesOf } from '../config/ownership.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
 import { refuseOnMissingReferences } from '../promotion/missing-references.js';
@@ -74,6 +74,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
   });
   refuseProtectedChanges(plan, rules.protect);
+  plan.warnings.push(...unmatchedRuleWarnings(rules, desired, actual));
   if (scoped.scope) plan.scope = scoped.scope;
   // A promoted definition may name what this environment neither declares nor runs.
   refuseOnMissingReferences(

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/engine/errors.js';
-import { addressGlob, isOwned, refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, type ScopeInputs } from '../../src/engine/ownership.js';
+import {
+  addressGlob,
+  isOwned,
+  refuseProtectedChanges,
+  refuseTargetsOutOfScope,
+  scopeStates,
+  type ScopeInputs,
+  unmatchedRuleWarnings,
+} from '../../src/engine/ownership.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { ResourceAddress, ResourceKind } from '../../src/model/resources.js';
 import { actual, actualState, agentSpec, desired, desiredState } from './builders.js';
@@ -168,5 +176,27 @@ describe('refuseTargetsOutOfScope', () => {
     const act = () => refuseTargetsOutOfScope([target], scoped.scope, live);
     if (refused) expect(act).toThrow(refused);
     else expect(act).not.toThrow();
+  });
+});
+
+describe('unmatchedRuleWarnings', () => {
+  const want = desiredState([desired('agent', 'a-bot', agentSpec())]);
+  const have = actualState([actual('agent', 'a-old', agentSpec()), actual('agent', 'b-bot', agentSpec())]);
+  const cases: Array<{ name: string; rules: Partial<ScopeInputs>; warnings: string[] }> = [
+    { name: 'a rule matching a declared resource', rules: { protect: [{ pattern: 'agent/a-b*' }] }, warnings: [] },
+    { name: 'a rule matching a live resource', rules: { forget: [{ pattern: 'agent/a-old' }] }, warnings: [] },
+    {
+      name: 'a rule matching only what owns: hides',
+      rules: { owns: ['agent/a-*'], forget: [{ pattern: 'agent/b-bot' }] },
+      warnings: ['forget: agent/b-bot (agentform.yaml) matches no resource here: remove it once no longer needed'],
+    },
+    {
+      name: 'a protect: glob with a typo',
+      rules: { protect: [{ pattern: 'agent/a-bto' }] },
+      warnings: ['protect: agent/a-bto (agentform.yaml) matches no resource here: check the glob'],
+    },
+  ];
+  it.each(cases)('$name', ({ rules, warnings }) => {
+    expect(unmatchedRuleWarnings(inputs(rules), want, have)).toEqual(warnings);
   });
 });
