@@ -17,6 +17,7 @@ import { buildEnvironment, type DanglingReference, environmentTarget, type Token
 import { type Problem, ProblemList } from './problems.js';
 import { pickEnvironment } from './environment-select.js';
 import { checkProject } from './project-checks.js';
+import { checkOwnership } from './ownership.js';
 import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
 import type { PathSegment } from './problems.js';
 import { didYouMean } from './suggest.js';
@@ -64,6 +65,7 @@ async function check(
   const project = await readProject(resolve(dir), problems, hooks);
   if (!project) return { problems };
   checkProject(project, problems);
+  checkOwnership(project, problems);
   const names = Object.keys(project.environments);
   if (only !== undefined && !project.environments[only]) {
     problems.error(`unknown environment "${only}"${didYouMean(only, names)} (agentform.yaml declares ${names.join(', ') || 'none'})`, {

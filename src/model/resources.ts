@@ -1,6 +1,7 @@
 // The shared vocabulary between configuration (desired), state (actual), engine (plan) and apply.
 // Plain data only: no functions, no classes, so that everything here can be serialised and diffed.
 import type { SourceLocation } from '../errors.js';
+import type { PlanScope } from './scope.js';
 
 /** Resource kinds in dependency order: a kind may only depend on kinds before it. */
 export const RESOURCE_KINDS = ['organization', 'environment', 'secret', 'provider', 'connection', 'grant', 'agent', 'apiKey'] as const;
@@ -190,6 +191,8 @@ export interface Plan {
   order: ResourceAddress[];
   summary: { add: number; change: number; replace: number; destroy: number; unmanaged: number };
   warnings: string[];
+  /** What the plan leaves out on purpose (--exclude, owns:, forget:); absent when nothing is. */
+  scope?: PlanScope;
 }
 
 /** How many changes a plan makes (unmanaged resources are not changes). */

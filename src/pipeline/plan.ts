@@ -3,6 +3,8 @@
 // layer of its own; this module only sequences them.
 import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { computePlan } from '../engine/plan.js';
+import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
+import { ownershipRulesOf } from '../config/ownership.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
 import { refuseOnMissingReferences } from '../promotion/missing-references.js';
 import { missingReferencesOfPlan } from '../promotion/planned-references.js';
@@ -18,6 +20,8 @@ export interface PlanInputs {
   prune?: boolean;
   allowMassDelete?: boolean;
   targets?: ResourceAddress[];
+  /** --exclude globs: what matches is neither created, changed nor deleted. */
+  excludes?: string[];
 }
 
 export interface PlanRun extends Session {
@@ -29,6 +33,12 @@ export interface PlanRun extends Session {
   credentialScopes?: string[];
   /** The address of the API key this run authenticates with, when its record could be read. */
   credentialKey?: ResourceAddress;
+  /**
+   * The states the plan was computed from: `desired` and `actual` less what owns:, forget: and
+   * --exclude set aside (engine/ownership.ts). A saved plan fingerprints these, so what another
+   * project changes does not make it stale.
+   */
+  planned: { desired: DesiredState; actual: ActualState };
 }
 
 export async function planSession(session: Session, inputs: PlanInputs = {}): Promise<PlanRun> {
@@ -53,13 +63,19 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     files: new Map([...tokenFiles].map(([name, file]) => [name, file.content])),
     ...(session.token ? { ownToken: session.token } : {}),
   });
-  const plan = computePlan(desired, actual, {
+  const rules = ownershipRulesOf(session.project, session.desired.target.name);
+  const scoped = scopeStates(desired, actual, { ...rules, excludes: inputs.excludes ?? [] });
+  refuseTargetsOutOfScope(inputs.targets ?? [], scoped.scope, actual);
+  const plan = computePlan(scoped.desired, scoped.actual, {
     prune: inputs.prune ?? session.desired.target.prune,
     pruneApiKeys: session.desired.target.pruneApiKeys === true,
     allowMassDelete: inputs.allowMassDelete ?? false,
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
   });
+  refuseProtectedChanges(plan, rules.protect);
+  plan.warnings.push(...unmatchedRuleWarnings(rules, desired, actual));
+  if (scoped.scope) plan.scope = scoped.scope;
   // A promoted definition may name what this environment neither declares nor runs.
   refuseOnMissingReferences(
     missingReferencesOfPlan(
@@ -82,6 +98,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     actual,
     plan,
     tokenFiles,
+    planned: { desired: scoped.desired, actual: scoped.actual },
     ...(Array.isArray(credentialScopes) ? { credentialScopes: credentialScopes.map(String) } : {}),
     ...(credentialAddress ? { credentialKey: credentialAddress } : {}),
   };

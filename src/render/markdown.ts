@@ -4,6 +4,7 @@
 import type { Plan, ResourceChange } from '../model/resources.js';
 import type { SafetyReview } from '../model/safety.js';
 import { renderSafetyMarkdown } from './safety.js';
+import { scopeLines } from './scope.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { fieldLines, isWriting, keptLines, summaryLine } from './text.js';
@@ -54,6 +55,8 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   const { add, change, replace, destroy, unmanaged } = plan.summary;
   const out = [`### agentform plan: ${code(plan.environment)}`, ''];
   if (options.target) out.push(`Target: ${escapeHtml(options.target)}`, '');
+  const scope = scopeLines(plan.scope);
+  if (scope.length > 0) out.push(fenced(scope.join('\n')), '');
   out.push(
     '| Add | Change | Replace | Destroy | Unmanaged |',
     '|---:|---:|---:|---:|---:|',

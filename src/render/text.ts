@@ -3,6 +3,7 @@
 import { changeCount, type ChangeAction, type FieldChange, type Plan, type ResourceChange } from '../model/resources.js';
 import { isMultiline, unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { PLAIN, paletteFor, type Palette } from './palette.js';
+import { scopeLines } from './scope.js';
 import { clipLines, formatValue } from './values.js';
 import { visible } from './visible.js';
 
@@ -111,6 +112,8 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): str
 export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, changesPerBatch = Infinity): Generator<string[], void, undefined> {
   const palette = options.palette ?? paletteFor(options.color === true);
   let out: string[] = [];
+  const scope = scopeLines(plan.scope);
+  if (scope.length > 0) out.push(...scope.map((line) => palette.dim(line)), '');
   let blocks = 0;
   for (const change of plan.changes) {
     if (!isWriting(change.action)) continue;

@@ -18,13 +18,16 @@ export { readToolLock } from '../config/tool-lock-file.js';
  * (`capabilityChanges: false`: findings only, for apply's refusal; see ReviewInputs).
  */
 export async function reviewPlan(
-  run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan },
+  run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan; planned?: { desired: DesiredState; actual: ActualState } },
   options: { capabilityChanges?: boolean } = {},
 ): Promise<SafetyReview> {
+  // What the plan covers: resources it leaves out (another project's, excluded, forgotten) are
+  // not this run's to judge, and a finding on one must not block an apply that never writes it.
+  const { desired, actual } = run.planned ?? run;
   return reviewEnvironment({
     project: run.project,
-    desired: run.desired,
-    actual: run.actual,
+    desired,
+    actual,
     plan: run.plan,
     lock: await readToolLock(run.project.dir),
     ...options,

@@ -29,7 +29,7 @@ export interface ApplyRequest {
 
 export async function finishApply(session: Session, request: ApplyRequest, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
   const { saved, inputs } = request;
-  const run = await planSession(session, saved ? { ...inputs, prune: hasDeletes(saved), allowMassDelete: true } : inputs);
+  const run = await planSession(session, saved ? savedPlanInputs(saved, inputs) : inputs);
   if (saved) refuseStalePlan(saved, run);
   // The findings in full (every rule, every resource); the capability diff is plan's to print.
   refuseOnBlockingFindings(await reviewPlan(run, { capabilityChanges: false }));
@@ -66,7 +66,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
 }
 
 function refuseStalePlan(saved: SavedPlan, run: PlanRun): void {
-  const reasons = staleness(saved, run.desired, run.actual);
+  const reasons = staleness(saved, run.planned.desired, run.planned.actual);
   if (reasons.length > 0) {
     throw new UserError(`the saved plan is stale:\n  ${reasons.join('\n  ')}`, 'run `agentform plan --out` again').withCode('stale_plan');
   }
@@ -103,6 +103,12 @@ async function tokenFileWriteProblems(plan: Plan, files: ReadonlyMap<string, Tok
     if (problem) problems.set(change.name, problem);
   }
   return problems;
+}
+
+/** A saved plan is planned again as it was made: with its --exclude, and its deletes allowed. */
+function savedPlanInputs(saved: SavedPlan, inputs: PlanInputs): PlanInputs {
+  const excludes = saved.plan.scope?.excludes ?? [];
+  return { ...inputs, prune: hasDeletes(saved), allowMassDelete: true, ...(excludes.length > 0 ? { excludes } : {}) };
 }
 
 function hasDeletes(saved: SavedPlan): boolean {

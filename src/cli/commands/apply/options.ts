@@ -11,6 +11,7 @@ export interface ApplyCommandOptions {
   prune?: boolean;
   allowMassDelete?: boolean;
   target?: string[];
+  exclude?: string[];
   maxRequestBytes?: string;
   updateLock?: boolean;
 }

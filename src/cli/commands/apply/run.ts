@@ -56,7 +56,11 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     ...(options.prune ? { prune: true } : {}),
     ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
     ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
+    ...(options.exclude ? { excludes: options.exclude } : {}),
   };
+  if (saved && options.exclude) {
+    throw new UserError('a saved plan applies with the --exclude it was made with: pass --exclude to `agentform plan --out` instead');
+  }
   if (saved && options.env && options.env !== saved.environment) {
     throw new UserError(`the saved plan is for environment ${saved.environment}, not ${options.env}`);
   }

@@ -28,7 +28,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   if (options.out) {
     await writeFileAtomic(
       resolve(options.out),
-      `${JSON.stringify(savePlan(run.plan, run.desired, run.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`,
+      `${JSON.stringify(savePlan(run.plan, run.planned.desired, run.planned.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`,
       { mode: 0o600 },
     );
     process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);

@@ -13,15 +13,17 @@ export interface PlanCommandOptions {
   prune?: boolean;
   allowMassDelete?: boolean;
   target?: string[];
+  exclude?: string[];
   allEnvs?: boolean;
   checkTools?: boolean;
 }
 
 /** How to plan, from plan's flags (shared with --all-envs). */
-export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target'>): PlanInputs {
+export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target' | 'exclude'>): PlanInputs {
   return {
     ...(options.prune ? { prune: true } : {}),
     ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
     ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
+    ...(options.exclude ? { excludes: options.exclude } : {}),
   };
 }

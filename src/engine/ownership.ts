@@ -1,0 +1,211 @@
+// Which resources a plan may touch: the project's `owns:` patterns, `--exclude`, and the
+// `protect:`/`forget:` lists of agentform.yaml. Pure: the states go in, the states the plan is
+// computed from come out, with what was set aside and why. The API has no labels, so every rule
+// is a glob over resource addresses (`agent/team-a-*`).
+import type { SourceLocation } from '../errors.js';
+import type { ActualResource, ActualState, DesiredResource, DesiredState, Plan, ResourceAddress, ResourceKind } from '../model/resources.js';
+import { addressOf } from '../model/resources.js';
+import type { PlanScope, SetAsideResource } from '../model/scope.js';
+import { PlanError } from './errors.js';
+
+/** One entry of `protect:` or `forget:`: an address glob and, optionally, why. */
+export interface AddressRule {
+  pattern: string;
+  reason?: string;
+  /** Where the entry is written, for messages. */
+  location?: SourceLocation;
+}
+
+export interface OwnershipRules {
+  /** Address globs of what the project owns; undefined: the whole environment. */
+  owns?: string[];
+  protect: AddressRule[];
+  forget: AddressRule[];
+}
+
+export interface ScopeInputs extends OwnershipRules {
+  /** --exclude globs. */
+  excludes: string[];
+}
+
+export const NO_OWNERSHIP_RULES: OwnershipRules = { protect: [], forget: [] };
+
+/** The containers the plan runs in: always the project's, whatever `owns:` says. */
+const CONTAINER_KINDS: ReadonlySet<ResourceKind> = new Set(['organization', 'environment']);
+
+const compiled = new Map<string, RegExp>();
+
+/** `*` is any run of characters (`/` and `:` too), `?` one character; the rest is literal. */
+export function addressGlob(pattern: string): RegExp {
+  let regex = compiled.get(pattern);
+  if (!regex) {
+    const body = pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
+    regex = new RegExp(`^${body}$`);
+    compiled.set(pattern, regex);
+  }
+  return regex;
+}
+
+/** The first pattern that matches `address`, or undefined. */
+export function firstMatch(address: string, patterns: readonly string[]): string | undefined {
+  return patterns.find((pattern) => addressGlob(pattern).test(address));
+}
+
+/** The first rule whose pattern matches `address`, or undefined. */
+export function matchingRule(address: string, rules: readonly AddressRule[]): AddressRule | undefined {
+  return rules.find((rule) => addressGlob(rule.pattern).test(address));
+}
+
+/**
+ * Whether the project owns `address`. A grant is owned with its connection (its name starts with
+ * the connection's), so `connection/team-a-*` owns the grants of team A's connections too.
+ */
+export function isOwned(address: ResourceAddress, kind: ResourceKind, name: string, owns: readonly string[] | undefined): boolean {
+  if (owns === undefined || CONTAINER_KINDS.has(kind)) return true;
+  if (firstMatch(address, owns) !== undefined) return true;
+  return kind === 'grant' && firstMatch(addressOf('connection', name.split(':')[0] ?? name), owns) !== undefined;
+}
+
+/** `forget: agent/legacy-* in agentform.yaml (handed over to team B)`. */
+export function ruleReason(list: 'protect' | 'forget', rule: AddressRule): string {
+  const where = rule.location ? `${rule.location.file}:${rule.location.line}:${rule.location.col}` : 'agentform.yaml';
+  return `${list}: ${rule.pattern} (${where})${rule.reason ? `: ${rule.reason}` : ''}`;
+}
+
+export interface ScopedStates {
+  desired: DesiredState;
+  actual: ActualState;
+  /** undefined when no rule applies: the plan then carries no scope. */
+  scope: PlanScope | undefined;
+}
+
+/**
+ * The states a plan is computed from: live resources outside `owns:` dropped (never listed), and
+ * forgotten or excluded resources dropped from both sides and listed with their reason. A declared
+ * resource that depends on an excluded one that does not exist yet is excluded too: creating it
+ * would fail on the missing dependency, so nothing is written for it.
+ */
+export function scopeStates(desired: DesiredState, actual: ActualState, inputs: ScopeInputs): ScopedStates {
+  const { owns, forget, excludes } = inputs;
+  if (owns === undefined && forget.length === 0 && excludes.length === 0) return { desired, actual, scope: undefined };
+  const setAside = new Map<ResourceAddress, SetAsideResource>();
+  const liveAddresses = new Set<ResourceAddress>();
+  let notOwned = 0;
+  const keptActual: ActualResource[] = [];
+  for (const resource of actual.resources) {
+    const address = addressOf(resource.kind, resource.name);
+    if (!isOwned(address, resource.kind, resource.name, owns)) {
+      notOwned++;
+      continue;
+    }
+    liveAddresses.add(address);
+    const aside = setAsideFor(address, forget, excludes);
+    if (aside) setAside.set(address, aside);
+    else keptActual.push(resource);
+  }
+  for (const resource of desired.resources) {
+    const address = addressOf(resource.kind, resource.name);
+    const forgotten = matchingRule(address, forget);
+    if (forgotten) {
+      throw new PlanError(
+        `${address} is declared, and ${ruleReason('forget', forgotten)} says agentform no longer manages it`,
+        `remove its declaration to stop managing it, or remove it from forget: to manage it again`,
+        resource.location,
+      );
+    }
+    const aside = setAsideFor(address, forget, excludes);
+    if (aside) setAside.set(address, aside);
+  }
+  excludeDependents(desired.resources, setAside, liveAddresses);
+  const keptDesired = desired.resources.filter((resource) => !setAside.has(addressOf(resource.kind, resource.name)));
+  const scope: PlanScope = {
+    excludes: [...excludes],
+    ...(owns !== undefined ? { owns: [...owns] } : {}),
+    notOwned,
+    setAside: [...setAside.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0)),
+  };
+  return { desired: { ...desired, resources: keptDesired }, actual: { ...actual, resources: keptActual }, scope };
+}
+
+function setAsideFor(address: ResourceAddress, forget: readonly AddressRule[], excludes: readonly string[]): SetAsideResource | undefined {
+  const forgotten = matchingRule(address, forget);
+  if (forgotten) return { address, as: 'forgotten', reason: ruleReason('forget', forgotten) };
+  const excluded = firstMatch(address, excludes);
+  return excluded === undefined ? undefined : { address, as: 'excluded', reason: `--exclude ${excluded}` };
+}
+
+/** Declared resources whose dependency is excluded and not live, to a fixed point (chains of them). */
+function excludeDependents(resources: readonly DesiredResource[], setAside: Map<ResourceAddress, SetAsideResource>, live: ReadonlySet<ResourceAddress>): void {
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const resource of resources) {
+      const address = addressOf(resource.kind, resource.name);
+      if (setAside.has(address)) continue;
+      const missing = resource.references
+        .map((reference) => addressOf(reference.kind, reference.name))
+        .find((dependency) => setAside.get(dependency)?.as === 'excluded' && !live.has(dependency));
+      if (missing === undefined) continue;
+      setAside.set(address, { address, as: 'excluded', reason: `depends on ${missing}, which is excluded and does not exist yet` });
+      changed = true;
+    }
+  }
+}
+
+/**
+ * A `protect:` or `forget:` entry that matches nothing declared or live (and owned): a typo in a
+ * protect: glob protects nothing, and a forget: entry outlives the resource it kept.
+ */
+export function unmatchedRuleWarnings(rules: OwnershipRules, desired: DesiredState, actual: ActualState): string[] {
+  const addresses = new Set<ResourceAddress>();
+  for (const resource of desired.resources) addresses.add(addressOf(resource.kind, resource.name));
+  for (const resource of actual.resources) {
+    const address = addressOf(resource.kind, resource.name);
+    if (isOwned(address, resource.kind, resource.name, rules.owns)) addresses.add(address);
+  }
+  const matchesNothing = (rule: AddressRule) => ![...addresses].some((address) => addressGlob(rule.pattern).test(address));
+  return [
+    ...rules.protect.filter(matchesNothing).map((rule) => `${ruleReason('protect', rule)} matches no resource here: check the glob`),
+    ...rules.forget.filter(matchesNothing).map((rule) => `${ruleReason('forget', rule)} matches no resource here: remove it once no longer needed`),
+  ];
+}
+
+/**
+ * Refuses a --target the scope leaves out: planning it would say "no such resource" when the
+ * resource exists, or silently do nothing.
+ */
+export function refuseTargetsOutOfScope(targets: readonly ResourceAddress[], scope: PlanScope | undefined, live: ActualState): void {
+  if (!scope) return;
+  for (const target of targets) {
+    const aside = scope.setAside.find((item) => item.address === target);
+    if (aside) throw new PlanError(`--target ${target} is ${aside.as} (${aside.reason}): the plan leaves it alone`);
+    const outside = live.resources.find(
+      (resource) => addressOf(resource.kind, resource.name) === target && !isOwned(target, resource.kind, resource.name, scope.owns),
+    );
+    if (outside) throw new PlanError(`--target ${target} is outside what this project owns (owns: ${(scope.owns ?? []).join(', ')})`);
+  }
+}
+
+/**
+ * Refuses a plan that deletes or replaces a resource of the `protect:` list: every such change is
+ * named with the entry that protects it, and nothing is written.
+ */
+export function refuseProtectedChanges(plan: Plan, protect: readonly AddressRule[]): void {
+  if (protect.length === 0) return;
+  const refusals: string[] = [];
+  for (const change of plan.changes) {
+    if (change.action !== 'delete' && change.action !== 'replace') continue;
+    const rule = matchingRule(change.address, protect);
+    if (!rule) continue;
+    const why =
+      change.action === 'delete' ? 'would be destroyed (it is not in the configuration)' : `would be replaced${change.reason ? ` (${change.reason})` : ''}`;
+    refusals.push(`${change.address} ${why}; it is protected by ${ruleReason('protect', rule)}`);
+  }
+  if (refusals.length === 0) return;
+  throw new PlanError(
+    `refusing to plan: ${refusals.length} protected resource${refusals.length === 1 ? '' : 's'} would be lost:\n  ${refusals.join('\n  ')}`,
+    'restore its declaration, list it under forget: to stop managing it and keep it, or remove it from protect:',
+  );
+}
