@@ -98,6 +98,11 @@ describe('plan and apply the quickstart against the local control plane', () => 
     expect(changed).toEqual([
       expect.objectContaining({ address: 'agent/support', action: 'update', fields: [{ path: 'limits.maxTurns', before: 20, after: 25 }] }),
     ]);
+    // The compact plan: the same document without the no-op resources.
+    const compact = await runCli(['plan', dir, '--json', '--changes-only'], { env });
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(JSON.parse(compact.stdout)).toEqual({ ...parsed, changes: changed });
+    expect(compact.stdout.length).toBeLessThan(plan.stdout.length);
 
     const apply = await runCli(['apply', dir, '--auto-approve', '--debug'], { env });
     expect(apply.code, apply.stderr).toBe(0);
