@@ -71,7 +71,7 @@ describe('plan and apply the quickstart against the local control plane', () => 
     const dir = await fresh();
     const apply = await runCli(['apply', dir, '--auto-approve'], { env });
     expect(apply.code, apply.stderr).toBe(0);
-    expect(apply.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 replaced, 0 destroyed\./);
+    expect(apply.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 replaced, 0 destroyed\. Total time: \d+(ms|\.\ds)\.\n/);
     expectNoSecrets(apply.stdout, apply.stderr);
 
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env });

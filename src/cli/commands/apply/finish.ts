@@ -25,6 +25,8 @@ export interface ApplyRequest {
   inputs: PlanInputs;
   parallelism: number;
   maxRequestBytes: number | undefined;
+  /** When the command started (monotonicMs()): the summary states the time since. */
+  startedAt?: number;
 }
 
 export async function finishApply(session: Session, request: ApplyRequest, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
@@ -36,7 +38,12 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const plan = saved ? saved.plan : run.plan;
   await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
 
-  const io = new ApplyConsole(plan, { json: options.json === true, color: useColor(globals), asks: !saved && options.autoApprove !== true });
+  const io = new ApplyConsole(plan, {
+    json: options.json === true,
+    color: useColor(globals),
+    asks: !saved && options.autoApprove !== true,
+    ...(request.startedAt !== undefined ? { startedAt: request.startedAt } : {}),
+  });
   if (session.isLocal) io.target(session.targetLabel);
   io.showPlan();
   if (changeCount(plan) === 0) return;

@@ -1,5 +1,6 @@
 // The apply command: reads the command line and a saved plan, opens the session (which sends the
 // reads), then runs the rest (finish.ts) loaded while they are on the wire.
+import { monotonicMs } from '../../../util/clock.js';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseSavedPlan, type SavedPlan } from '../../../apply/saved-plan.js';
@@ -39,6 +40,7 @@ function isFile(path: string): boolean {
 }
 
 export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
+  const startedAt = monotonicMs();
   const parallelism = Number(options.parallelism);
   if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 256) {
     throw new UserError(`--parallelism must be a whole number from 1 to 256, not ${options.parallelism}`);
@@ -78,7 +80,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     // import() is a require in the next microtask: started before openSession, its loading ran
     // before the reads were sent and delayed them.
     const { finishApply } = await import('./finish.js');
-    await finishApply(session, { saved, inputs, parallelism, maxRequestBytes: maxRequestBytesOption }, options, globals);
+    await finishApply(session, { saved, inputs, parallelism, maxRequestBytes: maxRequestBytesOption, startedAt }, options, globals);
   } finally {
     await session.close();
   }
