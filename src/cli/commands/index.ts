@@ -27,6 +27,7 @@ import { register as rollback } from './rollback/index.js';
 import { register as init } from './init/index.js';
 import { register as lock } from './lock/index.js';
 import { register as check } from './check/index.js';
+import { register as mcp } from './mcp/index.js';
 
 type Register = (program: Command, outcome: CommandOutcome) => void;
 
@@ -57,6 +58,7 @@ export const COMMANDS: Readonly<Record<string, Register>> = {
   history,
   rollback,
   lock,
+  mcp,
 };
 
 /**
