@@ -103,6 +103,8 @@ describe('plan and apply the quickstart against the local control plane', () => 
     expect(compact.code, compact.stderr).toBe(0);
     expect(JSON.parse(compact.stdout)).toEqual({ ...parsed, changes: changed });
     expect(compact.stdout.length).toBeLessThan(plan.stdout.length);
+    const textOnly = await runCli(['plan', dir, '--changes-only'], { env });
+    expect([textOnly.code, textOnly.stderr]).toEqual([1, expect.stringContaining('--changes-only shapes the JSON plan')]);
 
     const apply = await runCli(['apply', dir, '--auto-approve', '--debug'], { env });
     expect(apply.code, apply.stderr).toBe(0);
