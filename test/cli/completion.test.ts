@@ -36,29 +36,47 @@ describe('agentform completion', () => {
     expect(result.stderr).toContain('bash, zsh, fish');
   });
 
-  describe('in a bash session', () => {
+  describe('in a shell session', () => {
     let bin: string;
-    let bashScript: string;
     beforeAll(async () => {
       // `agentform` on PATH is the built CLI, as an installed package puts it there.
       bin = await mkdtemp(join(tmpdir(), 'agentform-bin-'));
       await writeFile(join(bin, 'agentform'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
       await chmod(join(bin, 'agentform'), 0o755);
-      bashScript = await script('bash');
     });
 
-    function complete(words: string[]): string[] {
-      const session = `source "${bashScript}"\nCOMP_WORDS=(${words.map((word) => `'${word}'`).join(' ')})\nCOMP_CWORD=${words.length - 1}\n_agentform_complete\nprintf '%s\\n' "\${COMPREPLY[@]}"\n`;
-      const env = cliEnv({ PATH: `${bin}:${process.env.PATH ?? ''}` });
-      return execFileSync('bash', ['--norc', '--noprofile', '-c', session], { cwd: PROJECT, env, encoding: 'utf8' }).split('\n').filter(Boolean);
-    }
+    const quoted = (words: string[]) => words.map((word) => `'${word}'`).join(' ');
+    // Each shell's own way to ask its completion for the words typed (the last one being completed).
+    const sessions: Record<string, (file: string, words: string[]) => string> = {
+      bash: (file, words) =>
+        `source "${file}"\nCOMP_WORDS=(${quoted(words)})\nCOMP_CWORD=${words.length - 1}\n_agentform_complete\nprintf '%s\\n' "\${COMPREPLY[@]}"\n`,
+      // compadd and _files exist only inside zsh's completion system: stand-ins print what is offered.
+      zsh: (file, words) =>
+        `compadd() { shift; print -l -- "$@"; }\n_files() { print FILES; }\nsource "${file}"\nwords=(${quoted(words)})\nCURRENT=${words.length}\n_agentform_complete\n`,
+      fish: (file, words) => `source "${file}"\ncomplete -C${quoted([words.join(' ')])}\n`,
+    };
 
-    it.each([
+    const cases: Array<[string, string[], string[]]> = [
       ['agentform pl', ['agentform', 'pl'], ['plan']],
       ['agentform plan -e ', ['agentform', 'plan', '-e', ''], ['dev', 'staging']],
       ['agentform apply --target agent/', ['agentform', 'apply', '--target', 'agent/'], ['agent/canary', 'agent/support']],
-    ])('completes `%s`', (_, words, expected) => {
-      expect(complete(words)).toEqual(expected);
-    });
+    ];
+    for (const shell of ['bash', 'zsh', 'fish']) {
+      const present = installed(shell);
+      it.skipIf(!present).each(cases)(`${shell}${present ? '' : ` (skipped: ${shell} is not installed)`} completes \`%s\``, async (_, words, expected) => {
+        const file = await script(shell);
+        const env = cliEnv({ PATH: `${bin}:${process.env.PATH ?? ''}` });
+        const output = execFileSync(
+          shell,
+          shell === 'bash' ? ['--norc', '--noprofile', '-c', sessions.bash!(file, words)] : ['-c', sessions[shell]!(file, words)],
+          {
+            cwd: PROJECT,
+            env,
+            encoding: 'utf8',
+          },
+        );
+        expect(output.split('\n').filter(Boolean)).toEqual(expected);
+      });
+    }
   });
 });

@@ -18,7 +18,7 @@ _agentform_complete() {
   candidates=("\${(@f)$(agentform __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
   candidates=("\${(@)candidates:#}")
   if (( \${#candidates} )); then
-    compadd -Q -- "\${(@)candidates}"
+    compadd -- "\${(@)candidates}"
   else
     _files
   fi
@@ -30,10 +30,17 @@ fi
 
 const FISH = `# agentform completion for fish. Load it with: agentform completion fish | source
 function __agentform_complete
-    set -l words (commandline -opc) (commandline -ct)
-    agentform __complete -- $words[2..-1] 2>/dev/null
+    set -l words (commandline -opc)
+    # Quoted: an empty current word is still a word (after \`-e \`, the environment to complete).
+    set -l current (commandline -ct)
+    agentform __complete -- $words[2..-1] "$current" 2>/dev/null
 end
-complete -c agentform -a '(__agentform_complete)'
+# Asked once per TAB: with candidates, only they are offered; without, fish completes file names.
+function __agentform_has_candidates
+    set -g __agentform_candidates (__agentform_complete)
+    test (count $__agentform_candidates) -gt 0
+end
+complete -c agentform -f -n __agentform_has_candidates -a '$__agentform_candidates'
 `;
 
 const SCRIPTS: Readonly<Record<CompletionShell, string>> = { bash: BASH, zsh: ZSH, fish: FISH };
