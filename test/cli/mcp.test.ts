@@ -61,6 +61,14 @@ describe('agentform mcp', () => {
     expect(refused.isError).toBe(true);
   });
 
+  it('refuses to start outside a project, saying where it looked', async () => {
+    const result = await runCli(['mcp', 'test/fixtures/no-such-project']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('no agentform.yaml in');
+    expect(result.stderr).toContain('no-such-project');
+    expect(result.stdout).toBe('');
+  });
+
   it('with --allow-apply, lists apply as destructive', async () => {
     const client = await connect([await copyExample('quickstart'), '--allow-apply']);
     const { tools } = await client.listTools();
