@@ -25,7 +25,8 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function resolve(schema: SpecSchema | undefined, root: SpecSchema): SpecSchema | undefined {
+/** A schema node with its `#/$defs/...` reference followed (into `root`). */
+export function resolveSchemaRef(schema: SpecSchema | undefined, root: SpecSchema): SpecSchema | undefined {
   let current = schema;
   for (let depth = 0; current?.$ref !== undefined && depth < 8; depth++) {
     const match = /^#\/\$defs\/(.+)$/.exec(current.$ref);
@@ -38,7 +39,7 @@ function resolve(schema: SpecSchema | undefined, root: SpecSchema): SpecSchema |
 export function exportableSpec(spec: JsonObject, schema: SchemaRef | undefined): { spec: JsonObject; unknown: string[] } {
   const unknown: string[] = [];
   const visit = (value: JsonValue, node: SpecSchema | undefined, path: string): JsonValue => {
-    const known = node && schema ? resolve(node, schema.root) : undefined;
+    const known = node && schema ? resolveSchemaRef(node, schema.root) : undefined;
     if (Array.isArray(value)) return value.map((item, index) => visit(item, known?.items, `${path}[${index}]`));
     if (!isObject(value)) return value;
     const out: JsonObject = {};

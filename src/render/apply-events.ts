@@ -33,11 +33,13 @@ export function renderApplyEvent(event: ApplyEvent, options: { color: boolean })
   }
 }
 
-export function renderApplySummary(result: ApplyResult, options: { color: boolean }): string {
+/** `ms`: the run's total time, stated after the counts when given. */
+export function renderApplySummary(result: ApplyResult, options: { color: boolean; ms?: number }): string {
   const paint = paletteFor(options.color);
   const lines: string[] = [''];
   const { added, changed, replaced, destroyed } = result.counts;
-  const counts = `Resources: ${added} added, ${changed} changed, ${replaced} replaced, ${destroyed} destroyed.`;
+  const took = options.ms === undefined ? '' : ` Total time: ${seconds(options.ms)}.`;
+  const counts = `Resources: ${added} added, ${changed} changed, ${replaced} replaced, ${destroyed} destroyed.${took}`;
   if (result.failed.length === 0 && result.skipped.length === 0 && result.notStarted.length === 0) {
     lines.push(paint.bold(paint.add(`Apply complete! ${counts}`)));
     return lines.join('\n');

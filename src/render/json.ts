@@ -2,7 +2,7 @@
 // documented in schemas/plan.schema.json and docs/plan-format.md; formatVersion changes on any
 // incompatible change. Write-only values never appear (the plan never holds them).
 import type { ToolSurfaceReport } from '../engine/tool-surface.js';
-import type { Plan } from '../model/resources.js';
+import type { FieldChange, Plan, ResourceChange } from '../model/resources.js';
 import { toolSurfaceJson } from './tool-surface.js';
 import type { SafetyReview } from '../model/safety.js';
 import { safetyToJson } from './safety.js';
@@ -14,6 +14,25 @@ export interface JsonRenderOptions {
   toolSurface?: ToolSurfaceReport;
   /** Policy findings and capability changes (plan's `safety` key). */
   safety?: SafetyReview;
+  /** `plan --json --changes-only`: leave out the resources apply does not touch (no-op). */
+  changesOnly?: boolean;
+}
+
+// The key order of a change and of a field change in the compact plan: fixed, whatever order the
+// engine built them in, so that two compact plans of the same change compare as text.
+const CHANGE_KEYS = ['address', 'kind', 'name', 'action', 'reason', 'fields', 'dependsOn', 'id', 'remoteFingerprint', 'kept'] as const;
+const FIELD_KEYS = ['path', 'before', 'after', 'forcesReplace', 'writeOnly', 'resetToDefault'] as const;
+
+function inKeyOrder<T extends object>(value: T, keys: readonly (keyof T)[]): Partial<T> {
+  const ordered: Partial<T> = {};
+  for (const key of keys) if (value[key] !== undefined) ordered[key] = value[key];
+  return ordered;
+}
+
+function compactChange(change: ResourceChange): Partial<ResourceChange> {
+  const ordered = inKeyOrder(change, CHANGE_KEYS);
+  ordered.fields = change.fields.map((field) => inKeyOrder(field, FIELD_KEYS) as FieldChange);
+  return ordered;
 }
 
 export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<string, unknown> {
@@ -23,7 +42,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     ...(options.target !== undefined ? { target: options.target } : {}),
     summary: plan.summary,
     order: plan.order,
-    changes: plan.changes,
+    changes: options.changesOnly ? plan.changes.filter((change) => change.action !== 'no-op').map(compactChange) : plan.changes,
     warnings: plan.warnings,
     ...(plan.scope ? { scope: plan.scope } : {}),
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),

@@ -21,6 +21,8 @@ export interface PlanRenderContext {
   safety?: SafetyReview;
   /** `plan --check-tools`: the live tool surfaces compared with the lock. */
   toolSurface?: ToolSurfaceReport;
+  /** JSON only (`plan --json --changes-only`): leave out the resources apply does not touch. */
+  changesOnly?: boolean;
 }
 
 function textOf(plan: Plan, context: PlanRenderContext): string {
@@ -42,6 +44,7 @@ export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: Pla
       target: context.target,
       ...(context.safety ? { safety: context.safety } : {}),
       ...(context.toolSurface ? { toolSurface: context.toolSurface } : {}),
+      ...(context.changesOnly ? { changesOnly: true } : {}),
     }),
   markdown: markdownOf,
 };

@@ -71,7 +71,7 @@ describe('apply --auto-approve: writes start before the plan text is out, the ou
     const rest = applied.stdout.slice(text.length).trimEnd().split('\n');
     expect(rest.filter((line) => line.endsWith(': Creating...'))).toHaveLength(251);
     expect(rest.filter((line) => / Created after \d+m?s/.test(line))).toHaveLength(251);
-    expect(rest.at(-1)).toBe('Apply complete! Resources: 251 added, 0 changed, 0 replaced, 0 destroyed.');
+    expect(rest.at(-1)).toMatch(/^Apply complete! Resources: 251 added, 0 changed, 0 replaced, 0 destroyed\. Total time: \d+(ms|\.\ds)\.$/);
     // Each change starts before it ends, in the one ordered stream.
     for (const address of ['provider/main', ...Array.from({ length: 250 }, (_, index) => `agent/agent-${index}`)]) {
       expect(rest.indexOf(`${address}: Creating...`)).toBeLessThan(rest.findIndex((line) => line.startsWith(`${address}: Created after`)));

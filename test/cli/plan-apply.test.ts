@@ -71,7 +71,7 @@ describe('plan and apply the quickstart against the local control plane', () => 
     const dir = await fresh();
     const apply = await runCli(['apply', dir, '--auto-approve'], { env });
     expect(apply.code, apply.stderr).toBe(0);
-    expect(apply.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 replaced, 0 destroyed\./);
+    expect(apply.stdout).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 replaced, 0 destroyed\. Total time: \d+(ms|\.\ds)\.\n/);
     expectNoSecrets(apply.stdout, apply.stderr);
 
     const plan = await runCli(['plan', dir, '--detailed-exitcode'], { env });
@@ -98,6 +98,13 @@ describe('plan and apply the quickstart against the local control plane', () => 
     expect(changed).toEqual([
       expect.objectContaining({ address: 'agent/support', action: 'update', fields: [{ path: 'limits.maxTurns', before: 20, after: 25 }] }),
     ]);
+    // The compact plan: the same document without the no-op resources.
+    const compact = await runCli(['plan', dir, '--json', '--changes-only'], { env });
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(JSON.parse(compact.stdout)).toEqual({ ...parsed, changes: changed });
+    expect(compact.stdout.length).toBeLessThan(plan.stdout.length);
+    const textOnly = await runCli(['plan', dir, '--changes-only'], { env });
+    expect([textOnly.code, textOnly.stderr]).toEqual([1, expect.stringContaining('--changes-only shapes the JSON plan')]);
 
     const apply = await runCli(['apply', dir, '--auto-approve', '--debug'], { env });
     expect(apply.code, apply.stderr).toBe(0);

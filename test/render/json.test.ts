@@ -39,4 +39,37 @@ describe('renderPlanJson', () => {
   it('never contains a write-only value', () => {
     expect(renderPlanJson(samplePlan())).not.toContain('SENTINEL');
   });
+
+  describe('changesOnly (plan --json --changes-only)', () => {
+    const full = JSON.parse(renderPlanJson(samplePlan(), { target: 'https://api.example.test' }));
+    const compact = JSON.parse(renderPlanJson(samplePlan(), { target: 'https://api.example.test', changesOnly: true }));
+
+    it('leaves out the no-op resources and keeps every other entry', () => {
+      const actionsOf = (document: { changes: Array<{ action: string }> }) => document.changes.map((change) => change.action);
+      expect(actionsOf(full)).toContain('no-op');
+      expect(actionsOf(compact)).not.toContain('no-op');
+      expect(compact.changes).toEqual(full.changes.filter((change: { action: string }) => change.action !== 'no-op'));
+    });
+
+    it('keeps the schema and every other key', () => {
+      expect(validate(compact), JSON.stringify(validate.errors)).toBe(true);
+      expect(Object.keys(compact)).toEqual(Object.keys(full));
+      expect(compact.summary).toEqual(full.summary);
+      expect(compact.order).toEqual(full.order);
+    });
+
+    it('orders the keys of each change and field the same way, whatever order they were built in', () => {
+      const plan = samplePlan();
+      const reversed = {
+        ...plan,
+        changes: plan.changes.map((change) => ({
+          ...Object.fromEntries(Object.entries(change).reverse()),
+          fields: change.fields.map((field) => Object.fromEntries(Object.entries(field).reverse())),
+        })) as typeof plan.changes,
+      };
+      expect(renderPlanJson(reversed, { changesOnly: true })).toBe(renderPlanJson(plan, { changesOnly: true }));
+      const update = compact.changes.find((change: { action: string }) => change.action === 'update');
+      expect(Object.keys(update)).toEqual(['address', 'kind', 'name', 'action', 'fields', 'dependsOn', 'id', 'remoteFingerprint']);
+    });
+  });
 });

@@ -27,6 +27,8 @@ import { register as rollback } from './rollback/index.js';
 import { register as init } from './init/index.js';
 import { register as lock } from './lock/index.js';
 import { register as check } from './check/index.js';
+import { register as mcp } from './mcp/index.js';
+import { registerComplete, registerCompletion } from './completion/index.js';
 
 type Register = (program: Command, outcome: CommandOutcome) => void;
 
@@ -57,6 +59,8 @@ export const COMMANDS: Readonly<Record<string, Register>> = {
   history,
   rollback,
   lock,
+  mcp,
+  completion: registerCompletion,
 };
 
 /**
@@ -66,6 +70,9 @@ export const COMMANDS: Readonly<Record<string, Register>> = {
  */
 export function commandsFor(argv: readonly string[]): Register[] {
   const args = argv.slice(2);
+  // The completion scripts' hidden helper reads the commands and options of the whole program
+  // (and the words it completes may name any command).
+  if (args[0] === '__complete') return [...Object.values(COMMANDS), registerComplete];
   const named = args.find((argument) => Object.hasOwn(COMMANDS, argument));
   if (named !== undefined) return [COMMANDS[named]!];
   // `agentform --version` prints the version and ends: no command is needed.

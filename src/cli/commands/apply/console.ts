@@ -6,6 +6,7 @@
 // printed while they are on the wire (a plan of thousands of creates takes as long to render and
 // print as a round trip). The output is the same, in the same order: what is said before the plan
 // text is out waits for it. Everything that gates the apply has passed before anything is written.
+import { monotonicMs } from '../../../util/clock.js';
 import type { ApplyEvent, ApplyResult } from '../../../apply/events.js';
 import { changeCount, type Plan } from '../../../model/resources.js';
 import { renderApplyEvent, renderApplySummary } from '../../../render/apply-events.js';
@@ -20,6 +21,8 @@ export interface ApplyConsoleOptions {
   asks: boolean;
   streams?: ConsoleStreams;
   env?: NodeJS.ProcessEnv;
+  /** When the run started (monotonicMs()), for the summary's total time; default: now. */
+  startedAt?: number;
 }
 
 /** What the writes are given: where their events go, and whether to start more. */
@@ -35,12 +38,14 @@ export class ApplyConsole {
   /** Notes said while the plan text is pending. */
   private readonly held: string[] = [];
   private log: WriteLog | undefined;
+  private readonly startedAt: number;
 
   constructor(
     private readonly plan: Plan,
     private readonly options: ApplyConsoleOptions,
   ) {
     this.streams = options.streams ?? process;
+    this.startedAt = options.startedAt ?? monotonicMs();
     this.planPending = !options.json && changeCount(plan) > 0 && !options.asks;
   }
 
@@ -127,10 +132,11 @@ export class ApplyConsole {
     return this.log?.interrupted === true;
   }
 
-  /** The summary; then, if printing failed while writing, that failure. */
+  /** The summary, with the run's total time; then, if printing failed while writing, that failure. */
   report(result: ApplyResult): void {
-    if (this.options.json) this.out(JSON.stringify({ type: 'summary', ...result }));
-    else this.out(renderApplySummary(result, { color: this.options.color }));
+    const ms = Math.round(monotonicMs() - this.startedAt);
+    if (this.options.json) this.out(JSON.stringify({ type: 'summary', ...result, ms }));
+    else this.out(renderApplySummary(result, { color: this.options.color, ms }));
     const failure = this.log?.printFailure;
     if (failure !== undefined) throw failure.error;
   }

@@ -18,6 +18,7 @@ import { renderSurfaceDiff } from '../../../render/tool-surface.js';
 import { refuseOnBlockingFindings, reviewPlan } from '../../../safety/index.js';
 import { ApplyConsole } from './console.js';
 import { startWrites, type TestedConnections } from './writes.js';
+import type { ConsoleStreams } from './write-log.js';
 
 /** What run.ts worked out from the command line before opening the session. */
 export interface ApplyRequest {
@@ -25,6 +26,10 @@ export interface ApplyRequest {
   inputs: PlanInputs;
   parallelism: number;
   maxRequestBytes: number | undefined;
+  /** When the command started (monotonicMs()): the summary states the time since. */
+  startedAt?: number;
+  /** Where the console writes, when not to stdout and stderr. */
+  streams?: ConsoleStreams;
 }
 
 export async function finishApply(session: Session, request: ApplyRequest, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
@@ -36,7 +41,13 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   const plan = saved ? saved.plan : run.plan;
   await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
 
-  const io = new ApplyConsole(plan, { json: options.json === true, color: useColor(globals), asks: !saved && options.autoApprove !== true });
+  const io = new ApplyConsole(plan, {
+    json: options.json === true,
+    color: useColor(globals),
+    asks: !saved && options.autoApprove !== true,
+    ...(request.startedAt !== undefined ? { startedAt: request.startedAt } : {}),
+    ...(request.streams ? { streams: request.streams } : {}),
+  });
   if (session.isLocal) io.target(session.targetLabel);
   io.showPlan();
   if (changeCount(plan) === 0) return;

@@ -1,5 +1,6 @@
 // The apply command: reads the command line and a saved plan, opens the session (which sends the
 // reads), then runs the rest (finish.ts) loaded while they are on the wire.
+import { monotonicMs } from '../../../util/clock.js';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseSavedPlan, type SavedPlan } from '../../../apply/saved-plan.js';
@@ -9,6 +10,7 @@ import type { GlobalOptions } from '../../global-options.js';
 import type { PlanInputs } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import type { ApplyCommandOptions } from './options.js';
+import type { ConsoleStreams } from './write-log.js';
 
 // Synchronous on purpose (and isFile below): one small file is read before anything is sent, and
 // node:fs/promises, slow to load, is left to the writers that need it, after the reads.
@@ -38,7 +40,9 @@ function isFile(path: string): boolean {
   }
 }
 
-export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
+/** `streams`: where the apply console writes instead of stdout and stderr (the MCP `apply` tool). */
+export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, globals: GlobalOptions, streams?: ConsoleStreams): Promise<void> {
+  const startedAt = monotonicMs();
   const parallelism = Number(options.parallelism);
   if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 256) {
     throw new UserError(`--parallelism must be a whole number from 1 to 256, not ${options.parallelism}`);
@@ -82,7 +86,12 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     // import() is a require in the next microtask: started before openSession, its loading ran
     // before the reads were sent and delayed them.
     const { finishApply } = await import('./finish.js');
-    await finishApply(session, { saved, inputs, parallelism, maxRequestBytes: maxRequestBytesOption }, options, globals);
+    await finishApply(
+      session,
+      { saved, inputs, parallelism, maxRequestBytes: maxRequestBytesOption, startedAt, ...(streams ? { streams } : {}) },
+      options,
+      globals,
+    );
   } finally {
     await session.close();
   }

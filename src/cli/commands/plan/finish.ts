@@ -19,7 +19,13 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   const safety = await reviewPlan(run);
   if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
   const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
-  const context = { target: session.targetLabel, color: useColor(globals), safety, ...(toolSurface ? { toolSurface } : {}) };
+  const context = {
+    target: session.targetLabel,
+    color: useColor(globals),
+    safety,
+    ...(toolSurface ? { toolSurface } : {}),
+    ...(options.changesOnly ? { changesOnly: true } : {}),
+  };
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
   if (process.env.GITHUB_STEP_SUMMARY) {

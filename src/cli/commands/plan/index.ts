@@ -13,6 +13,7 @@ export function register(program: Command, outcome: CommandOutcome = { exitCode:
     .option('-e, --env <name>', 'environment to plan')
     .option('--all-envs', 'plan every environment in turn, then print one summary')
     .option('--json', 'print the plan as JSON (schemas/plan.schema.json)')
+    .option('--changes-only', 'with --json: leave out the resources apply would not touch (no-op)')
     .option('--markdown', 'print a Markdown summary for pull-request comments')
     .option('--out <file>', 'save the plan for `agentform apply <file>` (holds no secret values)')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')

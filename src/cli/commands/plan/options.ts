@@ -7,6 +7,7 @@ export interface PlanCommandOptions {
   dir?: string;
   env?: string;
   json?: boolean;
+  changesOnly?: boolean;
   markdown?: boolean;
   out?: string;
   detailedExitcode?: boolean;

@@ -8,7 +8,7 @@ import { SCHEMA_ALIASES, SCHEMA_FILES, schemaText } from '../../../config/schema
 import { UserError } from '../../../errors.js';
 import { writeFileAtomic } from '../../../util/atomic-write.js';
 
-const KINDS = ['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey', 'lock'];
+export const SCHEMA_KINDS = ['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey', 'lock'] as const;
 
 export async function runSchema(kind: string, options: { list?: boolean; write?: string }): Promise<void> {
   if (options.write !== undefined) {
@@ -16,12 +16,17 @@ export async function runSchema(kind: string, options: { list?: boolean; write?:
     return;
   }
   if (options.list) {
-    for (const name of KINDS) process.stdout.write(`${name.padEnd(11)} ${SCHEMA_FILES[SCHEMA_ALIASES[name]!]}\n`);
+    for (const name of SCHEMA_KINDS) process.stdout.write(`${name.padEnd(11)} ${SCHEMA_FILES[SCHEMA_ALIASES[name]!]}\n`);
     return;
   }
+  process.stdout.write(schemaTextOf(kind));
+}
+
+/** The JSON Schema of a kind (a name of SCHEMA_KINDS, any case), as text; also the MCP `schema` tool. */
+export function schemaTextOf(kind: string): string {
   const name = SCHEMA_ALIASES[kind.toLowerCase()];
-  if (!name) throw new UserError(`unknown schema "${kind}"`, `choose one of ${KINDS.join(', ')}`);
-  process.stdout.write(schemaText(name));
+  if (!name) throw new UserError(`unknown schema "${kind}"`, `choose one of ${SCHEMA_KINDS.join(', ')}`);
+  return schemaText(name);
 }
 
 export async function writeSchemas(dir: string): Promise<void> {

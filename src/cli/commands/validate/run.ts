@@ -5,11 +5,16 @@ import type { GlobalOptions } from '../../global-options.js';
 import { policyJudge } from './policy-problems.js';
 import { readToolLock } from '../../../config/tool-lock-file.js';
 
-export async function runValidate(dir: string, options: { env?: string; json?: boolean; remote?: boolean }, globals: GlobalOptions): Promise<number> {
-  const projectDir = resolve(dir);
+/** validate without --remote: schemas, references, policy errors; no request (also the MCP `validate` tool). */
+export async function offlineProblems(projectDir: string, environment: string | undefined): Promise<Problem[]> {
   // A lock file that cannot be read is check's and plan's error to report; the rules run without it.
   const judge = policyJudge(projectDir, await readToolLock(projectDir).catch(() => undefined));
-  const problems: Problem[] = await validateProject(projectDir, { env: process.env, judge, ...(options.env ? { environment: options.env } : {}) });
+  return validateProject(projectDir, { env: process.env, judge, ...(environment ? { environment } : {}) });
+}
+
+export async function runValidate(dir: string, options: { env?: string; json?: boolean; remote?: boolean }, globals: GlobalOptions): Promise<number> {
+  const projectDir = resolve(dir);
+  const problems = await offlineProblems(projectDir, options.env);
   const offlineErrors = problems.some((problem) => problem.severity === 'error');
   if (options.remote && !offlineErrors) {
     // Only --remote needs the HTTP client (and undici): offline validation never loads it.

@@ -5,6 +5,7 @@ import type { ApplyEvent, ApplyResult } from '../../../../src/apply/events.js';
 import { ApplyConsole, type ApplyConsoleOptions } from '../../../../src/cli/commands/apply/console.js';
 import type { ConsoleStreams } from '../../../../src/cli/commands/apply/write-log.js';
 import { renderPlanText } from '../../../../src/render/text.js';
+import { monotonicMs } from '../../../../src/util/clock.js';
 import { samplePlan } from '../../../render/fixtures.js';
 
 /** Everything written, in order, each piece tagged with its stream. */
@@ -85,12 +86,30 @@ describe('ApplyConsole', () => {
     expect(joined(written, 'out')).toContain('agent/support: Updating...');
   });
 
-  it('with --json, prints no plan text, each event as JSON and the summary as JSON', async () => {
-    const { io, written } = applyConsole({ json: true });
+  it('with --json, prints no plan text, each event as JSON and the summary, with the total time, as JSON', async () => {
+    const { io, written } = applyConsole({ json: true, startedAt: monotonicMs() - 2300 });
     io.showPlan();
     const result = await io.write(oneWrite);
     io.report(result);
-    expect(joined(written)).toBe(`${JSON.stringify(START)}\n${JSON.stringify({ type: 'summary', ...RESULT })}\n`);
+    const [event, summary, end] = joined(written).split('\n');
+    expect([event, end]).toEqual([JSON.stringify(START), '']);
+    const { ms, ...rest } = JSON.parse(summary as string);
+    expect(rest).toEqual({ type: 'summary', ...RESULT });
+    expect(ms).toBeGreaterThanOrEqual(2300);
+    expect(ms).toBeLessThan(60_000);
+  });
+
+  it.each([
+    ['complete', RESULT, /^Apply complete! Resources: 0 added, 0 changed, 0 replaced, 0 destroyed\. Total time: 2\.\ds\.$/m],
+    [
+      'incomplete',
+      { ...RESULT, notStarted: [{ address: 'agent/support', action: 'update' }] },
+      /^Apply incomplete\. Resources: .* destroyed\. Total time: 2\.\ds\.$/m,
+    ],
+  ] as const)('the %s summary states the total time since the run started', (_, result, line) => {
+    const { io, written } = applyConsole({ startedAt: monotonicMs() - 2300 });
+    io.report(result as ApplyResult);
+    expect(joined(written, 'out')).toMatch(line);
   });
 });
 
