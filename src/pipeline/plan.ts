@@ -2,6 +2,8 @@
 // declarative promotions, match token files to live keys, and compute the plan. Each stage is a
 // layer of its own; this module only sequences them.
 import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
+import { ignoreRulesOf } from '../config/index.js';
+import { keepIgnored } from '../engine/ignore.js';
 import { computePlan } from '../engine/plan.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
 import { refuseOnMissingReferences } from '../promotion/missing-references.js';
@@ -49,10 +51,14 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   }
   // Which live key each token file belongs to decides no-op or replace, and which duplicate stays.
   const tokenFiles = await readTokenFiles(promoted.desired);
-  const { desired, actual } = reconcileKeyTokenFiles(promoted.desired, unreconciled, {
+  const reconciled = reconcileKeyTokenFiles(promoted.desired, unreconciled, {
     files: new Map([...tokenFiles].map(([name, file]) => [name, file.content])),
     ...(session.token ? { ownToken: session.token } : {}),
   });
+  // Ignored fields take their live values here, before the plan: every write path plans through
+  // this function, so none of them ever reverts one (the one verdict of plan, apply and saved plans).
+  const { actual } = reconciled;
+  const { desired, ignored } = keepIgnored(reconciled.desired, actual, ignoreRulesOf(session.project.root));
   const plan = computePlan(desired, actual, {
     prune: inputs.prune ?? session.desired.target.prune,
     pruneApiKeys: session.desired.target.pruneApiKeys === true,
@@ -72,6 +78,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     (undeclared) => `declare ${undeclared} for ${session.desired.target.name}, or promote a source version that does not use it`,
   );
   plan.warnings.push(...promoted.warnings);
+  if (ignored.length > 0) plan.ignored = ignored;
   // Reconciling token files may have renamed the live key (a duplicate given its declared name).
   const credentialKey = ownKey && actual.resources.find((resource) => resource.id === ownKey.id);
   const credentialAddress = credentialKey && addressOf(credentialKey.kind, credentialKey.name);

@@ -25,6 +25,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     order: plan.order,
     changes: plan.changes,
     warnings: plan.warnings,
+    ...(plan.ignored && plan.ignored.length > 0 ? { ignored: plan.ignored } : {}),
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),
     ...(options.safety ? { safety: safetyToJson(options.safety) } : {}),
   };
