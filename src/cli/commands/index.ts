@@ -27,6 +27,7 @@ import { register as rollback } from './rollback/index.js';
 import { register as init } from './init/index.js';
 import { register as lock } from './lock/index.js';
 import { register as check } from './check/index.js';
+import { register as drift } from './drift/index.js';
 
 type Register = (program: Command, outcome: CommandOutcome) => void;
 
@@ -35,6 +36,7 @@ export const COMMANDS: Readonly<Record<string, Register>> = {
   init,
   plan,
   apply,
+  drift,
   graph,
   validate,
   check,
