@@ -140,6 +140,22 @@ describe('agentform drift and ignore rules', () => {
     expect(again.code, again.stdout).toBe(0);
   });
 
+  it('rollback keeps an ignored field live, like apply', async () => {
+    const dir = await hotEdited();
+    await addToRoot(dir, `ignore:\n${RULE}`);
+    await withLocalApi(dir, async (client) => {
+      const current = await client.call('agents.get', { slug: 'researcher' });
+      await client.call('agents.upsert', { slug: 'researcher', definition: { ...current.definition, limits: { ...current.definition.limits, maxTurns: 77 } } });
+    });
+    // v1 is what the first apply wrote: its prompt is the YAML's, its maxTurns 10.
+    const rollback = await runCli(['rollback', 'researcher', '--to', '1', '-e', 'dev', '-C', dir, '--auto-approve'], { env });
+    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(0);
+    expect(rollback.stdout).toContain('Ignored (ignore rules in agentform.yaml');
+    const live = await withLocalApi(dir, async (client) => (await client.call('agents.get', { slug: 'researcher' })).definition);
+    expect(live.system).toBe(HOT_EDIT);
+    expect(live.limits?.maxTurns).toBe(10);
+  });
+
   it('an unmanaged agent is drift', async () => {
     const dir = await hotEdited();
     await addToRoot(dir, `ignore:\n${RULE}`);
