@@ -2,6 +2,7 @@
 // live values differ from the configuration (or that are missing), live resources the configuration
 // does not declare, and the differences ignore rules leave alone. Pure; the plan is the one verdict.
 import type { FieldChange, IgnoredDifference, Plan, ResourceAddress, ResourceKind } from '../model/resources.js';
+import { surfaceDiffers, type ToolSurfaceReport } from './tool-surface.js';
 
 export interface DriftedResource {
   address: ResourceAddress;
@@ -25,6 +26,8 @@ export interface DriftReport {
   unmanaged: UnmanagedResource[];
   ignored: IgnoredDifference[];
   warnings: string[];
+  /** `--check-tools`: the live tool surfaces compared with agentform.lock.yaml. */
+  toolSurface?: ToolSurfaceReport;
 }
 
 /** Fields that are differences of values: not write-only resends, not resets of fields left to the server. */
@@ -32,11 +35,21 @@ function differingFields(fields: readonly FieldChange[]): FieldChange[] {
   return fields.filter((field) => !field.writeOnly && !field.resetToDefault);
 }
 
-/**
- * The drift of an environment from its plan. `ownKey`: the API key this run authenticates with,
- * left out (a CI job's own key is never declared, and would otherwise be drift every night).
- */
-export function driftOf(plan: Plan, ownKey?: ResourceAddress): DriftReport {
+export interface DriftOptions {
+  /** The API key this run authenticates with: never reported (a CI job's own key is rarely declared). */
+  ownKey?: ResourceAddress;
+  /**
+   * Whether undeclared API keys are unmanaged drift: only when the environment manages its keys
+   * (`pruneApiKeys: true`), as with prune. Otherwise the CI's own keys, made by hand, would be
+   * drift every night.
+   */
+  countUndeclaredKeys?: boolean;
+  toolSurface?: ToolSurfaceReport;
+}
+
+/** The drift of an environment from its plan. */
+export function driftOf(plan: Plan, options: DriftOptions = {}): DriftReport {
+  const { ownKey, countUndeclaredKeys = false, toolSurface } = options;
   const changed: DriftedResource[] = [];
   const unmanaged: UnmanagedResource[] = [];
   for (const change of plan.changes) {
@@ -46,7 +59,8 @@ export function driftOf(plan: Plan, ownKey?: ResourceAddress): DriftReport {
       // A rotation marker or a token file alone writes too, but nothing changed outside.
       const fields = differingFields(change.fields);
       if (fields.length > 0) changed.push({ address: change.address, kind: change.kind, state: 'changed', fields });
-    } else if ((change.action === 'unmanaged' || change.action === 'delete') && change.address !== ownKey) {
+    } else if (change.action === 'unmanaged' || change.action === 'delete') {
+      if (change.address === ownKey || (change.kind === 'apiKey' && change.action === 'unmanaged' && !countUndeclaredKeys)) continue;
       unmanaged.push({
         address: change.address,
         kind: change.kind,
@@ -55,10 +69,10 @@ export function driftOf(plan: Plan, ownKey?: ResourceAddress): DriftReport {
       });
     }
   }
-  return { environment: plan.environment, changed, unmanaged, ignored: plan.ignored ?? [], warnings: plan.warnings };
+  return { environment: plan.environment, changed, unmanaged, ignored: plan.ignored ?? [], warnings: plan.warnings, ...(toolSurface ? { toolSurface } : {}) };
 }
 
-/** Whether anything drifted; ignored differences never count. */
-export function hasDrift(report: Pick<DriftReport, 'changed' | 'unmanaged'>): boolean {
-  return report.changed.length > 0 || report.unmanaged.length > 0;
+/** Whether anything drifted (a tool surface that differs from the lock too); ignored differences never count. */
+export function hasDrift(report: Pick<DriftReport, 'changed' | 'unmanaged' | 'toolSurface'>): boolean {
+  return report.changed.length > 0 || report.unmanaged.length > 0 || (report.toolSurface !== undefined && surfaceDiffers(report.toolSurface));
 }

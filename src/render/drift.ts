@@ -5,6 +5,7 @@ import { IGNORED_HEADING, ignoredLines, ignoredTextBlock } from './ignored.js';
 import { fenced } from './markdown.js';
 import { PLAIN, type Palette } from './palette.js';
 import { fieldLines } from './text.js';
+import { renderToolSurfaceReport, toolSurfaceJson } from './tool-surface.js';
 import { code } from './values.js';
 import { visible } from './visible.js';
 
@@ -42,6 +43,7 @@ export function renderDriftText(report: DriftReport, palette: Palette = PLAIN): 
     out.push('');
   }
   out.push(...ignoredTextBlock(report.ignored));
+  if (report.toolSurface) out.push(renderToolSurfaceReport(report.toolSurface, palette), '');
   for (const warning of report.warnings) out.push(palette.warn(`Warning: ${visible(warning)}`));
   if (report.warnings.length > 0) out.push('');
   out.push(palette.bold(driftSummaryLine(report)));
@@ -69,6 +71,7 @@ export function renderDriftMarkdown(report: DriftReport, target?: string): strin
   if (report.unmanaged.length > 0)
     out.push(`Unmanaged (live, not in the configuration): ${report.unmanaged.map((resource) => code(resource.address)).join(', ')}`, '');
   if (report.ignored.length > 0) out.push(IGNORED_HEADING, '', fenced(ignoredLines(report.ignored).join('\n')), '');
+  if (report.toolSurface) out.push('Tool surface:', '', fenced(renderToolSurfaceReport(report.toolSurface)), '');
   for (const warning of report.warnings) out.push(`> ⚠️ ${visible(warning).replace(/</g, '&lt;')}`);
   if (report.warnings.length > 0) out.push('');
   out.push(`**${driftSummaryLine(report)}**`);
@@ -86,6 +89,7 @@ export function driftToJson(report: DriftReport, target?: string): Record<string
     unmanaged: report.unmanaged,
     ignored: report.ignored,
     warnings: report.warnings,
+    ...(report.toolSurface ? { toolSurface: toolSurfaceJson(report.toolSurface) } : {}),
   };
 }
 

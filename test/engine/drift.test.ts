@@ -2,6 +2,7 @@
 // (ignored differences, write-only resends, resets to server defaults, the run's own key).
 import { describe, expect, it } from 'vitest';
 import { driftOf, hasDrift } from '../../src/engine/drift.js';
+import type { ToolSurfaceReport } from '../../src/engine/tool-surface.js';
 import type { Plan, ResourceChange } from '../../src/model/resources.js';
 
 const change = (address: ResourceChange['address'], action: ResourceChange['action'], fields: ResourceChange['fields'] = []): ResourceChange => ({
@@ -34,11 +35,27 @@ describe('driftOf', () => {
     ['a reset alone', [change('agent/a', 'update', [{ path: 'x', before: 1, after: null, resetToDefault: true }])], { changed: [], unmanaged: [] }],
     ['an unmanaged resource', [change('agent/b', 'unmanaged')], { changed: [], unmanaged: ['agent/b'] }],
     ['the run’s own key', [change('apiKey/ci', 'unmanaged')], { changed: [], unmanaged: [] }],
+    ['another undeclared key, keys counted', [change('apiKey/other', 'unmanaged')], { changed: [], unmanaged: ['apiKey/other'] }],
+    ['a second live key of a declared one (revoked by apply)', [change('apiKey/ci#2', 'delete')], { changed: [], unmanaged: ['apiKey/ci#2'] }],
   ])('%s', (_name, changes, expected) => {
-    const report = driftOf(plan(changes), 'apiKey/ci');
+    const report = driftOf(plan(changes), { ownKey: 'apiKey/ci', countUndeclaredKeys: true });
     expect(report.changed.map((item) => `${item.address} ${item.state}`)).toEqual(expected.changed);
     expect(report.unmanaged.map((item) => item.address)).toEqual(expected.unmanaged);
     expect(hasDrift(report)).toBe(expected.changed.length + expected.unmanaged.length > 0);
+  });
+
+  it.each<[string, ToolSurfaceReport, boolean]>([
+    ['a surface that differs from the lock', { checked: true, connections: [{ connection: 'crm', status: 'differs' }] }, true],
+    ['surfaces that match', { checked: true, connections: [{ connection: 'crm', status: 'same' }] }, false],
+    ['surfaces not checked (a read-only key)', { checked: false, reason: 'read-only key' }, false],
+  ])('--check-tools: %s is drift: %s', (_name, toolSurface, expected) => {
+    expect(hasDrift(driftOf(plan([change('agent/a', 'no-op')]), { toolSurface }))).toBe(expected);
+  });
+
+  it('leaves undeclared API keys out unless the environment manages its keys (pruneApiKeys)', () => {
+    const keys = plan([change('apiKey/ci-control', 'unmanaged'), change('agent/stray', 'unmanaged')]);
+    expect(driftOf(keys).unmanaged.map((item) => item.address)).toEqual(['agent/stray']);
+    expect(driftOf(keys, { countUndeclaredKeys: true }).unmanaged.map((item) => item.address)).toEqual(['apiKey/ci-control', 'agent/stray']);
   });
 
   it('lists ignored differences, which never count as drift', () => {

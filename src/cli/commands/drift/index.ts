@@ -14,6 +14,7 @@ export function register(program: Command, outcome: CommandOutcome = { exitCode:
     .option('--all-envs', 'check every environment in turn')
     .option('--json', 'print the drift as JSON (docs/drift.md)')
     .option('--markdown', 'print a Markdown report (CI job summaries, issues)')
+    .option('--check-tools', "compare each connection's live tools with agentform.lock.yaml too (needs the control scope; a read-only key: not checked)")
     .action(async (dirArgument: string | undefined, options: DriftCommandOptions, command: Command) => {
       const dir = projectDirFrom(dirArgument, options.dir);
       const { runDrift } = await import('./run.js');

@@ -6,4 +6,5 @@ export interface DriftCommandOptions {
   allEnvs?: boolean;
   json?: boolean;
   markdown?: boolean;
+  checkTools?: boolean;
 }

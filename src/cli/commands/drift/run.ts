@@ -5,6 +5,7 @@ import { loadProject } from '../../../config/index.js';
 import { type DriftReport, driftOf, hasDrift } from '../../../engine/drift.js';
 import { UserError } from '../../../errors.js';
 import { planSession } from '../../../pipeline/plan.js';
+import { planToolSurfaceReport, toolSurfaceExitCode } from '../../../pipeline/tool-lock.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import { renderDriftAllJson, renderDriftJson, renderDriftMarkdown, renderDriftText } from '../../../render/drift.js';
 import { paletteFor } from '../../../render/palette.js';
@@ -16,11 +17,22 @@ export const NO_DRIFT = 0;
 export const DRIFT = 2;
 
 /** One environment's drift: its plan, computed as plan computes it, but never with prune. */
-async function driftOfEnvironment(dir: string, environment: string | undefined, globals: GlobalOptions): Promise<{ report: DriftReport; target: string }> {
+async function driftOfEnvironment(
+  dir: string,
+  environment: string | undefined,
+  checkTools: boolean,
+  globals: GlobalOptions,
+): Promise<{ report: DriftReport; target: string }> {
   const session = await openSession({ dir, ...(environment !== undefined ? { environment } : {}), readAhead: true }, runContext(globals));
   try {
     const run = await planSession(session, { prune: false });
-    return { report: driftOf(run.plan, run.credentialKey), target: session.targetLabel };
+    const toolSurface = checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
+    const report = driftOf(run.plan, {
+      ...(run.credentialKey ? { ownKey: run.credentialKey } : {}),
+      countUndeclaredKeys: run.desired.target.pruneApiKeys === true,
+      ...(toolSurface ? { toolSurface } : {}),
+    });
+    return { report, target: session.targetLabel };
   } finally {
     await session.close();
   }
@@ -28,10 +40,16 @@ async function driftOfEnvironment(dir: string, environment: string | undefined, 
 
 export async function runDrift(dir: string, options: DriftCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.allEnvs) return runDriftAllEnvironments(resolve(dir), options, globals);
-  const { report, target } = await driftOfEnvironment(resolve(dir), options.env, globals);
+  const { report, target } = await driftOfEnvironment(resolve(dir), options.env, options.checkTools === true, globals);
   if (options.json) process.stdout.write(`${renderDriftJson(report, target)}\n`);
   else if (options.markdown) process.stdout.write(`${renderDriftMarkdown(report, target)}\n`);
   else process.stdout.write(`${renderDriftText(report, paletteFor(useColor(globals)))}\n`);
+  return exitCodeOf(report);
+}
+
+/** 2 for drift, 0 for none; 1 when a connection's tools could not be read (nothing can be said). */
+function exitCodeOf(report: DriftReport): number {
+  if (report.toolSurface && toolSurfaceExitCode(report.toolSurface, true) === 1) return 1;
   return hasDrift(report) ? DRIFT : NO_DRIFT;
 }
 
@@ -41,7 +59,7 @@ async function runDriftAllEnvironments(dir: string, options: DriftCommandOptions
   const outcomes: Array<{ environment: string; report?: DriftReport; target?: string; error?: string }> = [];
   for (const environment of Object.keys(project.environments)) {
     try {
-      const { report, target } = await driftOfEnvironment(dir, environment, globals);
+      const { report, target } = await driftOfEnvironment(dir, environment, options.checkTools === true, globals);
       outcomes.push({ environment, report, target });
       if (options.markdown) process.stdout.write(`${renderDriftMarkdown(report, target)}\n\n`);
       else if (!options.json) process.stdout.write(`== ${environment} (${target}) ==\n${renderDriftText(report, paletteFor(useColor(globals)))}\n\n`);
@@ -55,5 +73,6 @@ async function runDriftAllEnvironments(dir: string, options: DriftCommandOptions
   if (options.json) process.stdout.write(`${renderDriftAllJson(outcomes)}\n`);
   const failed = outcomes.filter((outcome) => outcome.error !== undefined);
   if (failed.length > 0) throw new UserError(`could not check ${failed.map((outcome) => outcome.environment).join(', ')} for drift`);
-  return outcomes.some((outcome) => outcome.report && hasDrift(outcome.report)) ? DRIFT : NO_DRIFT;
+  const codes = outcomes.map((outcome) => (outcome.report ? exitCodeOf(outcome.report) : NO_DRIFT));
+  return codes.includes(1) ? 1 : codes.includes(DRIFT) ? DRIFT : NO_DRIFT;
 }
