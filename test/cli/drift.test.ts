@@ -4,25 +4,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane } from '../../src/server/embedded.js';
 import { calledRpcs, copyExample, READ_RPC, runCli } from '../helpers/cli.js';
+import { withLocalApi } from '../helpers/local-api.js';
 
 const env = { OPENAI_API_KEY: 'sk-drift-test', QUICKSTART_SECRET: 'drift-secret' };
 const HOT_EDIT = 'Answer in French. (hot edit by the PM)';
 const RULE = '  - resource: agent/researcher\n    field: system\n    reason: the PM tunes this prompt by hand\n';
-
-/** Runs `use` with a client of the project's local control plane (no CLI may run meanwhile). */
-async function withLocalApi<T>(dir: string, use: (client: ControlApiClient) => Promise<T>): Promise<T> {
-  const local = await startLocalControlPlane({ dataDir: join(dir, '.agentform', 'local'), environments: ['dev'] });
-  const client = new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.dev as string } });
-  try {
-    return await use(client);
-  } finally {
-    await client.close();
-    await local.close();
-  }
-}
 
 /** The quickstart, applied, with the researcher's prompt then edited directly through the API. */
 async function hotEdited(): Promise<string> {
