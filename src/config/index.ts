@@ -16,6 +16,7 @@ import type { DesiredResource, DesiredState, EnvironmentTarget } from '../model/
 import { buildEnvironment, type DanglingReference, environmentTarget, type TokenFileUse } from './build.js';
 import { type Problem, ProblemList } from './problems.js';
 import { pickEnvironment } from './environment-select.js';
+import { checkIgnoreRules } from './ignore-rules.js';
 import { checkProject } from './project-checks.js';
 import { checkOwnership } from './ownership.js';
 import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
@@ -25,6 +26,7 @@ import { didYouMean } from './suggest.js';
 export type { Problem } from './problems.js';
 export type { Project, ProjectEnvironment, ProjectRoot, ReadHooks, ResourceDocument } from './project.js';
 export { environmentsOf } from './project-checks.js';
+export { ignoreRulesOf } from './ignore-rules.js';
 export { pickEnvironment } from './environment-select.js';
 
 export interface ValidateOptions {
@@ -37,6 +39,8 @@ export interface ValidateOptions {
    * the policy rules' errors), so that nothing is parsed or built twice.
    */
   judge?: (project: Project, environment: string, state: DesiredState) => Problem[];
+  /** Today as YYYY-MM-DD, for the `until` of ignore rules; default: the UTC date of this machine. */
+  today?: string;
 }
 
 /**
@@ -60,12 +64,14 @@ async function check(
   only?: string,
   hooks: LoadOptions = {},
   checkedStates?: Map<string, DesiredState>,
+  today?: string,
 ): Promise<{ project?: Project; problems: ProblemList }> {
   const problems = new ProblemList();
   const project = await readProject(resolve(dir), problems, hooks);
   if (!project) return { problems };
   checkProject(project, problems);
   checkOwnership(project, problems);
+  checkIgnoreRules(project, problems, today);
   const names = Object.keys(project.environments);
   if (only !== undefined && !project.environments[only]) {
     problems.error(`unknown environment "${only}"${didYouMean(only, names)} (agentform.yaml declares ${names.join(', ') || 'none'})`, {
@@ -220,7 +226,7 @@ export async function loadProject(dir: string, hooks: LoadOptions = {}): Promise
 export async function validateProject(dir: string, opts: ValidateOptions = {}): Promise<Problem[]> {
   try {
     const states = opts.judge ? new Map<string, DesiredState>() : undefined;
-    const { project, problems } = await check(dir, opts.env ?? process.env, true, opts.environment, {}, states);
+    const { project, problems } = await check(dir, opts.env ?? process.env, true, opts.environment, {}, states, opts.today);
     const sorted = problems.sorted();
     if (!project || !opts.judge || sorted.some((problem) => problem.severity === 'error')) return sorted;
     for (const [environment, state] of states ?? []) sorted.push(...opts.judge(project, environment, state));

@@ -193,6 +193,22 @@ export interface Plan {
   warnings: string[];
   /** What the plan leaves out on purpose (--exclude, owns:, forget:); absent when nothing is. */
   scope?: PlanScope;
+  /** Differences an `ignore:` rule leaves alone (engine/ignore.ts); absent when there are none. */
+  ignored?: IgnoredDifference[];
+}
+
+/** A live value that differs from the configuration under an `ignore:` rule: not a change, kept by apply. */
+export interface IgnoredDifference {
+  address: ResourceAddress;
+  /** JSON path of the field, as in FieldChange. */
+  path: string;
+  /** The live value (kept). */
+  before?: JsonValue;
+  /** The configured value (not written). */
+  after?: JsonValue;
+  /** The rule, as written: `agent/* system`. */
+  rule: string;
+  reason: string;
 }
 
 /** How many changes a plan makes (unmanaged resources are not changes). */

@@ -2,6 +2,8 @@
 // declarative promotions, match token files to live keys, and compute the plan. Each stage is a
 // layer of its own; this module only sequences them.
 import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
+import { ignoreRulesOf } from '../config/index.js';
+import { keepIgnored } from '../engine/ignore.js';
 import { computePlan } from '../engine/plan.js';
 import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
 import { ownershipRulesOf } from '../config/ownership.js';
@@ -59,13 +61,21 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   }
   // Which live key each token file belongs to decides no-op or replace, and which duplicate stays.
   const tokenFiles = await readTokenFiles(promoted.desired);
-  const { desired, actual } = reconcileKeyTokenFiles(promoted.desired, unreconciled, {
+  const reconciled = reconcileKeyTokenFiles(promoted.desired, unreconciled, {
     files: new Map([...tokenFiles].map(([name, file]) => [name, file.content])),
     ...(session.token ? { ownToken: session.token } : {}),
   });
+  // Ignored fields take their live values here, before the plan: every write path plans through
+  // this function, so none of them ever reverts one (the one verdict of plan, apply and saved plans).
+  const { actual } = reconciled;
+  const kept = keepIgnored(reconciled.desired, actual, ignoreRulesOf(session.project.root));
+  const { desired } = kept;
   const rules = ownershipRulesOf(session.project, session.desired.target.name);
   const scoped = scopeStates(desired, actual, { ...rules, excludes: inputs.excludes ?? [] });
   refuseTargetsOutOfScope(inputs.targets ?? [], scoped.scope, actual);
+  // What the plan sets aside (forgotten, excluded) has no ignored differences to list either.
+  const setAside = new Set(scoped.scope?.setAside.map((resource) => resource.address));
+  const ignored = kept.ignored.filter((difference) => !setAside.has(difference.address));
   const plan = computePlan(scoped.desired, scoped.actual, {
     prune: inputs.prune ?? session.desired.target.prune,
     pruneApiKeys: session.desired.target.pruneApiKeys === true,
@@ -88,6 +98,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     (undeclared) => `declare ${undeclared} for ${session.desired.target.name}, or promote a source version that does not use it`,
   );
   plan.warnings.push(...promoted.warnings);
+  if (ignored.length > 0) plan.ignored = ignored;
   // Reconciling token files may have renamed the live key (a duplicate given its declared name).
   const credentialKey = ownKey && actual.resources.find((resource) => resource.id === ownKey.id);
   const credentialAddress = credentialKey && addressOf(credentialKey.kind, credentialKey.name);

@@ -7,7 +7,8 @@ import { UserError } from '../errors.js';
 import type { AgentVersionWithSlug, PromotedFrom } from '../model/api.js';
 import type { DesiredState, JsonObject, Plan } from '../model/resources.js';
 import type { Project } from '../config/index.js';
-import { agentPlan, hasChanges } from './agent-plan.js';
+import type { IgnoreRule } from '../engine/ignore.js';
+import { agentPlan, hasChanges, keepIgnoredOfAgent } from './agent-plan.js';
 import type { JudgedDefinition } from './judged-definition.js';
 import { type KeptField, withoutNullFields } from './merge.js';
 import { promotionOutcome, samePromotedFrom, type PromotionOutcome } from './provenance.js';
@@ -34,6 +35,8 @@ export interface PromoteRequest {
   from: string;
   to: string;
   withSubagents: boolean;
+  /** The project's ignore rules: fields the target keeps whatever the source says. */
+  ignore?: readonly IgnoreRule[];
 }
 
 export interface PromotionStep {
@@ -102,8 +105,8 @@ export async function planPromotion(request: PromoteRequest, sources: SourceRead
         throw missingSubagent(slug, source.version, need.agent, need.version, present);
       }
     }
-    const definition = withSubagentVersions(merged.definition, pinnedVersions);
     const latest = await target.latest(slug);
+    const { definition, ignored } = keepIgnoredOfAgent(slug, withSubagentVersions(merged.definition, pinnedVersions), latest, request.ignore ?? []);
     // The plan shows predicted versions for subagents promoted in this run.
     const predicted = new Map([...pinnedToStep].map(([index, name]) => [index, (steps.get(name)?.latest?.version ?? 0) + 1]));
     const plan = agentPlan({
@@ -112,6 +115,7 @@ export async function planPromotion(request: PromoteRequest, sources: SourceRead
       definition: withSubagentVersions(definition, predicted),
       latest,
       promotion: { fromEnvironment: from, version: source.version },
+      ignored,
     });
     const step: PromotionStep = {
       slug,

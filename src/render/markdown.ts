@@ -6,6 +6,7 @@ import type { SafetyReview } from '../model/safety.js';
 import { renderSafetyMarkdown } from './safety.js';
 import { scopeLines } from './scope.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
+import { IGNORED_HEADING, ignoredLines } from './ignored.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { fieldLines, isWriting, keptLines, summaryLine } from './text.js';
 import { clipLines, code } from './values.js';
@@ -79,6 +80,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   if (kept.length > 0) {
     out.push('Kept, not in the configuration (apply leaves these remote values as they are):', '', fenced(kept.join('\n')), '');
   }
+  if (plan.ignored && plan.ignored.length > 0) out.push(IGNORED_HEADING, '', fenced(ignoredLines(plan.ignored).join('\n')), '');
   for (const warning of plan.warnings) out.push(`> ⚠️ ${escapeHtml(warning)}`);
   if (plan.warnings.length > 0) out.push('');
   if (options.graph && writing.length > 0) out.push(fenced(renderMermaid(graphNodesOf(plan, { onlyChanges: true })), 'mermaid'), '');

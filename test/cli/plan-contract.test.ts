@@ -4,24 +4,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
 import type { JsonObject } from '../../src/model/resources.js';
-import { startLocalControlPlane } from '../../src/server/embedded.js';
 import { copyExample, runCli } from '../helpers/cli.js';
+import { withLocalApi } from '../helpers/local-api.js';
 
 const env = { OPENAI_API_KEY: 'sk-test-value', QUICKSTART_SECRET: 'secret-test-value' };
-
-/** Runs `use` against the project's local control plane while no CLI has it open. */
-async function withApi<T>(dir: string, use: (client: ControlApiClient) => Promise<T>): Promise<T> {
-  const local = await startLocalControlPlane({ dataDir: join(dir, '.agentform', 'local'), environments: ['dev'] });
-  const client = new ControlApiClient({ baseUrl: local.url, credential: { kind: 'key', token: local.tokens.dev as string } });
-  try {
-    return await use(client);
-  } finally {
-    await client.close();
-    await local.close();
-  }
-}
 
 async function edit(file: string, from: string, to: string): Promise<void> {
   const text = await readFile(file, 'utf8');
@@ -38,7 +25,7 @@ describe('the plan shows everything apply will change (local control plane)', ()
   });
 
   it('keeps an out-of-band byTool entry, sandbox and identity, and shows them without counting them as changes', async () => {
-    await withApi(dir, async (client) => {
+    await withLocalApi(dir, async (client) => {
       const current = await client.call('agents.get', { slug: 'researcher' });
       const definition = current.definition as unknown as JsonObject & { policies: JsonObject };
       await client.call('agents.upsert', {
@@ -81,7 +68,7 @@ describe('the plan shows everything apply will change (local control plane)', ()
     expect(researcher?.fields.map((field) => field.path)).toEqual(['limits.maxTurns']);
     const apply = await runCli(['apply', dir, '--auto-approve'], { env });
     expect(apply.code, apply.stderr).toBe(0);
-    const after = await withApi(dir, (client) => client.call('agents.get', { slug: 'researcher' }));
+    const after = await withLocalApi(dir, (client) => client.call('agents.get', { slug: 'researcher' }));
     expect(after.definition.policies?.toolCalls?.byTool).toEqual({ shell: 'allow' });
     expect(after.definition.sandbox).toMatchObject({ scope: 'session', tools: { preset: 'full' } });
     expect(after.definition.identity).toMatchObject({ required: true, scopesAllowed: ['user'] });
@@ -111,7 +98,7 @@ describe('the plan shows everything apply will change (local control plane)', ()
     expect(removal.code, removal.stdout).toBe(2);
     expect(removal.stdout).toContain('~ sandbox.tools.deny: ["rm"] → []');
     expect((await runCli(['apply', dir, '--auto-approve'], { env })).code).toBe(0);
-    const after = await withApi(dir, (client) => client.call('agents.get', { slug: 'support' }));
+    const after = await withLocalApi(dir, (client) => client.call('agents.get', { slug: 'support' }));
     expect(after.definition.sandbox?.tools?.deny ?? []).toEqual([]);
   });
 
@@ -131,7 +118,7 @@ describe('the plan shows everything apply will change (local control plane)', ()
     expect(reset.stdout).toContain('~ name: "Dev" → "Development"');
     expect(reset.stdout).toContain('~ spend.dailyUsd: 5 → (server default)');
     expect((await runCli(['apply', dir, '--auto-approve'], { env })).code).toBe(0);
-    const after = await withApi(dir, (client) => client.call('environments.get', { slug: 'dev' }));
+    const after = await withLocalApi(dir, (client) => client.call('environments.get', { slug: 'dev' }));
     // Reset to the server's default (none on the default profile; another profile may have one).
     expect(after.spend?.dailyUsd).not.toBe(5);
     expect(after.spend?.tokensPerMonth).toBe(1000);

@@ -251,7 +251,7 @@ describe('the GitHub Actions recipes', () => {
     const drifted = await runStep(step.run!, { ...stepEnv(step, 'staging'), AGENTFORM_URL_STAGING: 'local' });
     expect(drifted.code).toBe(2);
     // The tool surface is part of the nightly check (checked with a control key, as the local plane's).
-    expect(step.run).toContain('--check-tools');
+    expect(step.run).toMatch(/^agentform drift -e "\$ENVIRONMENT" --check-tools$/);
     expect(clean.stdout).toContain('Tool surface:');
   });
 });
@@ -406,7 +406,7 @@ describe('the GitLab CI recipe', () => {
     expect(config['.apply']!.script!.join('\n')).toMatch(/agentform apply "plan-\$ENVIRONMENT\.json"/);
     expect(JSON.stringify(config['apply-staging']!.before_script)).not.toContain('export AGENTFORM_TOKEN_PRODUCTION');
     expect(config.drift!.rules![0]!.if).toContain('schedule');
-    expect(config.drift!.script!.join('\n')).toMatch(/agentform plan -e "\$ENVIRONMENT" --detailed-exitcode --check-tools/);
+    expect(config.drift!.script!.join('\n')).toMatch(/agentform drift -e "\$ENVIRONMENT" --check-tools/);
   });
 
   it('updates one merge-request note per environment, found by its marker', () => {

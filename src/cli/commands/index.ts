@@ -29,6 +29,7 @@ import { register as lock } from './lock/index.js';
 import { register as check } from './check/index.js';
 import { register as mcp } from './mcp/index.js';
 import { registerComplete, registerCompletion } from './completion/index.js';
+import { register as drift } from './drift/index.js';
 
 type Register = (program: Command, outcome: CommandOutcome) => void;
 
@@ -37,6 +38,7 @@ export const COMMANDS: Readonly<Record<string, Register>> = {
   init,
   plan,
   apply,
+  drift,
   graph,
   validate,
   check,

@@ -3,7 +3,7 @@
 // first with --with-subagents) are planned and shown before the single confirmation.
 import { resolve } from 'node:path';
 import { agentWriter } from '../../../apply/agent-writer.js';
-import { desiredStateFor, loadProject, pickEnvironment } from '../../../config/index.js';
+import { desiredStateFor, ignoreRulesOf, loadProject, pickEnvironment } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
 import { connect, runContext } from '../../../pipeline/session.js';
 import { SourceSessions } from '../../../pipeline/sources.js';
@@ -34,7 +34,16 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
   const color = useColor(globals);
   try {
     const ordered = await planPromotion(
-      { project, desired, agent, ...(version !== undefined ? { version } : {}), from, to, withSubagents: options.withSubagents === true },
+      {
+        project,
+        desired,
+        agent,
+        ...(version !== undefined ? { version } : {}),
+        from,
+        to,
+        withSubagents: options.withSubagents === true,
+        ignore: ignoreRulesOf(project.root),
+      },
       sources,
       { latest: (slug) => latestAgentVersion(target.client, slug) },
     );

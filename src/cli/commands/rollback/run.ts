@@ -2,10 +2,10 @@
 // touched, so the configuration now disagrees with the live state: said on stderr. A rollback is a
 // change like any other: the environment's rules, lock and capability diff judge what it writes.
 import { resolve } from 'node:path';
-import { loadProject } from '../../../config/index.js';
+import { ignoreRulesOf, loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
 import { agentWriter } from '../../../apply/agent-writer.js';
-import { agentPlan, hasChanges } from '../../../promotion/agent-plan.js';
+import { agentPlan, hasChanges, keepIgnoredOfAgent } from '../../../promotion/agent-plan.js';
 import { renderPlanText } from '../../../render/text.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
@@ -35,9 +35,9 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
     if (!latest) throw new UserError(`environment ${environment} has no agent ${agent}`);
     if (version > latest.version) throw new UserError(`${agent} in ${environment} has versions 1 to ${latest.version}, not ${version}`);
     const wanted = withKnownDefinition(await session.client.call('agents.get', { slug: agent, version }));
-    const definition = jsonOf(wanted.version.definition);
+    const { definition, ignored } = keepIgnoredOfAgent(agent, jsonOf(wanted.version.definition), latest, ignoreRulesOf(project.root));
     const target = { ...desired.target };
-    const plan = agentPlan({ target, slug: agent, definition, latest, reason: `rollback to v${version}` });
+    const plan = agentPlan({ target, slug: agent, definition, latest, reason: `rollback to v${version}`, ignored });
     const color = useColor(globals);
     process.stdout.write(`${renderPlanText(plan, { color })}\n`);
     if (!hasChanges(plan)) {

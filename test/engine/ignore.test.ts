@@ -1,0 +1,163 @@
+// ignore rules, pure: which addresses and fields a rule names, when it has expired, what it keeps.
+import { describe, expect, it } from 'vitest';
+import {
+  addressMatches,
+  expiredRules,
+  fieldCovers,
+  fieldSegments,
+  type IgnoreRule,
+  keepIgnored,
+  keepIgnoredFields,
+  unmatchedRules,
+} from '../../src/engine/ignore.js';
+import { computePlan } from '../../src/engine/plan.js';
+import type { ActualState, DesiredState, JsonObject } from '../../src/model/resources.js';
+
+const rule = (resource: string, field: string, until?: string): IgnoreRule => ({ resource, field, reason: 'hot edits by the PM', ...(until ? { until } : {}) });
+
+describe('addressMatches', () => {
+  it.each([
+    ['agent/support', 'agent/support', true],
+    ['agent/support', 'agent/support-2', false],
+    ['agent/*', 'agent/support', true],
+    ['agent/*', 'provider/openai', false],
+    ['*/support', 'agent/support', true],
+    ['agent/sup*', 'agent/support', true],
+    ['agent/su?port', 'agent/support', true],
+    ['agent/su?port', 'agent/suport', false],
+    ['*', 'agent/support', false],
+    ['grant/github:*', 'grant/github:user:alice', true],
+    ['agent/a.b', 'agent/aXb', false],
+  ])('%s names %s: %s', (pattern, address, expected) => {
+    expect(addressMatches(pattern, address)).toBe(expected);
+  });
+});
+
+describe('fieldCovers', () => {
+  it.each([
+    ['system', 'system', true],
+    ['system', 'systemPrompt', false],
+    ['model', 'model.temperature', true],
+    ['model.temperature', 'model.temperature', true],
+    ['model.temperature', 'model.model', false],
+    ['tools', 'tools[2].name', true],
+    ['tools[2]', 'tools[2].name', true],
+    ['tools[2]', 'tools[20].name', false],
+  ])('%s covers %s: %s', (field, path, expected) => {
+    expect(fieldCovers(field, path)).toBe(expected);
+  });
+
+  it('splits paths into keys and indices', () => {
+    expect(fieldSegments('tools[2].name')).toEqual(['tools', 2, 'name']);
+    expect(fieldSegments('model.temperature')).toEqual(['model', 'temperature']);
+  });
+});
+
+describe('expiredRules', () => {
+  it.each([
+    [undefined, '2026-11-28', false],
+    ['2026-11-28', '2026-11-28', false],
+    ['2026-11-27', '2026-11-28', true],
+    ['2027-01-01', '2026-11-28', false],
+    ['2025-12-31', '2026-01-01', true],
+  ])('until %s, today %s: expired %s', (until, today, expected) => {
+    expect(expiredRules([rule('agent/support', 'system', until)], today).length > 0).toBe(expected);
+  });
+});
+
+describe('keepIgnoredFields', () => {
+  const live: JsonObject = { system: 'Hot-edited.', model: { model: 'gpt-4o', temperature: 0.9 } };
+  const spec: JsonObject = { system: 'As written.', model: { model: 'gpt-4o-mini', temperature: 0.2 } };
+
+  it.each<[string, IgnoreRule[], JsonObject, string[]]>([
+    ['no rule', [], spec, []],
+    ['another resource', [rule('agent/other', 'system')], spec, []],
+    ['one field', [rule('agent/support', 'system')], { ...spec, system: 'Hot-edited.' }, ['system']],
+    ['a nested field', [rule('agent/*', 'model.temperature')], { ...spec, model: { model: 'gpt-4o-mini', temperature: 0.9 } }, ['model.temperature']],
+    ['a whole object', [rule('agent/support', 'model')], { ...spec, model: live.model! }, ['model.model', 'model.temperature']],
+    [
+      'two rules, one field each',
+      [rule('agent/support', 'system'), rule('agent/support', 'model.model')],
+      { ...spec, system: 'Hot-edited.', model: { model: 'gpt-4o', temperature: 0.2 } },
+      ['system', 'model.model'],
+    ],
+  ])('%s', (_name, rules, expectedSpec, expectedPaths) => {
+    const kept = keepIgnoredFields('agent/support', 'agent', spec, live, rules);
+    expect(kept.spec).toEqual(expectedSpec);
+    expect(kept.ignored.map((item) => item.path)).toEqual(expectedPaths);
+  });
+
+  it('names the live value, the configured one, the rule and its reason', () => {
+    const kept = keepIgnoredFields('agent/support', 'agent', spec, live, [rule('agent/*', 'system')]);
+    expect(kept.ignored).toEqual([
+      { address: 'agent/support', path: 'system', before: 'Hot-edited.', after: 'As written.', rule: 'agent/* system', reason: 'hot edits by the PM' },
+    ]);
+  });
+
+  it('does not touch the spec it was given', () => {
+    const before = JSON.stringify(spec);
+    keepIgnoredFields('agent/support', 'agent', spec, live, [rule('agent/support', 'model.temperature')]);
+    expect(JSON.stringify(spec)).toBe(before);
+  });
+
+  it('leaves out a field the live resource does not have', () => {
+    const kept = keepIgnoredFields('agent/support', 'agent', { system: 'x', description: 'new' }, { system: 'x' }, [rule('agent/support', 'description')]);
+    expect(kept.spec).toEqual({ system: 'x' });
+    expect(kept.ignored).toEqual([expect.objectContaining({ path: 'description', after: 'new' })]);
+  });
+});
+
+describe('keepIgnored and the plan', () => {
+  const desired: DesiredState = {
+    projectDir: '.',
+    target: { name: 'dev', slug: 'dev', url: 'local', prune: false },
+    resources: [
+      { kind: 'agent', name: 'support', spec: { system: 'As written.', limits: { maxTurns: 5 } }, writeOnly: {}, references: [] },
+      { kind: 'agent', name: 'fresh', spec: { system: 'New.' }, writeOnly: {}, references: [] },
+    ],
+  };
+  const actual: ActualState = {
+    environmentSlug: 'dev',
+    missingOperations: [],
+    resources: [{ kind: 'agent', name: 'support', id: 'a1', spec: { system: 'Hot-edited.', limits: { maxTurns: 5 } }, remote: {}, fingerprint: 'f' }],
+  };
+
+  it('an only-ignored difference plans no change; a resource to create keeps its configured value', () => {
+    const kept = keepIgnored(desired, actual, [rule('agent/*', 'system')]);
+    const plan = computePlan(kept.desired, actual, { prune: false });
+    expect(plan.changes.find((change) => change.address === 'agent/support')?.action).toBe('no-op');
+    expect(kept.desired.resources.find((resource) => resource.name === 'fresh')?.spec).toEqual({ system: 'New.' });
+    expect(kept.ignored.map((item) => `${item.address} ${item.path}`)).toEqual(['agent/support system']);
+  });
+
+  it('without a rule the same difference is an update', () => {
+    const kept = keepIgnored(desired, actual, []);
+    expect(kept.desired).toBe(desired);
+    expect(computePlan(kept.desired, actual, { prune: false }).changes.find((change) => change.address === 'agent/support')?.action).toBe('update');
+  });
+
+  it('an update for another reason carries the live value of the ignored field', () => {
+    const changed: DesiredState = { ...desired, resources: [{ ...desired.resources[0]!, spec: { system: 'As written.', limits: { maxTurns: 9 } } }] };
+    const kept = keepIgnored(changed, actual, [rule('agent/support', 'system')]);
+    expect(kept.desired.resources[0]?.spec.system).toBe('Hot-edited.');
+    const plan = computePlan(kept.desired, actual, { prune: false });
+    expect(plan.changes[0]?.fields.map((field) => field.path)).toEqual(['limits.maxTurns']);
+  });
+});
+
+describe('unmatchedRules', () => {
+  const declared: Array<{ address: string; specs: JsonObject[] }> = [
+    { address: 'agent/support', specs: [{ system: 'x', model: { temperature: 0.2 } }] },
+    { address: 'agent/triage', specs: [{ system: 'y' }, { description: 'from an overlay' }] },
+  ];
+  it.each<[IgnoreRule, boolean]>([
+    [rule('agent/support', 'system'), false],
+    [rule('agent/*', 'model.temperature'), false],
+    [rule('agent/triage', 'description'), false],
+    [rule('agent/suport', 'system'), true],
+    [rule('agent/support', 'sytem'), true],
+    [rule('provider/*', 'type'), true],
+  ])('%o unmatched: %s', (item, expected) => {
+    expect(unmatchedRules([item], declared).length === 1).toBe(expected);
+  });
+});
