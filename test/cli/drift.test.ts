@@ -171,4 +171,15 @@ describe('agentform drift and ignore rules', () => {
     expect(drift.stderr).toContain('expired on 2020-01-31');
     expect(drift.stderr).not.toContain('    at ');
   });
+  // ignore: and the plan's scope together: a resource the plan sets aside (--exclude, forget:) is
+  // not planned at all, so it has no ignored difference to list either.
+  it('an ignored field of an excluded resource is neither a change nor listed as ignored', async () => {
+    const dir = await hotEdited();
+    await addToRoot(dir, `ignore:\n${RULE}`);
+    const plan = await runCli(['plan', dir, '--json', '--exclude', 'agent/researcher', '--detailed-exitcode'], { env });
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const json = JSON.parse(plan.stdout) as { ignored?: unknown[]; scope?: { setAside: Array<{ address: string; as: string }> } };
+    expect(json.ignored).toBeUndefined();
+    expect(json.scope?.setAside).toEqual([expect.objectContaining({ address: 'agent/researcher', as: 'excluded' })]);
+  });
 });
