@@ -3,9 +3,8 @@
 // computed from come out, with what was set aside and why. The API has no labels, so every rule
 // is a glob over resource addresses (`agent/team-a-*`).
 import type { SourceLocation } from '../errors.js';
-import type { ActualResource, ActualState, DesiredResource, DesiredState, Plan, ResourceAddress, ResourceKind } from '../model/resources.js';
+import type { ActualResource, ActualState, DesiredResource, DesiredState, Plan, PlanScope, ResourceAddress, ResourceKind, SetAsideResource } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
-import type { PlanScope, SetAsideResource } from '../model/scope.js';
 import { PlanError } from './errors.js';
 
 /** One entry of `protect:` or `forget:`: an address glob and, optionally, why. */

@@ -1,7 +1,6 @@
 // The shared vocabulary between configuration (desired), state (actual), engine (plan) and apply.
 // Plain data only: no functions, no classes, so that everything here can be serialised and diffed.
 import type { SourceLocation } from '../errors.js';
-import type { PlanScope } from './scope.js';
 
 /** Resource kinds in dependency order: a kind may only depend on kinds before it. */
 export const RESOURCE_KINDS = ['organization', 'environment', 'secret', 'provider', 'connection', 'grant', 'agent', 'apiKey'] as const;
@@ -195,6 +194,29 @@ export interface Plan {
   scope?: PlanScope;
   /** Differences an `ignore:` rule leaves alone (engine/ignore.ts); absent when there are none. */
   ignored?: IgnoredDifference[];
+}
+
+/**
+ * What a plan leaves out on purpose, and why: resources outside the project's `owns:` patterns,
+ * resources matching `--exclude`, and resources the project has forgotten (`forget:`). Recorded in
+ * the plan (and so in a saved plan) so that its header says what it does not touch.
+ */
+/** One resource the plan sets aside: never created, changed or deleted by it. */
+export interface SetAsideResource {
+  address: ResourceAddress;
+  /** forgotten: listed in `forget:`; excluded: matched by --exclude (or depends on what was). */
+  as: 'forgotten' | 'excluded';
+  reason: string;
+}
+
+export interface PlanScope {
+  /** The --exclude patterns the plan was made with (a saved plan applies with the same). */
+  excludes: string[];
+  /** The project's `owns:` patterns; absent: it owns the whole environment. */
+  owns?: string[];
+  /** Live resources outside `owns:`, left out of the plan (counted, never listed). */
+  notOwned: number;
+  setAside: SetAsideResource[];
 }
 
 /** A live value that differs from the configuration under an `ignore:` rule: not a change, kept by apply. */

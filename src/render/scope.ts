@@ -1,7 +1,7 @@
 // The lines a plan opens with when it leaves resources out on purpose (plan.scope): the --exclude
 // and owns: patterns, and each forgotten or excluded resource with its reason. Shared by the text
 // and Markdown renderers.
-import type { PlanScope } from '../model/scope.js';
+import type { PlanScope } from '../model/resources.js';
 import { visible } from './visible.js';
 
 /** Plain lines (no colour, no markup), empty when the plan has no scope. */

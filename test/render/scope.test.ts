@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
-import type { PlanScope } from '../../src/model/scope.js';
+import type { PlanScope } from '../../src/model/resources.js';
 import { renderPlanJson } from '../../src/render/json.js';
 import { renderPlanMarkdown } from '../../src/render/markdown.js';
 import { scopeLines } from '../../src/render/scope.js';
