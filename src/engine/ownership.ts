@@ -3,7 +3,17 @@
 // computed from come out, with what was set aside and why. The API has no labels, so every rule
 // is a glob over resource addresses (`agent/team-a-*`).
 import type { SourceLocation } from '../errors.js';
-import type { ActualResource, ActualState, DesiredResource, DesiredState, Plan, PlanScope, ResourceAddress, ResourceKind, SetAsideResource } from '../model/resources.js';
+import type {
+  ActualResource,
+  ActualState,
+  DesiredResource,
+  DesiredState,
+  Plan,
+  PlanScope,
+  ResourceAddress,
+  ResourceKind,
+  SetAsideResource,
+} from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
 import { PlanError } from './errors.js';
 
