@@ -73,7 +73,7 @@ export function checkOwnership(project: Project, problems: ProblemList): void {
   for (const document of project.documents) {
     const kind = KIND_OF_DOCUMENT[document.kind];
     const address = addressOf(kind, document.name);
-    if (!isOwned(address, kind, document.name, owns)) {
+    if (!isOwned(address, kind, owns)) {
       problems.error(
         `${address} is outside what this project owns (owns: ${(owns ?? []).join(', ')}): another project may manage it`,
         document.source.locate(['name']),

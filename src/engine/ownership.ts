@@ -58,24 +58,32 @@ export function addressGlob(pattern: string): RegExp {
   return regex;
 }
 
-/** The first pattern that matches `address`, or undefined. */
-export function firstMatch(address: string, patterns: readonly string[]): string | undefined {
-  return patterns.find((pattern) => addressGlob(pattern).test(address));
-}
-
-/** The first rule whose pattern matches `address`, or undefined. */
-export function matchingRule(address: string, rules: readonly AddressRule[]): AddressRule | undefined {
-  return rules.find((rule) => addressGlob(rule.pattern).test(address));
-}
-
 /**
- * Whether the project owns `address`. A grant is owned with its connection (its name starts with
- * the connection's), so `connection/team-a-*` owns the grants of team A's connections too.
+ * The addresses a rule may name a resource by: its own, and for a grant its connection's too. A
+ * grant belongs to its connection (its name starts with the connection's), so whatever owns,
+ * forgets, excludes or protects `connection/gh` does the same to the grants of gh.
  */
-export function isOwned(address: ResourceAddress, kind: ResourceKind, name: string, owns: readonly string[] | undefined): boolean {
-  if (owns === undefined || CONTAINER_KINDS.has(kind)) return true;
-  if (firstMatch(address, owns) !== undefined) return true;
-  return kind === 'grant' && firstMatch(addressOf('connection', name.split(':')[0] ?? name), owns) !== undefined;
+function ruleAddresses(address: string): string[] {
+  if (!address.startsWith('grant/')) return [address];
+  const name = address.slice('grant/'.length);
+  return [address, addressOf('connection', name.split(':')[0] ?? name)];
+}
+
+/** The first pattern that matches `address` (a grant: or its connection's), or undefined. */
+export function firstMatch(address: string, patterns: readonly string[]): string | undefined {
+  const names = ruleAddresses(address);
+  return patterns.find((pattern) => names.some((name) => addressGlob(pattern).test(name)));
+}
+
+/** The first rule whose pattern matches `address` (a grant: or its connection's), or undefined. */
+export function matchingRule(address: string, rules: readonly AddressRule[]): AddressRule | undefined {
+  const names = ruleAddresses(address);
+  return rules.find((rule) => names.some((name) => addressGlob(rule.pattern).test(name)));
+}
+
+/** Whether the project owns `address` (the organization and environment: always). */
+export function isOwned(address: ResourceAddress, kind: ResourceKind, owns: readonly string[] | undefined): boolean {
+  return owns === undefined || CONTAINER_KINDS.has(kind) || firstMatch(address, owns) !== undefined;
 }
 
 /** `forget: agent/legacy-* in agentform.yaml (handed over to team B)`. */
@@ -106,7 +114,7 @@ export function scopeStates(desired: DesiredState, actual: ActualState, inputs: 
   const keptActual: ActualResource[] = [];
   for (const resource of actual.resources) {
     const address = addressOf(resource.kind, resource.name);
-    if (!isOwned(address, resource.kind, resource.name, owns)) {
+    if (!isOwned(address, resource.kind, owns)) {
       notOwned++;
       continue;
     }
@@ -172,7 +180,7 @@ export function unmatchedRuleWarnings(rules: OwnershipRules, desired: DesiredSta
   for (const resource of desired.resources) addresses.add(addressOf(resource.kind, resource.name));
   for (const resource of actual.resources) {
     const address = addressOf(resource.kind, resource.name);
-    if (isOwned(address, resource.kind, resource.name, rules.owns)) addresses.add(address);
+    if (isOwned(address, resource.kind, rules.owns)) addresses.add(address);
   }
   const matchesNothing = (rule: AddressRule) => ![...addresses].some((address) => addressGlob(rule.pattern).test(address));
   return [
@@ -190,9 +198,7 @@ export function refuseTargetsOutOfScope(targets: readonly ResourceAddress[], sco
   for (const target of targets) {
     const aside = scope.setAside.find((item) => item.address === target);
     if (aside) throw new PlanError(`--target ${target} is ${aside.as} (${aside.reason}): the plan leaves it alone`);
-    const outside = live.resources.find(
-      (resource) => addressOf(resource.kind, resource.name) === target && !isOwned(target, resource.kind, resource.name, scope.owns),
-    );
+    const outside = live.resources.find((resource) => addressOf(resource.kind, resource.name) === target && !isOwned(target, resource.kind, scope.owns));
     if (outside) throw new PlanError(`--target ${target} is outside what this project owns (owns: ${(scope.owns ?? []).join(', ')})`);
   }
 }

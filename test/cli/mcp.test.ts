@@ -130,6 +130,27 @@ describe('agentform mcp', () => {
     expect((await call(client, 'apply', { planId })).isError).toBe(true);
   });
 
+  // A plan made under forget: or owns: covers less than the environment: the saved plan must hold
+  // what the plan covered, as `plan --out` saves it, or apply finds it stale.
+  it('apply of a session plan works when agentform.yaml forgets a live resource', async () => {
+    const dir = await copyExample('quickstart');
+    expect((await runCli(['apply', dir, '--auto-approve'], { env })).code).toBe(0);
+    await writeFile(join(dir, 'agentform.yaml'), `${await readFile(join(dir, 'agentform.yaml'), 'utf8')}forget:\n  - agent/researcher\n`);
+    const agents = join(dir, 'agents.yaml');
+    const text = await readFile(agents, 'utf8');
+    await writeFile(
+      agents,
+      text
+        .slice(0, text.indexOf('---'))
+        .replace('maxTurns: 20', 'maxTurns: 21')
+        .replace(/  subagents:\n(    .*\n)+/, ''),
+    );
+    const client = await connect([dir, '--allow-apply']);
+    const { planId } = JSON.parse(texts(await call(client, 'plan', { environment: 'dev' }))[1] as string);
+    const applied = await call(client, 'apply', { planId });
+    expect(applied.isError, texts(applied).join('\n')).toBeFalsy();
+  });
+
   it('apply refuses an environment of kind production, before any write', async () => {
     const client = await connect([await withProduction(), '--allow-apply']);
     const planned = await call(client, 'plan', { environment: 'prod' });

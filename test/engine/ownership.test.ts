@@ -48,7 +48,7 @@ describe('isOwned', () => {
     ['agent', 'anything', [], false],
   ];
   it.each(cases)('%s/%s with owns %j: %s', (kind, name, patterns, owned) => {
-    expect(isOwned(`${kind}/${name}` as ResourceAddress, kind, name, patterns)).toBe(owned);
+    expect(isOwned(`${kind}/${name}` as ResourceAddress, kind, patterns)).toBe(owned);
   });
 });
 
@@ -85,6 +85,30 @@ describe('scopeStates', () => {
       { address: 'agent/legacy', as: 'forgotten', reason: 'forget: agent/leg* (agentform.yaml:3:5): handed over' },
       { address: 'agent/x1', as: 'excluded', reason: '--exclude agent/x*' },
       { address: 'agent/x2', as: 'excluded', reason: '--exclude agent/x*' },
+    ]);
+  });
+
+  // A grant belongs to its connection: forgetting or excluding the connection sets its grants
+  // aside too (a prune would otherwise revoke the grants of a connection handed to another team).
+  const grantCases: Array<{ name: string; extra: Partial<ScopeInputs>; as: 'forgotten' | 'excluded' }> = [
+    { name: 'forget: of a connection', extra: { forget: [{ pattern: 'connection/legacy' }] }, as: 'forgotten' },
+    { name: '--exclude of a connection', extra: { excludes: ['connection/leg*'] }, as: 'excluded' },
+  ];
+  it.each(grantCases)('$name sets aside its live grants too', ({ extra, as }) => {
+    const grant = { connection: 'legacy', identity: { scope: 'user', id: 'alice' } };
+    const scoped = scopeStates(
+      desiredState([desired('agent', 'a', agentSpec())]),
+      actualState([
+        actual('connection', 'legacy', { url: 'https://x' }),
+        actual('grant', 'legacy:user:alice', grant),
+        actual('grant', 'other:user:bob', grant),
+      ]),
+      inputs(extra),
+    );
+    expect(addresses(scoped.actual.resources)).toEqual(['grant/other:user:bob']);
+    expect(scoped.scope?.setAside.map((item) => [item.address, item.as])).toEqual([
+      ['connection/legacy', as],
+      ['grant/legacy:user:alice', as],
     ]);
   });
 
@@ -148,6 +172,18 @@ describe('refuseProtectedChanges', () => {
     const act = () => refuseProtectedChanges(plan, protect);
     if (refused) expect(act).toThrow(refused);
     else expect(act).not.toThrow();
+  });
+
+  it('refuses a prune of a grant of a protected connection', () => {
+    const plan = computePlan(
+      desiredState([]),
+      actualState([actual('grant', 'billing:user:alice', { connection: 'billing', identity: { scope: 'user', id: 'alice' } })]),
+      {
+        prune: true,
+        allowMassDelete: true,
+      },
+    );
+    expect(() => refuseProtectedChanges(plan, [{ pattern: 'connection/billing' }])).toThrow(/grant\/billing:user:alice would be destroyed/);
   });
 
   it('refuses a replace of a protected resource, naming why it is replaced', () => {

@@ -41,7 +41,7 @@ export class SessionPlans {
       const safety = await reviewPlan(run);
       const json = renderPlanAs('json', run.plan, { target: session.targetLabel, color: false, safety, ...(full ? {} : { changesOnly: true }) });
       const planId = randomUUID();
-      this.saved.set(planId, savePlan(run.plan, run.desired, run.actual, run.desired.projectDir));
+      this.saved.set(planId, savePlan(run.plan, run.planned.desired, run.planned.actual, run.desired.projectDir));
       const changes = changeCount(run.plan);
       const next = !allowApply
         ? 'this server offers no apply tool (start it with --allow-apply)'
