@@ -9,7 +9,7 @@ import { environmentsOf } from './project-checks.js';
 import { didYouMean } from './suggest.js';
 import type { LocatedDocument } from './yaml-source.js';
 
-type RuleList = 'owns' | 'protect' | 'forget';
+type RuleList = 'owns' | 'protect' | 'forget' | '--exclude';
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -172,10 +172,11 @@ function excludeDependents(resources: readonly DesiredResource[], setAside: Map<
 }
 
 /**
- * A `protect:` or `forget:` entry that matches nothing declared or live (and owned): a typo in a
- * protect: glob protects nothing, and a forget: entry outlives the resource it kept.
+ * A `protect:` or `forget:` entry, or an --exclude, that matches nothing declared or live (and
+ * owned): a typo in a protect: glob protects nothing, one in an --exclude excludes nothing, and a
+ * forget: entry outlives the resource it kept.
  */
-export function unmatchedRuleWarnings(rules: OwnershipRules, desired: DesiredState, actual: ActualState): string[] {
+export function unmatchedRuleWarnings(rules: OwnershipRules, desired: DesiredState, actual: ActualState, excludes: readonly string[] = []): string[] {
   const addresses = new Set<ResourceAddress>();
   for (const resource of desired.resources) addresses.add(addressOf(resource.kind, resource.name));
   for (const resource of actual.resources) {
@@ -186,6 +187,7 @@ export function unmatchedRuleWarnings(rules: OwnershipRules, desired: DesiredSta
   return [
     ...rules.protect.filter(matchesNothing).map((rule) => `${ruleReason('protect', rule)} matches no resource here: check the glob`),
     ...rules.forget.filter(matchesNothing).map((rule) => `${ruleReason('forget', rule)} matches no resource here: remove it once no longer needed`),
+    ...excludes.filter((pattern) => matchesNothing({ pattern })).map((pattern) => `--exclude ${pattern} matches no resource here: nothing is excluded by it`),
   ];
 }
 
@@ -223,4 +225,19 @@ export function refuseProtectedChanges(plan: Plan, protect: readonly AddressRule
     `refusing to plan: ${refusals.length} protected resource${refusals.length === 1 ? '' : 's'} would be lost:\n  ${refusals.join('\n  ')}`,
     'restore its declaration, list it under forget: to stop managing it and keep it, or remove it from protect:',
   );
+}
+
+/**
+ * promote and rollback write agents directly: one the project does not own, or has forgotten, is
+ * refused before anything is read or written, as a plan would leave it alone.
+ */
+export function refuseAgentWritesOutOfScope(slugs: readonly string[], rules: OwnershipRules, command: 'promote' | 'roll back'): void {
+  for (const slug of slugs) {
+    const address = addressOf('agent', slug);
+    if (!isOwned(address, 'agent', rules.owns)) {
+      throw new PlanError(`refusing to ${command} ${address}: it is outside what this project owns (owns: ${(rules.owns ?? []).join(', ')})`);
+    }
+    const forgotten = matchingRule(address, rules.forget);
+    if (forgotten) throw new PlanError(`refusing to ${command} ${address}: ${ruleReason('forget', forgotten)} says agentform no longer manages it`);
+  }
 }

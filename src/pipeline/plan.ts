@@ -6,7 +6,8 @@ import { ignoreRulesOf } from '../config/index.js';
 import { keepIgnored } from '../engine/ignore.js';
 import { computePlan } from '../engine/plan.js';
 import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
-import { ownershipRulesOf } from '../config/ownership.js';
+import { ownershipRulesOf, patternProblem } from '../config/ownership.js';
+import { UserError } from '../errors.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
 import { refuseOnMissingReferences } from '../promotion/missing-references.js';
 import { missingReferencesOfPlan } from '../promotion/planned-references.js';
@@ -44,6 +45,11 @@ export interface PlanRun extends Session {
 }
 
 export async function planSession(session: Session, inputs: PlanInputs = {}): Promise<PlanRun> {
+  // An --exclude that can never match (agents/x: a wrong kind) would exclude nothing, silently.
+  for (const pattern of inputs.excludes ?? []) {
+    const problem = patternProblem(pattern, '--exclude');
+    if (problem) throw new UserError(problem);
+  }
   const read = await (session.takeReadAhead() ?? readActualState(session.client, session.desired.target.slug));
   const ownKey = ownKeyOf(read, session.token);
   // Every live key is in the view, the one this run authenticates with too: a plan made with a
@@ -84,7 +90,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
   });
   refuseProtectedChanges(plan, rules.protect);
-  plan.warnings.push(...unmatchedRuleWarnings(rules, desired, actual));
+  plan.warnings.push(...unmatchedRuleWarnings(rules, desired, actual, inputs.excludes));
   if (scoped.scope) plan.scope = scoped.scope;
   // A promoted definition may name what this environment neither declares nor runs.
   refuseOnMissingReferences(

@@ -178,6 +178,27 @@ describe('owns: two projects share one environment', () => {
     }
   }, 120_000);
 
+  // Review finding: rollback and promote wrote agents directly, past owns: and forget:.
+  it('rollback of an agent outside owns: is refused before anything is written', async () => {
+    const plane = await startPlane();
+    const dirs = { a: await project(rootOwning('a'), filesOf('a', 1)), b: await project(rootOwning('b'), filesOf('b', 1)) };
+    for (const dir of [dirs.a, dirs.b]) expect((await runCli(['apply', dir, '--auto-approve'], { env: plane.env })).code).toBe(0);
+    const before = await snapshot(plane.client, 'b');
+    const rollback = await runCli(['rollback', 'b-main', '--to', '1', '-e', 'dev', '-C', dirs.a, '--auto-approve', '--debug'], { env: plane.env });
+    expect(rollback.code).toBe(1);
+    expect(rollback.stderr).toContain('refusing to roll back agent/b-main: it is outside what this project owns (owns: agent/a-*, provider/a-*)');
+    expect(writes(rollback.stderr)).toEqual([]);
+    expect(await snapshot(plane.client, 'b')).toEqual(before);
+  });
+
+  it('an --exclude that can never match is refused, naming the kind', async () => {
+    const plane = await startPlane();
+    const dir = await project(rootOwning('a'), filesOf('a', 1));
+    const plan = await runCli(['plan', dir, '--exclude', 'agents/a-*'], { env: plane.env });
+    expect(plan.code).toBe(1);
+    expect(plan.stderr).toContain('--exclude: unknown kind "agents" in "agents/a-*"');
+  });
+
   it('declaring a resource outside owns: is a validate error, located', async () => {
     const dir = await project(rootOwning('a'), { 'provider.yaml': provider('a-openai'), 'stray.yaml': agent('b-bot', 'a-openai') });
     const result = await runCli(['validate', dir]);

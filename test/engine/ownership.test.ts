@@ -3,6 +3,7 @@ import { PlanError } from '../../src/engine/errors.js';
 import {
   addressGlob,
   isOwned,
+  refuseAgentWritesOutOfScope,
   refuseProtectedChanges,
   refuseTargetsOutOfScope,
   scopeStates,
@@ -234,5 +235,23 @@ describe('unmatchedRuleWarnings', () => {
   ];
   it.each(cases)('$name', ({ rules, warnings }) => {
     expect(unmatchedRuleWarnings(inputs(rules), want, have)).toEqual(warnings);
+  });
+});
+
+describe('refuseAgentWritesOutOfScope (promote, rollback)', () => {
+  const rules = { owns: ['agent/team-a-*'], protect: [], forget: [{ pattern: 'agent/team-a-legacy', reason: 'handed over' }] };
+  const cases: Array<[slugs: string[], refused: RegExp | undefined]> = [
+    [['team-a-bot'], undefined],
+    [['team-a-bot', 'team-b-bot'], /refusing to promote agent\/team-b-bot: it is outside what this project owns \(owns: agent\/team-a-\*\)/],
+    [['team-a-legacy'], /refusing to promote agent\/team-a-legacy: forget: agent\/team-a-legacy .*handed over says agentform no longer manages it/],
+  ];
+  it.each(cases)('%j', (slugs, refused) => {
+    const act = () => refuseAgentWritesOutOfScope(slugs, rules, 'promote');
+    if (refused) expect(act).toThrow(refused);
+    else expect(act).not.toThrow();
+  });
+
+  it('allows every agent without rules', () => {
+    expect(() => refuseAgentWritesOutOfScope(['anything'], { protect: [], forget: [] }, 'roll back')).not.toThrow();
   });
 });

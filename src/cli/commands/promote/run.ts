@@ -1,6 +1,8 @@
 // agentform promote AGENT --from A --to B [--version N]: the source version's definition, with the
 // fields the target's overlay sets kept, upserted into B with promotedFrom. All steps (subagents
 // first with --with-subagents) are planned and shown before the single confirmation.
+import { refuseAgentWritesOutOfScope } from '../../../engine/ownership.js';
+import { ownershipRulesOf } from '../../../config/ownership.js';
 import { resolve } from 'node:path';
 import { agentWriter } from '../../../apply/agent-writer.js';
 import { desiredStateFor, ignoreRulesOf, loadProject, pickEnvironment } from '../../../config/index.js';
@@ -46,6 +48,12 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
       },
       sources,
       { latest: (slug) => latestAgentVersion(target.client, slug) },
+    );
+    // Subagents promoted along (--with-subagents) are writes too.
+    refuseAgentWritesOutOfScope(
+      ordered.map((step) => step.slug),
+      ownershipRulesOf(project, to),
+      'promote',
     );
     // One read of the lock for every step's capability diff and the policy review.
     const lock = await readToolLock(project.dir);

@@ -1,6 +1,8 @@
 // agentform rollback AGENT --to N -e ENV: version N's definition becomes a new version. Git is not
 // touched, so the configuration now disagrees with the live state: said on stderr. A rollback is a
 // change like any other: the environment's rules, lock and capability diff judge what it writes.
+import { refuseAgentWritesOutOfScope } from '../../../engine/ownership.js';
+import { ownershipRulesOf } from '../../../config/ownership.js';
 import { resolve } from 'node:path';
 import { ignoreRulesOf, loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
@@ -27,6 +29,7 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
   if (!Number.isInteger(version) || version < 1) throw new UserError(`--to must be a whole number ≥ 1, not ${options.to}`);
   const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
+  refuseAgentWritesOutOfScope([agent], ownershipRulesOf(project, environment), 'roll back');
   // The environment's configuration is the review's context (its grants, providers, settings).
   const desired = desiredStateFor(project, environment, env);
   const session = await connect(project, desired, runContext(globals, env));
