@@ -53,10 +53,14 @@ export function fieldCovers(field: string, path: string): boolean {
   return path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
 }
 
-/** `a.b[2].c` → ['a', 'b', 2, 'c']. */
+/** `a.b[2].c` → ['a', 'b', 2, 'c']; a quoted key as plan names it, `byTool["gh.create"]` → ['byTool', 'gh.create']. */
 export function fieldSegments(field: string): Array<string | number> {
   const segments: Array<string | number> = [];
-  for (const match of field.matchAll(/\[(\d+)\]|([^.[\]]+)/g)) segments.push(match[1] !== undefined ? Number(match[1]) : (match[2] as string));
+  for (const match of field.matchAll(/\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|([^.[\]]+)/g)) {
+    if (match[1] !== undefined) segments.push(Number(match[1]));
+    else if (match[2] !== undefined) segments.push(JSON.parse(match[2]) as string);
+    else segments.push(match[3] as string);
+  }
   return segments;
 }
 

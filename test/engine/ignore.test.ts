@@ -50,6 +50,20 @@ describe('fieldCovers', () => {
   it('splits paths into keys and indices', () => {
     expect(fieldSegments('tools[2].name')).toEqual(['tools', 2, 'name']);
     expect(fieldSegments('model.temperature')).toEqual(['model', 'temperature']);
+    // A key the plan quotes (a dot, a colon or a slash in it), as a rule copies it from the plan.
+    expect(fieldSegments('policies.toolCalls.byTool["github.create_issue"]')).toEqual(['policies', 'toolCalls', 'byTool', 'github.create_issue']);
+    expect(fieldSegments('a["x\\"y"][1]')).toEqual(['a', 'x"y', 1]);
+  });
+
+  // Review finding: the quoted key was split at its dot, so the field was listed as ignored while
+  // apply still wrote the configured value.
+  it('keeps the live value of a quoted map key, as the plan names it', () => {
+    const byTool = (decision: string): JsonObject => ({ policies: { toolCalls: { byTool: { 'github.create_issue': decision } } } });
+    const kept = keepIgnoredFields('agent/support', 'agent', byTool('deny'), byTool('allow'), [
+      rule('agent/support', 'policies.toolCalls.byTool["github.create_issue"]'),
+    ]);
+    expect(kept.spec).toEqual(byTool('allow'));
+    expect(kept.ignored.map((item) => item.path)).toEqual(['policies.toolCalls.byTool["github.create_issue"]']);
   });
 });
 
