@@ -16,5 +16,5 @@ export interface ApplyResult {
   notStarted: Array<{ address: ResourceAddress; action: ChangeAction }>;
   /** Why the run stopped starting changes by itself (the first permission_denied). */
   stoppedBy?: string;
-  counts: { added: number; changed: number; replaced: number; destroyed: number };
+  counts: { added: number; changed: number; adopted: number; replaced: number; destroyed: number };
 }

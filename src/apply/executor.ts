@@ -31,7 +31,7 @@ export class ChangedSincePlanError extends UserError {
   }
 }
 
-const WRITING_ACTIONS = new Set(['create', 'update', 'replace', 'delete']);
+const WRITING_ACTIONS = new Set(['create', 'update', 'adopt', 'replace', 'delete']);
 
 export async function applyPlan(
   plan: Plan,
@@ -90,6 +90,11 @@ export async function applyPlan(
           noteByAddress.set(change.address, 'already gone');
           return;
         }
+        // Adopting what already matches writes nothing: the check above is what it needed.
+        if (change.action === 'adopt' && change.fields.length === 0) {
+          noteByAddress.set(change.address, 'taken over, nothing to write');
+          return;
+        }
         const writer = WRITERS[change.kind];
         let note: string | undefined;
         if (change.action === 'replace' && change.kind !== 'apiKey') {
@@ -119,9 +124,9 @@ export async function applyPlan(
     failed: [],
     skipped: [],
     notStarted: [],
-    counts: { added: 0, changed: 0, replaced: 0, destroyed: 0 },
+    counts: { added: 0, changed: 0, adopted: 0, replaced: 0, destroyed: 0 },
   };
-  const countKey = { create: 'added', update: 'changed', replace: 'replaced', delete: 'destroyed' } as const;
+  const countKey = { create: 'added', update: 'changed', adopt: 'adopted', replace: 'replaced', delete: 'destroyed' } as const;
 
   // When the credential's scopes could not be known beforehand, the first permission_denied says
   // them: every later write would be denied too, so nothing more is started.

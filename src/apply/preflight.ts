@@ -18,7 +18,7 @@ export interface PreflightFacts {
   credentialKey?: ResourceAddress;
 }
 
-const SENDS = new Set(['create', 'update', 'replace']);
+const SENDS = new Set(['create', 'update', 'adopt', 'replace']);
 
 /** Every reason the plan cannot be applied to the end, in plan order; empty: go ahead. */
 export function preflight(plan: Plan, desired: DesiredState, actual: ActualState, facts: PreflightFacts): string[] {

@@ -126,7 +126,7 @@ export async function toolLockGate(input: ToolLockGateInput): Promise<ToolLockGa
   const { existing, created } = connectionsOfChangedAgents(input.plan, input.desired);
   const rewrites = new Set(
     input.plan.changes
-      .filter((change) => change.kind === 'connection' && (change.action === 'update' || change.action === 'replace'))
+      .filter((change) => change.kind === 'connection' && (change.action === 'update' || change.action === 'adopt' || change.action === 'replace'))
       .map((change) => change.name),
   );
   const readAfter = [...created, ...existing.filter((name) => rewrites.has(name))];

@@ -8,11 +8,12 @@
 //   desiredStateFor(project, env) overlays + interpolation for one environment, write-only
 //                                 values resolved (left without `value` when their variable is
 //                                 unset); throws ProblemsError when anything else is missing.
+//   declaredAddresses(project, env) what one environment declares, leniently (`--base`).
 //   locateSpecValue(...)          where a spec value is written, for problems found elsewhere
 //                                 (`validate --remote`, src/pipeline/remote-checks.ts).
 import { relative, resolve } from 'node:path';
 import { ProblemsError, type SourceLocation } from '../errors.js';
-import type { DesiredResource, DesiredState, EnvironmentTarget } from '../model/resources.js';
+import { addressOf, type DesiredResource, type DesiredState, type EnvironmentTarget, type ResourceAddress } from '../model/resources.js';
 import { buildEnvironment, type DanglingReference, environmentTarget, type TokenFileUse } from './build.js';
 import { type Problem, ProblemList } from './problems.js';
 import { pickEnvironment } from './environment-select.js';
@@ -289,4 +290,16 @@ export function targetFromRoot(root: ProjectRoot, environment: string, env: Node
   if (!root.environments[environment]) return undefined;
   const { target, problems } = targetWithProblems(root, environment, env);
   return problems.hasErrors ? undefined : target;
+}
+
+/**
+ * The addresses a project declares for one environment, for comparing with another revision of it
+ * (`--base`): built leniently (unset variables and dangling references are not errors here, the
+ * names are what counts). Undefined when the project has no such environment.
+ */
+export function declaredAddresses(project: Project, environment: string, env: NodeJS.ProcessEnv = process.env): Set<ResourceAddress> | undefined {
+  if (!project.environments[environment]) return undefined;
+  const options = { processEnv: env, checkEnv: false, checkWriteOnlyEnv: false, fileCache: new Map<string, string | null>() };
+  const state = buildEnvironment(project, environment, options, new ProblemList(), []);
+  return new Set(state.resources.map((resource) => addressOf(resource.kind, resource.name)));
 }

@@ -35,6 +35,18 @@ export interface PlanOptions {
   maxDeleteShare?: number;
   /** Limit the plan to these addresses plus what they (transitively) depend on. */
   targets?: ResourceAddress[];
+  /**
+   * The base configuration the change is compared with (`--base`): a declared resource that exists
+   * live but is not declared in it plans as `adopt`, not as an update or a no-op.
+   */
+  adoption?: AdoptionBase;
+}
+
+export interface AdoptionBase {
+  /** How the base was named (`origin/main`, a directory), for the reason shown. */
+  label: string;
+  /** The addresses the base configuration declares for this environment. */
+  declared: ReadonlySet<ResourceAddress>;
 }
 
 export const DEFAULT_MAX_DELETE_SHARE = 0.5;
@@ -82,7 +94,9 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     if (inScope && !inScope.has(address)) continue;
     const resource = desiredByAddress.get(address)!;
     if (unreadable.has(resource.kind)) continue;
-    changes.push(changeFor(resource, address, actualByAddress.get(address), graph.edges.get(address) ?? [], warnings));
+    const remote = actualByAddress.get(address);
+    const change = changeFor(resource, address, remote, graph.edges.get(address) ?? [], warnings);
+    changes.push(remote && options.adoption && !options.adoption.declared.has(address) ? adopted(change, options.adoption) : change);
   }
 
   const deletes: ResourceChange[] = [];
@@ -135,10 +149,11 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
   deletes.push(...duplicates.sort(byName));
 
   const all = [...changes, ...deletes, ...unmanaged];
-  const summary = { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 };
+  const summary = { add: 0, change: 0, adopt: 0, replace: 0, destroy: 0, unmanaged: 0 };
   for (const change of all) {
     if (change.action === 'create') summary.add++;
     else if (change.action === 'update') summary.change++;
+    else if (change.action === 'adopt') summary.adopt++;
     else if (change.action === 'replace') summary.replace++;
     else if (change.action === 'delete') summary.destroy++;
     else if (change.action === 'unmanaged') summary.unmanaged++;
@@ -261,6 +276,19 @@ function becomes(base: ResourceChange, action: 'update' | 'replace', fields: Fie
   base.action = action;
   base.fields = fields;
   return base;
+}
+
+/**
+ * A change to a live resource the base configuration did not declare, made visible: a no-op or an
+ * update becomes `adopt` (same fields), a replace keeps its action and says it adopts. Write-only
+ * values are not compared, so adopting does not send them: only a rotation marker does.
+ */
+function adopted(change: ResourceChange, base: AdoptionBase): ResourceChange {
+  const reasons = [`exists live but is not declared in ${base.label}: this change takes it over`];
+  if (change.action === 'no-op' || change.action === 'update') change.action = 'adopt';
+  if (change.reason) reasons.push(change.reason);
+  change.reason = reasons.join('; ');
+  return change;
 }
 
 /** For `apiKey/ci#key_7` when `apiKey/ci` is declared: `apiKey/ci`. */

@@ -141,7 +141,7 @@ export function withSurfaces(lock: ToolSurfaceLock, environment: string, surface
   return { version: 1, environments: { ...lock.environments, [environment]: connections } };
 }
 
-const WRITES = new Set(['create', 'update', 'replace']);
+const WRITES = new Set(['create', 'update', 'adopt', 'replace']);
 
 /**
  * The connections whose tools agents changed by this plan can call (agent tools

@@ -129,7 +129,12 @@ export interface ActualState {
   missingOperations: Array<{ rpc: string; consequence: string }>;
 }
 
-export type ChangeAction = 'create' | 'update' | 'replace' | 'delete' | 'no-op' | 'unmanaged';
+/**
+ * `adopt`: a declared resource that already exists live but was not declared in the base
+ * configuration the plan was compared with (`--base`): this change takes it over. Its fields are
+ * those of an update (possibly none); apply writes them like an update.
+ */
+export type ChangeAction = 'create' | 'update' | 'adopt' | 'replace' | 'delete' | 'no-op' | 'unmanaged';
 
 export interface FieldChange {
   /** JSON path of the field: `model.model`, `tools[2].name`. */
@@ -188,12 +193,14 @@ export interface Plan {
   changes: ResourceChange[];
   /** Address order in which creates/updates run (deletes run in reverse). */
   order: ResourceAddress[];
-  summary: { add: number; change: number; replace: number; destroy: number; unmanaged: number };
+  summary: { add: number; change: number; adopt: number; replace: number; destroy: number; unmanaged: number };
   warnings: string[];
   /** What the plan leaves out on purpose (--exclude, owns:, forget:); absent when nothing is. */
   scope?: PlanScope;
   /** Differences an `ignore:` rule leaves alone (engine/ignore.ts); absent when there are none. */
   ignored?: IgnoredDifference[];
+  /** The base configuration adoptions were judged against (`--base`); absent: not checked. */
+  adoptionBase?: string;
 }
 
 /**
@@ -236,7 +243,8 @@ export interface IgnoredDifference {
 /** How many changes a plan makes (unmanaged resources are not changes). */
 export function changeCount(plan: Pick<Plan, 'summary'>): number {
   const { add, change, replace, destroy } = plan.summary;
-  return add + change + replace + destroy;
+  // Plans saved before adoption existed have no `adopt` count.
+  return add + change + (plan.summary.adopt ?? 0) + replace + destroy;
 }
 
 /*

@@ -4,6 +4,7 @@
 import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key-files.js';
 import { ignoreRulesOf } from '../config/index.js';
 import { keepIgnored } from '../engine/ignore.js';
+import { loadAdoptionBase } from './adoption-base.js';
 import { computePlan } from '../engine/plan.js';
 import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
 import { ownershipRulesOf, patternProblem } from '../config/ownership.js';
@@ -25,6 +26,8 @@ export interface PlanInputs {
   targets?: ResourceAddress[];
   /** --exclude globs: what matches is neither created, changed nor deleted. */
   excludes?: string[];
+  /** --base: the revision or directory whose configuration tells adoptions from updates. */
+  base?: string;
 }
 
 export interface PlanRun extends Session {
@@ -50,7 +53,10 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     const problem = patternProblem(pattern, '--exclude');
     if (problem) throw new UserError(problem);
   }
-  const read = await (session.takeReadAhead() ?? readActualState(session.client, session.desired.target.slug));
+  const reading = session.takeReadAhead() ?? readActualState(session.client, session.desired.target.slug);
+  // The base is read (git) while the live state is on the wire.
+  const loadingBase = inputs.base === undefined ? undefined : loadAdoptionBase(session.desired.projectDir, inputs.base, session.desired.target.name);
+  const [read, base] = await Promise.all([reading, loadingBase]);
   const ownKey = ownKeyOf(read, session.token);
   // Every live key is in the view, the one this run authenticates with too: a plan made with a
   // read key must see what the apply with a control key sees (saved plans compare the two). The
@@ -88,7 +94,10 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     allowMassDelete: inputs.allowMassDelete ?? false,
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
+    ...(base && 'base' in base ? { adoption: base.base } : {}),
   });
+  if (base && 'base' in base) plan.adoptionBase = base.base.label;
+  if (base && 'warning' in base) plan.warnings.push(base.warning);
   refuseProtectedChanges(plan, rules.protect);
   plan.warnings.push(...unmatchedRuleWarnings(rules, desired, actual, inputs.excludes));
   if (scoped.scope) plan.scope = scoped.scope;

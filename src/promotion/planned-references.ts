@@ -5,7 +5,7 @@
 import { addressOf, type ActualState, type DesiredState, type Plan, type ResourceKind } from '../model/resources.js';
 import { liveNames, missingReferences, type MissingReference } from './missing-references.js';
 
-const WRITES = new Set(['create', 'update', 'replace']);
+const WRITES = new Set(['create', 'update', 'adopt', 'replace']);
 
 /** What the target has once `plan` is applied, per referenced kind; a kind the server does not list is left out (unknown). */
 function presentAfter(desired: DesiredState, actual: ActualState, plan: Plan): Map<ResourceKind, Set<string>> {

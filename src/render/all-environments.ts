@@ -23,20 +23,26 @@ function policyCell(safety: SafetyReview | undefined): string {
 }
 
 export function renderAllEnvironmentsSummary(outcomes: readonly EnvironmentOutcome[]): string {
+  // An ADOPT column only when some environment adopts: every other summary keeps its table.
+  const adopts = outcomes.some((outcome) => (outcome.plan?.summary.adopt ?? 0) > 0);
   const rows = outcomes.map((outcome) => {
-    if (!outcome.plan) return [outcome.environment, '-', '-', '-', '-', '-', `error: ${outcome.error ?? ''}`.split('\n')[0] ?? ''];
-    const { add, change, replace, destroy } = outcome.plan.summary;
+    if (!outcome.plan) {
+      return [outcome.environment, '-', '-', ...(adopts ? ['-'] : []), '-', '-', '-', `error: ${outcome.error ?? ''}`.split('\n')[0] ?? ''];
+    }
+    const { add, change, adopt, replace, destroy } = outcome.plan.summary;
     return [
       outcome.environment,
       String(add),
       String(change),
+      ...(adopts ? [String(adopt)] : []),
       String(replace),
       String(destroy),
       policyCell(outcome.safety),
       changeCount(outcome.plan) === 0 ? 'no changes' : 'changes',
     ];
   });
-  return `Summary:\n${renderTable(['ENVIRONMENT', 'ADD', 'CHANGE', 'REPLACE', 'DESTROY', 'POLICY', 'STATUS'], rows)}`;
+  const headings = ['ENVIRONMENT', 'ADD', 'CHANGE', ...(adopts ? ['ADOPT'] : []), 'REPLACE', 'DESTROY', 'POLICY', 'STATUS'];
+  return `Summary:\n${renderTable(headings, rows)}`;
 }
 
 export function renderAllEnvironmentsJson(outcomes: readonly EnvironmentOutcome[]): string {

@@ -6,6 +6,7 @@ import { visible } from './visible.js';
 const VERB = {
   create: ['Creating', 'Created'],
   update: ['Updating', 'Updated'],
+  adopt: ['Adopting', 'Adopted'],
   replace: ['Replacing', 'Replaced'],
   delete: ['Destroying', 'Destroyed'],
   'no-op': ['Checking', 'Checked'],
@@ -37,9 +38,11 @@ export function renderApplyEvent(event: ApplyEvent, options: { color: boolean })
 export function renderApplySummary(result: ApplyResult, options: { color: boolean; ms?: number }): string {
   const paint = paletteFor(options.color);
   const lines: string[] = [''];
-  const { added, changed, replaced, destroyed } = result.counts;
+  const { added, changed, adopted, replaced, destroyed } = result.counts;
   const took = options.ms === undefined ? '' : ` Total time: ${seconds(options.ms)}.`;
-  const counts = `Resources: ${added} added, ${changed} changed, ${replaced} replaced, ${destroyed} destroyed.${took}`;
+  // Adoptions are rare: the count is named only when there are some.
+  const adoptedCount = adopted > 0 ? ` ${adopted} adopted,` : '';
+  const counts = `Resources: ${added} added, ${changed} changed,${adoptedCount} ${replaced} replaced, ${destroyed} destroyed.${took}`;
   if (result.failed.length === 0 && result.skipped.length === 0 && result.notStarted.length === 0) {
     lines.push(paint.bold(paint.add(`Apply complete! ${counts}`)));
     return lines.join('\n');

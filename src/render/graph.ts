@@ -44,6 +44,7 @@ function mermaidLabel(text: string): string {
 const MERMAID_CLASS: Partial<Record<ChangeAction, string>> = {
   create: 'create',
   update: 'update',
+  adopt: 'update',
   replace: 'replace',
   delete: 'delete',
 };
@@ -53,7 +54,17 @@ export function renderMermaid(nodes: GraphNode[]): string {
   const lines = ['flowchart LR'];
   for (const node of nodes) {
     const symbol =
-      node.action === 'create' ? '+ ' : node.action === 'update' ? '~ ' : node.action === 'replace' ? '-/+ ' : node.action === 'delete' ? '- ' : '';
+      node.action === 'create'
+        ? '+ '
+        : node.action === 'update'
+          ? '~ '
+          : node.action === 'adopt'
+            ? '~> '
+            : node.action === 'replace'
+              ? '-/+ '
+              : node.action === 'delete'
+                ? '- '
+                : '';
     const cls = node.action ? MERMAID_CLASS[node.action] : undefined;
     lines.push(`  ${ids.get(node.address)}["${mermaidLabel(symbol + node.address)}"]${cls ? `:::${cls}` : ''}`);
   }
@@ -76,6 +87,7 @@ function dotString(text: string): string {
 const DOT_COLOUR: Partial<Record<ChangeAction, string>> = {
   create: 'green',
   update: 'goldenrod',
+  adopt: 'goldenrod',
   replace: 'orange',
   delete: 'red',
 };

@@ -44,6 +44,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     order: plan.order,
     changes: options.changesOnly ? plan.changes.filter((change) => change.action !== 'no-op').map(compactChange) : plan.changes,
     warnings: plan.warnings,
+    ...(plan.adoptionBase !== undefined ? { adoptionBase: plan.adoptionBase } : {}),
     ...(plan.scope ? { scope: plan.scope } : {}),
     ...(plan.ignored && plan.ignored.length > 0 ? { ignored: plan.ignored } : {}),
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),

@@ -4,7 +4,7 @@
 import type { Plan, ResourceChange } from '../model/resources.js';
 import type { SafetyReview } from '../model/safety.js';
 import { renderSafetyMarkdown } from './safety.js';
-import { scopeLines } from './scope.js';
+import { adoptionBaseLines, scopeLines } from './scope.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
 import { IGNORED_HEADING, ignoredLines } from './ignored.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
@@ -20,7 +20,7 @@ export interface MarkdownRenderOptions {
   safety?: SafetyReview;
 }
 
-const ICON: Record<string, string> = { create: '➕', update: '✏️', replace: '♻️', delete: '🗑️' };
+const ICON: Record<string, string> = { create: '➕', update: '✏️', adopt: '📥', replace: '♻️', delete: '🗑️' };
 
 /** A code fence longer than any backtick run in the content, so the content cannot close it. */
 export function fenced(content: string, language = ''): string {
@@ -56,12 +56,14 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   const { add, change, replace, destroy, unmanaged } = plan.summary;
   const out = [`### agentform plan: ${code(plan.environment)}`, ''];
   if (options.target) out.push(`Target: ${escapeHtml(options.target)}`, '');
-  const scope = scopeLines(plan.scope);
+  const scope = [...adoptionBaseLines(plan.adoptionBase), ...scopeLines(plan.scope)];
   if (scope.length > 0) out.push(fenced(scope.join('\n')), '');
+  // The Adopt column only when something is adopted: every other comment keeps its table.
+  const adopt = plan.summary.adopt > 0 ? plan.summary.adopt : undefined;
   out.push(
-    '| Add | Change | Replace | Destroy | Unmanaged |',
-    '|---:|---:|---:|---:|---:|',
-    `| ${add} | ${change} | ${replace} | ${destroy} | ${unmanaged} |`,
+    `| Add | Change |${adopt === undefined ? '' : ' Adopt |'} Replace | Destroy | Unmanaged |`,
+    `|---:|---:|${adopt === undefined ? '' : '---:|'}---:|---:|---:|`,
+    `| ${add} | ${change} |${adopt === undefined ? '' : ` ${adopt} |`} ${replace} | ${destroy} | ${unmanaged} |`,
     '',
   );
   const writing = plan.changes.filter((item) => isWriting(item.action));

@@ -25,3 +25,8 @@ export function scopeLines(scope: PlanScope | undefined): string[] {
   }
   return lines;
 }
+
+/** The line saying what adoptions were judged against (`--base`), or none when not checked. */
+export function adoptionBaseLines(base: string | undefined): string[] {
+  return base === undefined ? [] : [`Base (--base): ${visible(base)}; a live resource it does not declare is adopted (~>)`];
+}

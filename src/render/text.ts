@@ -4,7 +4,7 @@ import { ignoredTextBlock } from './ignored.js';
 import { changeCount, type ChangeAction, type FieldChange, type Plan, type ResourceChange } from '../model/resources.js';
 import { isMultiline, unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { PLAIN, paletteFor, type Palette } from './palette.js';
-import { scopeLines } from './scope.js';
+import { adoptionBaseLines, scopeLines } from './scope.js';
 import { clipLines, formatValue } from './values.js';
 import { visible } from './visible.js';
 
@@ -14,16 +14,18 @@ export interface TextRenderOptions {
   palette?: Palette;
 }
 
-const SYMBOL: Record<'create' | 'update' | 'replace' | 'delete', string> = {
+const SYMBOL: Record<'create' | 'update' | 'adopt' | 'replace' | 'delete', string> = {
   create: '+',
   update: '~',
+  adopt: '~>',
   replace: '-/+',
   delete: '-',
 };
 
-const VERB: Record<'create' | 'update' | 'replace' | 'delete', string> = {
+const VERB: Record<WritingAction, string> = {
   create: 'create',
   update: 'update in place',
+  adopt: 'adopt: take over the live resource',
   replace: 'replace',
   delete: 'destroy',
 };
@@ -31,7 +33,7 @@ const VERB: Record<'create' | 'update' | 'replace' | 'delete', string> = {
 type WritingAction = keyof typeof SYMBOL;
 
 export function isWriting(action: ChangeAction): action is WritingAction {
-  return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
+  return action === 'create' || action === 'update' || action === 'adopt' || action === 'replace' || action === 'delete';
 }
 
 function colourFor(action: WritingAction, palette: Palette): (text: string) => string {
@@ -96,7 +98,9 @@ export function keptLines(plan: Plan): string[] {
 export function summaryLine(plan: Plan): string {
   if (changeCount(plan) === 0) return 'No changes. Remote state matches the configuration.';
   const { add, change, replace, destroy } = plan.summary;
-  return `Plan: ${add} to add, ${change} to change, ${replace} to replace, ${destroy} to destroy.`;
+  // Adoptions are rare: named only when there are some, so every other summary reads as before.
+  const adopt = plan.summary.adopt > 0 ? ` ${plan.summary.adopt} to adopt,` : '';
+  return `Plan: ${add} to add, ${change} to change,${adopt} ${replace} to replace, ${destroy} to destroy.`;
 }
 
 export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): string {
@@ -113,7 +117,7 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions = {}): str
 export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, changesPerBatch = Infinity): Generator<string[], void, undefined> {
   const palette = options.palette ?? paletteFor(options.color === true);
   let out: string[] = [];
-  const scope = scopeLines(plan.scope);
+  const scope = [...adoptionBaseLines(plan.adoptionBase), ...scopeLines(plan.scope)];
   if (scope.length > 0) out.push(...scope.map((line) => palette.dim(line)), '');
   let blocks = 0;
   for (const change of plan.changes) {

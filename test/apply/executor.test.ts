@@ -42,7 +42,7 @@ function planOf(changes: ResourceChange[]): Plan {
     environment: 'dev',
     changes,
     order: changes.map((c) => c.address),
-    summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 },
+    summary: { add: 0, change: 0, adopt: 0, replace: 0, destroy: 0, unmanaged: 0 },
     warnings: [],
   };
 }
@@ -100,7 +100,7 @@ describe('applyPlan', () => {
       mode: 'skip_existing',
       grants: [{ identity: { scope: 'user', id: 'alice' }, accessToken: 'tok' }],
     });
-    expect(result.counts).toEqual({ added: 2, changed: 0, replaced: 0, destroyed: 0 });
+    expect(result.counts).toEqual({ added: 2, changed: 0, adopted: 0, replaced: 0, destroyed: 0 });
   });
 
   it('deletes only after the later kinds are written, in reverse kind order', async () => {

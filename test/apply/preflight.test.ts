@@ -20,7 +20,7 @@ function planOf(changes: Array<[DesiredResource | { kind: DesiredResource['kind'
       dependsOn: [],
     })),
     order: [],
-    summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 },
+    summary: { add: 0, change: 0, adopt: 0, replace: 0, destroy: 0, unmanaged: 0 },
     warnings: [],
   };
 }

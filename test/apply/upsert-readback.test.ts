@@ -74,7 +74,7 @@ function planFor(action: ResourceChange['action'], remote: ActualResource | unde
     environment: 'dev',
     changes: [change],
     order: [change.address],
-    summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 },
+    summary: { add: 0, change: 0, adopt: 0, replace: 0, destroy: 0, unmanaged: 0 },
     warnings: [],
   };
 }

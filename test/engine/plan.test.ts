@@ -94,7 +94,7 @@ describe('computePlan actions', () => {
       [actual('agent', 'a', agentSpec('old')), actual('secret', 's1'), actual('secret', 's2'), actual('secret', 'keep'), actual('agent', 'b', agentSpec())],
       { prune: true, allowMassDelete: true },
     );
-    expect(result.summary).toEqual({ add: 1, change: 1, replace: 0, destroy: 4, unmanaged: 0 });
+    expect(result.summary).toEqual({ add: 1, change: 1, adopt: 0, replace: 0, destroy: 4, unmanaged: 0 });
     expect(result.order).toEqual(['provider/p', 'agent/a', 'agent/b', 'secret/keep', 'secret/s1', 'secret/s2']);
     expect(result.changes.find((change) => change.address === 'agent/a')?.dependsOn).toEqual(['provider/p']);
   });

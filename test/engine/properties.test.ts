@@ -46,7 +46,7 @@ describe('properties', () => {
         const have: ActualResource[] = list.map((r) => actual(r.kind, r.name, structuredClone(r.spec)));
         const plan = computePlan(desiredState(want), actualState(have), { prune: true });
         expect(plan.changes.every((change) => change.action === 'no-op')).toBe(true);
-        expect(plan.summary).toEqual({ add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 });
+        expect(plan.summary).toEqual({ add: 0, change: 0, adopt: 0, replace: 0, destroy: 0, unmanaged: 0 });
       }),
       { numRuns: 300 },
     );

@@ -173,7 +173,7 @@ describe('missingReferencesOfPlan (declarative promotion)', () => {
       return { address: `${kind}/${name}`, kind, name, action: action as never, fields: [], dependsOn: [] };
     }),
     order: [],
-    summary: { add: 0, change: 0, replace: 0, destroy: 0, unmanaged: 0 },
+    summary: { add: 0, change: 0, adopt: 0, replace: 0, destroy: 0, unmanaged: 0 },
     warnings: [],
   });
   const uses = { model: { provider: 'openai', model: 'gpt-4o' }, tools: [{ type: 'connection', name: 'everything' }] };

@@ -34,3 +34,12 @@ export function samplePlan(): Plan {
 export function pruningPlan(): Plan {
   return computePlan(desiredState([desired('secret', 'keep')]), actualState([actual('secret', 'keep'), actual('secret', 'gone')]), { prune: true });
 }
+
+/** A plan with --base main: `agent/triage` exists live and main does not declare it (adopted, with a change). */
+export function adoptingPlan(): Plan {
+  return computePlan(
+    desiredState([desired('agent', 'support', agentSpec()), desired('agent', 'triage', agentSpec('gpt-4o'))]),
+    actualState([actual('agent', 'support', agentSpec()), actual('agent', 'triage', agentSpec('gpt-4o-mini'))]),
+    { prune: false, adoption: { label: 'main (abc123)', declared: new Set(['agent/support']) } },
+  );
+}

@@ -17,6 +17,10 @@ export function register(program: Command): void {
     .option('--prune', 'delete remote resources that are not in the configuration')
     .option('--allow-mass-delete', 'confirm an apply that deletes a whole kind or a large share of the environment')
     .option('--target <kind/name...>', 'limit the apply to these resources and what they depend on')
+    .option(
+      '--base <revision|dir>',
+      'compare with the configuration at this git revision (origin/main) or directory: a live resource it does not declare plans as adopt',
+    )
     .option('--exclude <kind/name...>', 'leave these resources alone (globs: agent/team-a-*): never created, changed or deleted')
     .option(
       '--max-request-bytes <n>',

@@ -12,6 +12,7 @@ export interface ApplyCommandOptions {
   allowMassDelete?: boolean;
   target?: string[];
   exclude?: string[];
+  base?: string;
   maxRequestBytes?: string;
   updateLock?: boolean;
 }

@@ -61,9 +61,13 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
     ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
     ...(options.exclude ? { excludes: options.exclude } : {}),
+    ...(options.base !== undefined ? { base: options.base } : {}),
   };
   if (saved && options.exclude) {
     throw new UserError('a saved plan applies with the --exclude it was made with: pass --exclude to `agentform plan --out` instead');
+  }
+  if (saved && options.base !== undefined) {
+    throw new UserError('a saved plan applies the adoptions it was made with: pass --base to `agentform plan --out` instead');
   }
   if (saved && options.env && options.env !== saved.environment) {
     throw new UserError(`the saved plan is for environment ${saved.environment}, not ${options.env}`);

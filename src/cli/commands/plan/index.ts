@@ -21,6 +21,10 @@ export function register(program: Command, outcome: CommandOutcome = { exitCode:
     .option('--allow-mass-delete', 'confirm a plan that deletes a whole kind or a large share of the environment')
     .addOption(new Option('--target <kind/name...>', 'limit the plan to these resources and what they depend on'))
     .addOption(new Option('--exclude <kind/name...>', 'leave these resources alone (globs: agent/team-a-*): never created, changed or deleted'))
+    .option(
+      '--base <revision|dir>',
+      'compare with the configuration at this git revision (origin/main) or directory: a live resource it does not declare plans as adopt',
+    )
     .option('--check-tools', "compare each connection's live tools with agentform.lock.yaml (needs the control scope; a read-only key: not checked)")
     .action(async (dirArgument: string | undefined, options: PlanCommandOptions, command: Command) => {
       const dir = projectDirFrom(dirArgument, options.dir);

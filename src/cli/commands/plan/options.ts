@@ -15,16 +15,18 @@ export interface PlanCommandOptions {
   allowMassDelete?: boolean;
   target?: string[];
   exclude?: string[];
+  base?: string;
   allEnvs?: boolean;
   checkTools?: boolean;
 }
 
 /** How to plan, from plan's flags (shared with --all-envs). */
-export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target' | 'exclude'>): PlanInputs {
+export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowMassDelete' | 'target' | 'exclude' | 'base'>): PlanInputs {
   return {
     ...(options.prune ? { prune: true } : {}),
     ...(options.allowMassDelete ? { allowMassDelete: true } : {}),
     ...(options.target ? { targets: options.target as ResourceAddress[] } : {}),
     ...(options.exclude ? { excludes: options.exclude } : {}),
+    ...(options.base !== undefined ? { base: options.base } : {}),
   };
 }

@@ -21,7 +21,7 @@ function recordingStreams(terminal: boolean): { streams: ConsoleStreams; written
 }
 
 const START: ApplyEvent = { type: 'start', address: 'agent/support', action: 'update' };
-const RESULT: ApplyResult = { done: [], failed: [], skipped: [], notStarted: [], counts: { added: 0, changed: 0, replaced: 0, destroyed: 0 } };
+const RESULT: ApplyResult = { done: [], failed: [], skipped: [], notStarted: [], counts: { added: 0, changed: 0, adopted: 0, replaced: 0, destroyed: 0 } };
 
 /** Writes that report one start at once, then finish on a later turn. */
 const oneWrite = (hooks: { onEvent: (event: ApplyEvent) => void }) => {
