@@ -10,6 +10,7 @@
 // - every run / script entry is a string (a plain YAML scalar holding `: ` is a mapping), and the
 //   GitLab recipe is read by gitlab-ci-local, which lists its jobs and expands its templates.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,18 @@ function stepEnv(step: Step, environment: string): Record<string, string> {
     out[key] = value.replace(/\$\{\{ matrix\.environment \}\}/g, environment);
   }
   return out;
+}
+
+/** `dir` as a git repository whose one commit holds what it holds now (made once); that commit's sha. */
+async function committed(dir: string): Promise<string> {
+  const git = async (...args: string[]) =>
+    (await run('git', ['-c', 'user.name=agentform', '-c', 'user.email=agentform@example.com', ...args], { cwd: dir })).stdout.trim();
+  if (!existsSync(join(dir, '.git'))) {
+    await git('init', '--quiet');
+    await git('add', '-A');
+    await git('commit', '--quiet', '-m', 'base');
+  }
+  return git('rev-parse', 'HEAD');
 }
 
 describe('the GitHub Actions recipes', () => {
@@ -142,8 +155,10 @@ describe('the GitHub Actions recipes', () => {
     const planStep = plan.jobs.plan!.steps.find((step) => step.name?.startsWith('plan '))!;
     const output = join(dir, 'github-output');
     await writeFile(output, '');
+    // The pull request's base commit (--base): the project as copied, committed.
+    const base = await committed(dir);
     // By default the environment's URL points at the local control plane, which brings its own key.
-    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), ...target, GITHUB_OUTPUT: output });
+    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), BASE_SHA: base, ...target, GITHUB_OUTPUT: output });
   }
 
   const WRITE_ONLY = { OPENAI_API_KEY: 'local-openai', ANTHROPIC_API_KEY: 'local-anthropic', CRM_SUPPORT_TOKEN: 'local-crm', NPM_TOKEN: 'local-npm' };

@@ -38,6 +38,8 @@ let repo: string;
 let ci: CiPlane;
 let github: FakeGitHub;
 let pullRequest = 0;
+/** The commit the open pull request branched from (main before its commits). */
+let pullRequestBase = '';
 let runId = 1000;
 
 const git = (...args: string[]) => gitIn(repo, ...args);
@@ -69,7 +71,7 @@ async function workflow(file: string, eventName: 'pull_request' | 'push' | 'sche
     eventName,
     sha: await git('rev-parse', 'HEAD'),
     runId,
-    ...(eventName === 'pull_request' ? { pullRequest } : {}),
+    ...(eventName === 'pull_request' ? { pullRequest, pullRequestBase } : {}),
     secrets: secrets(),
     machineEnv: machineEnv(),
     beforeJob: async () => void (await git('clean', '-ffdxq')),
@@ -93,6 +95,7 @@ const everything = (result: WorkflowResult) => result.jobs.map((item) => `=== ${
 /** A pull request with these files, pushed: the commit is the one the merge puts on main. */
 async function openPullRequest(files: Record<string, string>, title: string): Promise<void> {
   pullRequest += 1;
+  pullRequestBase = await git('rev-parse', 'HEAD');
   await commit(files, title);
 }
 
@@ -264,6 +267,27 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
       expect(job(drifted, 'drift (staging)').output).toContain('Edited by hand.');
     },
     PIPELINE_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'a pull request that declares a resource made by hand shows it as adopt, and the merge takes it over',
+    async () => {
+      await ci.admin.staging.providersCreate({ name: 'hand-made', type: 'openai' });
+      const declared = PROVIDER.replace('name: openai', 'name: hand-made');
+      await openPullRequest({ 'hand-made.yaml': declared, 'agents.yaml': agent('You help customers in their language.') }, 'manage the hand-made provider');
+      const review = await planPullRequest();
+      expect(review.result, everything(review)).toBe('success');
+      const staging = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:staging -->'));
+      expect(staging?.body).toContain('`provider/hand-made` adopt');
+      // Production never had it: there it is created, not adopted.
+      const production = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
+      expect(production?.body).toContain('`provider/hand-made` create');
+      const merged = await merge();
+      expect(merged.result, everything(merged)).toBe('success');
+      expect(job(merged, 'staging').output).toContain('provider/hand-made: Adopted');
+      expect((await ci.admin.staging.providersList()).map((item) => item.name)).toContain('hand-made');
+    },
+    PIPELINE_TIMEOUT_MS * 4,
   );
 });
 

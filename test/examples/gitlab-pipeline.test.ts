@@ -38,6 +38,8 @@ let repo: string;
 let ci: CiPlane;
 let gitlab: FakeGitLab;
 let mergeRequest = 0;
+/** The commit the open merge request branched from (main before its commits). */
+let mergeRequestBase = '';
 
 const git = (...args: string[]) => gitIn(repo, ...args);
 
@@ -45,7 +47,7 @@ const git = (...args: string[]) => gitIn(repo, ...args);
 function runnerEnv(): NodeJS.ProcessEnv {
   return {
     ...runnerMachineEnv(work, [dirname(process.execPath)]),
-    GCL_IGNORE_PREDEFINED_VARS: 'CI_PIPELINE_SOURCE,CI_API_V4_URL,CI_PROJECT_ID,CI_MERGE_REQUEST_IID,CI_DEFAULT_BRANCH',
+    GCL_IGNORE_PREDEFINED_VARS: 'CI_PIPELINE_SOURCE,CI_API_V4_URL,CI_PROJECT_ID,CI_MERGE_REQUEST_IID,CI_MERGE_REQUEST_DIFF_BASE_SHA,CI_DEFAULT_BRANCH',
   };
 }
 
@@ -78,7 +80,7 @@ async function pipeline(source: 'merge_request_event' | 'push' | 'schedule', ext
   const variables = {
     ...projectVariables(),
     CI_PIPELINE_SOURCE: source,
-    ...(source === 'merge_request_event' ? { CI_MERGE_REQUEST_IID: String(mergeRequest) } : {}),
+    ...(source === 'merge_request_event' ? { CI_MERGE_REQUEST_IID: String(mergeRequest), CI_MERGE_REQUEST_DIFF_BASE_SHA: mergeRequestBase } : {}),
   };
   // One job at a time: the jobs share the test's npm prefix, where a runner gives each its own container.
   const args = [
@@ -117,6 +119,7 @@ async function mergeRequestPipeline(): Promise<PipelineResult> {
 /** A merge request with these files, pushed: the commit is the one the merge puts on main. */
 async function openMergeRequest(files: Record<string, string>, title: string): Promise<void> {
   mergeRequest += 1;
+  mergeRequestBase = await git('rev-parse', 'HEAD');
   await commit(files, title);
 }
 
