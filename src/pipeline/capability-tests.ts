@@ -29,6 +29,7 @@ export async function runCapabilityTests(
   states: ReadonlyMap<string, DesiredState> = new Map(),
 ): Promise<CapabilityTestRun> {
   const { files, assertions } = await readCapabilityTests(project);
+  if (files.length === 0) return { files, report: { environments: [...environments], results: [], skipped: 0 } };
   const lock = await readToolLock(project.dir);
   const lockDocument = lock ? lockWithLocations(project.dir) : undefined;
   const located = assertions.map((assertion) => ({ ...assertion, location: relativeToCwd(project.dir, assertion.location) as SourceLocation }));
@@ -47,6 +48,13 @@ export async function runCapabilityTests(
     }
   }
   return { files, report: { environments: [...environments], results, skipped } };
+}
+
+/** The plan's section: the tests checked against the environment it plans, or undefined when the project has none. */
+export async function planCapabilityTests(project: Project, desired: DesiredState): Promise<CapabilityTestReport | undefined> {
+  const environment = desired.target.name;
+  const { files, report } = await runCapabilityTests(project, [environment], new Map([[environment, desired]]));
+  return files.length > 0 ? report : undefined;
 }
 
 function evaluate(
