@@ -37,7 +37,7 @@ export function vscodeSettings(schemasDir: string = PROJECT_SCHEMAS_DIR): Projec
   const settings = {
     'yaml.schemas': {
       [`./${posix.join(schemasDir, SCHEMA_FILES.root)}`]: ['agentform.yaml'],
-      [`./${posix.join(schemasDir, SCHEMA_FILES.test)}`]: ['*.test.yaml', '*.test.yml'],
+      [`./${posix.join(schemasDir, SCHEMA_FILES.test)}`]: ['**/*.test.yaml', '**/*.test.yml'],
     },
     'yaml.schemaStore.enable': false,
   };
