@@ -246,6 +246,11 @@ function throughOf(chain: readonly DefinitionStep[]): string {
   return subagents > 0 ? ` (through ${subagents === 1 ? 'a subagent' : `${subagents} subagents`})` : '';
 }
 
+/** Whether the assertion is checked in the environment: the ones it names, or every one when it names none. */
+export function appliesIn(assertion: Pick<CapabilityAssertion, 'environments'>, environment: string): boolean {
+  return assertion.environments === undefined || assertion.environments.includes(environment);
+}
+
 /**
  * The assertion's result in one environment, or undefined when it is not checked there: no agent
  * of the environment matches, but one of another environment does. Every agent the glob matches

@@ -7,7 +7,7 @@ import { desiredStateFor, relativeToCwd, specLocator } from '../config/index.js'
 import type { Project } from '../config/project.js';
 import { LOCK_FILE, lockFilePath, readToolLock } from '../config/tool-lock-file.js';
 import { type LocatedDocument, locatedDocuments, parseYamlText } from '../config/yaml-source.js';
-import { type DefinitionRef, evaluateAssertion } from '../engine/capability-tests.js';
+import { appliesIn, type DefinitionRef, evaluateAssertion } from '../engine/capability-tests.js';
 import type { SourceLocation } from '../errors.js';
 import type { CapabilityAssertion, CapabilityTestReport, CapabilityTestResult } from '../model/capability-test.js';
 import type { DesiredState } from '../model/resources.js';
@@ -37,7 +37,7 @@ export async function runCapabilityTests(
   const results: CapabilityTestResult[] = [];
   let skipped = 0;
   for (const environment of environments) {
-    const inEnvironment = located.filter((assertion) => !assertion.environments || assertion.environments.includes(environment));
+    const inEnvironment = located.filter((assertion) => appliesIn(assertion, environment));
     skipped += located.length - inEnvironment.length;
     if (inEnvironment.length === 0) continue;
     const desired = states.get(environment) ?? desiredStateFor(project, environment);

@@ -143,6 +143,12 @@ describe('agentform test', () => {
     expect(failing.children[0]?.text).toContain('agent support  (agents/support.yaml:2:7)');
   });
 
+  it('-e and --all-envs together: refused, exit 1', async () => {
+    const result = await test('-e', 'dev', '--all-envs');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--all-envs and -e/--env cannot be combined');
+  });
+
   it('no test files: nothing to check, exit 0', async () => {
     await rm(join(dir, 'tests'), { recursive: true });
     const result = await test('--all-envs');

@@ -1,7 +1,7 @@
 // Capability test assertions: can / cannot, withDecision, subagents, globs, sandbox, connections
 // without a lock entry, and the chain of definitions each result names.
 import { describe, expect, it } from 'vitest';
-import { agentPattern, type CapabilityTestInputs, type DefinitionRef, evaluateAssertion } from '../../src/engine/capability-tests.js';
+import { agentPattern, appliesIn, type CapabilityTestInputs, type DefinitionRef, evaluateAssertion } from '../../src/engine/capability-tests.js';
 import type { CapabilityAssertion } from '../../src/model/capability-test.js';
 import type { JsonObject } from '../../src/model/resources.js';
 import type { LockedConnection } from '../../src/model/tool-lock.js';
@@ -121,6 +121,16 @@ describe('evaluateAssertion', () => {
 
   it('a surface from another environment does not count', () => {
     expect(evaluateAssertion(assertion('support', 'can', 'crm.find_customer'), inputs({ surfaces: { docs: surface('search') } }))?.status).toBe('error');
+  });
+});
+
+describe('appliesIn', () => {
+  it.each([
+    [undefined, 'prod', true],
+    [['prod'], 'prod', true],
+    [['dev', 'staging'], 'prod', false],
+  ] as const)('environments %j, checked in %s: %s', (environments, environment, expected) => {
+    expect(appliesIn(environments ? { environments: [...environments] } : {}, environment)).toBe(expected);
   });
 });
 
