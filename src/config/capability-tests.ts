@@ -30,9 +30,19 @@ function stringArray(value: unknown): string[] {
 
 /** Every assertion of the project's test files; throws a ProblemsError with every located problem. */
 export async function readCapabilityTests(project: Project): Promise<CapabilityTests> {
+  const problems = new ProblemList();
+  const tests = await checkCapabilityTests(project, problems);
+  throwIfErrors(project.dir, problems, 'the capability tests are invalid');
+  return tests;
+}
+
+/**
+ * The test files read and checked, their problems (located relative to the project) added to
+ * `problems` (validate reports them with the configuration's); only valid assertions are returned.
+ */
+export async function checkCapabilityTests(project: Pick<Project, 'dir' | 'root' | 'environments'>, problems: ProblemList): Promise<CapabilityTests> {
   const root = isObject(project.root.value) ? project.root.value : {};
   const files = await testFiles(project.dir, stringArray(root.exclude));
-  const problems = new ProblemList();
   const assertions: CapabilityAssertion[] = [];
   for (const file of files) {
     let text: string;
@@ -52,11 +62,10 @@ export async function readCapabilityTests(project: Project): Promise<CapabilityT
     }
     assertions.push(...assertionsOf(documents[0] as LocatedDocument, project, problems));
   }
-  throwIfErrors(project.dir, problems, 'the capability tests are invalid');
   return { files, assertions };
 }
 
-function assertionsOf(document: LocatedDocument, project: Project, problems: ProblemList): CapabilityAssertion[] {
+function assertionsOf(document: LocatedDocument, project: Pick<Project, 'environments'>, problems: ProblemList): CapabilityAssertion[] {
   const locate = (path: ReadonlyArray<string | number>, target?: 'key' | 'value') => document.locate(path, target);
   if (!passesSchema(validators().documents.test, document.value, 'capability test file', locate, problems)) return [];
   const tests = (document.value as { tests: Array<Record<string, unknown>> }).tests;

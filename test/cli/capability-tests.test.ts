@@ -102,6 +102,14 @@ describe('agentform test', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('validate reports a bad test file too, located; a good one passes', async () => {
+    expect((await runCli(['validate'], { cwd: dir })).code).toBe(0);
+    await writeFile(join(dir, 'tests', 'bad.test.yaml'), 'tests:\n  - agent: support\n    can: crm.x\n    environments: [stagin]\n');
+    const result = await runCli(['validate'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).toMatch(/tests\/bad\.test\.yaml:4:20: .*unknown environment "stagin"/);
+  });
+
   it('--json: a result per assertion and environment, with its chain', async () => {
     await writeFile(join(dir, 'tests', 'failing.test.yaml'), FAILING);
     const result = await test('-e', 'dev', '--json');
