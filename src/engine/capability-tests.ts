@@ -103,7 +103,7 @@ function toolsEntryIndex(spec: JsonObject, type: string, name: string): number {
 }
 
 /** The ways `agent` itself (not its subagents) reaches the tool, and what is missing when it does not. */
-function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs): { routes: Route[]; missing?: DefinitionStep } {
+function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs): { routes: Route[]; missing?: DefinitionStep; namesConnection?: boolean } {
   const { locate, environment } = inputs;
   const [source, toolName] = splitTool(tool);
   const at = (path: Array<string | number>) => locate({ kind: 'agent', name: agent.name, path });
@@ -152,7 +152,8 @@ function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs)
   const connection = inputs.connections.has(source)
     ? step(`connection ${source}`, locate({ kind: 'connection', name: source, path: [] }))
     : step(`connection ${source} (not declared in ${environment})`, undefined);
-  const surface = inputs.surfaces?.[source];
+  // Own keys only: a connection may well be called `constructor`.
+  const surface = inputs.surfaces && Object.hasOwn(inputs.surfaces, source) ? inputs.surfaces[source] : undefined;
   if (!surface)
     return {
       routes: [
@@ -167,6 +168,7 @@ function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs)
   if (toolIndex < 0)
     return {
       routes: [],
+      namesConnection: true,
       missing: step(
         `agentform.lock.yaml: connection ${source} in ${environment} has no tool ${toolName}`,
         locate({ kind: 'lock', environment, connection: source, toolIndex: -1 }),
@@ -197,8 +199,10 @@ function outcomeFor(root: AgentSpec, assertion: CapabilityAssertion, inputs: Cap
   let unknown: { chain: DefinitionStep[]; because: string } | undefined;
   while (queue.length > 0) {
     const { agent, chain } = queue.shift() as { agent: AgentSpec; chain: DefinitionStep[] };
-    const { routes, missing } = ownRoutes(agent, assertion.tool, inputs);
+    const { routes, missing, namesConnection } = ownRoutes(agent, assertion.tool, inputs);
+    // A subagent that does not name the connection at all is no news; one whose lock entry lacks the tool is.
     if (missing && agent === root) refused.push(missing);
+    else if (missing && namesConnection) refused.push(...chain.slice(1), missing);
     for (const route of routes) {
       const verdict = satisfies(route.decision, assertion.withDecision);
       const steps = [...chain, ...route.steps];

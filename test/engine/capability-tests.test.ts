@@ -110,6 +110,13 @@ describe('evaluateAssertion', () => {
     expect(denied?.chain.at(-1)).toEqual({ what: 'support: policies.toolCalls.byTool.wipe: deny', location: { file: 'agent/support', line: 5, col: 2 } });
     const missing = evaluateAssertion(assertion('support', 'can', 'crm.not_in_lock'), inputs());
     expect(missing?.chain.map((step) => step.what)).toContain('agentform.lock.yaml: connection crm in prod has no tool not_in_lock');
+    const throughSubagent = evaluateAssertion(assertion('support', 'can', 'docs.fetch'), inputs());
+    expect(throughSubagent?.chain.map((step) => step.what)).toEqual([
+      'agent support',
+      'support: tools does not name connection docs',
+      'support: subagent researcher',
+      'agentform.lock.yaml: connection docs in prod has no tool fetch',
+    ]);
     const notNamed = evaluateAssertion(assertion('researcher', 'can', 'crm.find_customer'), inputs());
     expect(notNamed?.chain.map((step) => step.what)).toContain('researcher: tools does not name connection crm');
   });
@@ -117,6 +124,11 @@ describe('evaluateAssertion', () => {
   it('says why it cannot decide: no lock entry for the connection', () => {
     const result = evaluateAssertion(assertion('unlocked', 'can', 'billing.charge'), inputs());
     expect(result?.message).toContain('agentform.lock.yaml has no entry for connection billing in prod');
+  });
+
+  it('a connection named like an Object property has no lock entry unless the lock has one', () => {
+    const agents = [{ name: 'odd', spec: { tools: [{ type: 'connection', name: 'constructor' }] } }];
+    expect(evaluateAssertion(assertion('odd', 'can', 'constructor.x'), inputs({ agents, declaredAgents: ['odd'] }))?.status).toBe('error');
   });
 
   it('a surface from another environment does not count', () => {
