@@ -29,13 +29,16 @@ export function schemaFiles(dir: string = PROJECT_SCHEMAS_DIR): ProjectFile[] {
 }
 
 /**
- * `.vscode/settings.json` for the Red Hat YAML extension: the root file by name, and no schema
+ * `.vscode/settings.json` for the Red Hat YAML extension: the root file and capability test files by name, and no schema
  * catalogue download (the project brings its own schemas). Resource files carry modelines, since
  * one file may hold any kind.
  */
 export function vscodeSettings(schemasDir: string = PROJECT_SCHEMAS_DIR): ProjectFile {
   const settings = {
-    'yaml.schemas': { [`./${posix.join(schemasDir, SCHEMA_FILES.root)}`]: ['agentform.yaml'] },
+    'yaml.schemas': {
+      [`./${posix.join(schemasDir, SCHEMA_FILES.root)}`]: ['agentform.yaml'],
+      [`./${posix.join(schemasDir, SCHEMA_FILES.test)}`]: ['**/*.test.yaml', '**/*.test.yml'],
+    },
     'yaml.schemaStore.enable': false,
   };
   return { path: '.vscode/settings.json', content: `${JSON.stringify(settings, null, 2)}\n` };

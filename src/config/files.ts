@@ -1,5 +1,5 @@
-// Which files make up a project: every *.yaml / *.yml below the root except the root file and the
-// lock file, skipping `node_modules/` and every dot-file and dot-directory (`.agentform/`, CI
+// Which files make up a project: every *.yaml / *.yml below the root except the root file, the
+// lock file and capability test files (*.test.yaml, docs/capability-tests.md), skipping `node_modules/` and every dot-file and dot-directory (`.agentform/`, CI
 // files such as `.gitlab-ci.yml` and `.github/`); narrowed by the root's include/exclude globs.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +9,12 @@ export const ROOT_FILE_ALTERNATIVE = 'agentform.yml';
 /** The tool-surface lock beside the root file: written by agentform, never a resource file. */
 export const LOCK_FILE = 'agentform.lock.yaml';
 const DEFAULT_INCLUDE = ['**/*.yaml', '**/*.yml'];
+/** Capability test files: assertions for `agentform test`, never resource documents. */
+const TEST_FILE = /(^|\/)[^/]+\.test\.ya?ml$/;
+
+export function isTestFile(path: string): boolean {
+  return TEST_FILE.test(path);
+}
 
 /** A glob (`**`, `*`, `?`) as a regular expression over `/`-separated relative paths. */
 export function globToRegExp(glob: string): RegExp {
@@ -55,6 +61,19 @@ export async function resourceFiles(dir: string, rootFile: string, include?: rea
   const includes = (include && include.length > 0 ? include : DEFAULT_INCLUDE).map(globToRegExp);
   const excludes = (exclude ?? []).map(globToRegExp);
   return all.filter(
-    (path) => path !== rootFile && path !== LOCK_FILE && includes.some((pattern) => pattern.test(path)) && !excludes.some((pattern) => pattern.test(path)),
+    (path) =>
+      path !== rootFile &&
+      path !== LOCK_FILE &&
+      !isTestFile(path) &&
+      includes.some((pattern) => pattern.test(path)) &&
+      !excludes.some((pattern) => pattern.test(path)),
   );
+}
+
+/** The capability test files below the root (same walk as resource files; the root's `exclude` applies, `include` does not). */
+export async function testFiles(dir: string, exclude?: readonly string[]): Promise<string[]> {
+  const all: string[] = [];
+  await walk(dir, '', all);
+  const excludes = (exclude ?? []).map(globToRegExp);
+  return all.filter((path) => isTestFile(path) && !excludes.some((pattern) => pattern.test(path)));
 }

@@ -157,12 +157,12 @@ function reportDangling(dangling: DanglingReference[], singleEnvironment: boolea
   }
 }
 
-function relativeToCwd(project: string, location: SourceLocation | undefined): SourceLocation | undefined {
+export function relativeToCwd(project: string, location: SourceLocation | undefined): SourceLocation | undefined {
   if (!location) return undefined;
   return { ...location, file: relative(process.cwd(), resolve(project, location.file)) || location.file };
 }
 
-function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
+export function throwIfErrors(dir: string, problems: ProblemList, what: string): void {
   const errors = problems.sorted().filter((problem) => problem.severity === 'error');
   if (errors.length === 0) return;
   throw new ProblemsError(

@@ -26,6 +26,7 @@ export const SCHEMA_FILES = {
   Secret: 'secret.schema.json',
   ApiKey: 'apikey.schema.json',
   lock: 'agentform.lock.schema.json',
+  test: 'agentform.test.schema.json',
 } as const;
 export type SchemaName = keyof typeof SCHEMA_FILES;
 export const SCHEMA_NAMES = Object.keys(SCHEMA_FILES) as SchemaName[];
@@ -43,6 +44,8 @@ export const SCHEMA_ALIASES: Record<string, SchemaName> = {
   secret: 'Secret',
   apikey: 'ApiKey',
   lock: 'lock',
+  test: 'test',
+  tests: 'test',
 };
 
 let schemasDirectory: string | undefined;

@@ -6,6 +6,8 @@ import type { FieldChange, Plan, ResourceChange } from '../model/resources.js';
 import { toolSurfaceJson } from './tool-surface.js';
 import type { SafetyReview } from '../model/safety.js';
 import { safetyToJson } from './safety.js';
+import type { CapabilityTestReport } from '../model/capability-test.js';
+import { capabilityTestsToJson } from './capability-tests.js';
 
 export interface JsonRenderOptions {
   /** Where the plan was computed: a URL or "the local control plane (...)". */
@@ -16,6 +18,8 @@ export interface JsonRenderOptions {
   safety?: SafetyReview;
   /** `plan --json --changes-only`: leave out the resources apply does not touch (no-op). */
   changesOnly?: boolean;
+  /** The capability tests checked against this environment (plan's `capabilityTests` key). */
+  capabilityTests?: CapabilityTestReport;
 }
 
 // The key order of a change and of a field change in the compact plan: fixed, whatever order the
@@ -49,6 +53,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     ...(plan.ignored && plan.ignored.length > 0 ? { ignored: plan.ignored } : {}),
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),
     ...(options.safety ? { safety: safetyToJson(options.safety) } : {}),
+    ...(options.capabilityTests ? { capabilityTests: capabilityTestsToJson(options.capabilityTests) } : {}),
   };
 }
 

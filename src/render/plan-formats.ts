@@ -2,6 +2,8 @@
 // when the run produced them, the safety review (policy findings, capability changes) and the
 // `--check-tools` comparison of tool surfaces with agentform.lock.yaml.
 import type { ToolSurfaceReport } from '../engine/tool-surface.js';
+import type { CapabilityTestReport } from '../model/capability-test.js';
+import { renderCapabilityTestsMarkdown, renderCapabilityTestsSection } from './capability-tests.js';
 import type { Plan } from '../model/resources.js';
 import type { SafetyReview } from '../model/safety.js';
 import { renderPlanJson } from './json.js';
@@ -23,18 +25,22 @@ export interface PlanRenderContext {
   toolSurface?: ToolSurfaceReport;
   /** JSON only (`plan --json --changes-only`): leave out the resources apply does not touch. */
   changesOnly?: boolean;
+  /** The capability tests (*.test.yaml) checked against this environment, when the project has some. */
+  capabilityTests?: CapabilityTestReport;
 }
 
 function textOf(plan: Plan, context: PlanRenderContext): string {
   const palette = paletteFor(context.color);
   const safety = context.safety ? `\n\n${renderSafetyText(context.safety, palette)}` : '';
   const tools = context.toolSurface ? `\n\n${renderToolSurfaceReport(context.toolSurface, palette)}` : '';
-  return `${renderPlanText(plan, { color: context.color })}${safety}${tools}`;
+  const tests = context.capabilityTests ? `\n\n${renderCapabilityTestsSection(context.capabilityTests, palette)}` : '';
+  return `${renderPlanText(plan, { color: context.color })}${safety}${tools}${tests}`;
 }
 
 function markdownOf(plan: Plan, context: PlanRenderContext): string {
   const tools = context.toolSurface ? `\n\n### Tool surface\n\n\`\`\`text\n${renderToolSurfaceReport(context.toolSurface)}\n\`\`\`\n` : '';
-  return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}) })}${tools}`;
+  const tests = context.capabilityTests ? `\n\n${renderCapabilityTestsMarkdown(context.capabilityTests)}` : '';
+  return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}) })}${tools}${tests}`;
 }
 
 export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: PlanRenderContext) => string>> = {
@@ -45,6 +51,7 @@ export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: Pla
       ...(context.safety ? { safety: context.safety } : {}),
       ...(context.toolSurface ? { toolSurface: context.toolSurface } : {}),
       ...(context.changesOnly ? { changesOnly: true } : {}),
+      ...(context.capabilityTests ? { capabilityTests: context.capabilityTests } : {}),
     }),
   markdown: markdownOf,
 };

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSkippedEntry, resourceFiles } from '../../src/config/files.js';
+import { isSkippedEntry, resourceFiles, testFiles } from '../../src/config/files.js';
 import { ProblemList } from '../../src/config/problems.js';
 import { readProject } from '../../src/config/project.js';
 
@@ -19,6 +19,9 @@ const NOT_RESOURCES: Record<string, string> = {
   'agents/.wip/agent.yml': AGENT('wip'),
   '.agentform/cache/entry.yaml': 'junk: [\n',
   'node_modules/pkg/config.yaml': 'junk: [\n',
+  // Capability test files (docs/capability-tests.md): read by `agentform test`, never as resources.
+  'tests/agents.test.yaml': 'tests:\n  - agent: helper\n    can: builtin.current_time\n',
+  'smoke.test.yml': 'tests: []\n',
 };
 
 let dir: string;
@@ -56,6 +59,13 @@ describe('resourceFiles', () => {
     ['agent.yaml', false, false],
   ])('isSkippedEntry(%s, directory: %s) is %s', (name, isDirectory, expected) => {
     expect(isSkippedEntry(name, isDirectory)).toBe(expected);
+  });
+});
+
+describe('testFiles', () => {
+  it('lists the *.test.yaml / *.test.yml files, skipping what the walk skips; exclude applies', async () => {
+    expect(await testFiles(dir)).toEqual(['smoke.test.yml', 'tests/agents.test.yaml']);
+    expect(await testFiles(dir, ['tests/**'])).toEqual(['smoke.test.yml']);
   });
 });
 

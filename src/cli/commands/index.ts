@@ -30,6 +30,7 @@ import { register as check } from './check/index.js';
 import { register as mcp } from './mcp/index.js';
 import { registerComplete, registerCompletion } from './completion/index.js';
 import { register as drift } from './drift/index.js';
+import { register as test } from './test/index.js';
 
 type Register = (program: Command, outcome: CommandOutcome) => void;
 
@@ -42,6 +43,7 @@ export const COMMANDS: Readonly<Record<string, Register>> = {
   graph,
   validate,
   check,
+  test,
   schema,
   whoami,
   hooks,

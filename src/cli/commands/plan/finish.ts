@@ -12,6 +12,7 @@ import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import type { Session } from '../../../pipeline/session.js';
 import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
+import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
 
 export async function finishPlan(session: Session, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
@@ -19,12 +20,14 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   const safety = await reviewPlan(run);
   if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
   const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
+  const capabilityTests = await planCapabilityTests(session.project, run.desired);
   const context = {
     target: session.targetLabel,
     color: useColor(globals),
     safety,
     ...(toolSurface ? { toolSurface } : {}),
     ...(options.changesOnly ? { changesOnly: true } : {}),
+    ...(capabilityTests ? { capabilityTests } : {}),
   };
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);

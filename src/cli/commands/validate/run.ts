@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { specLocator, validateProject, type Problem } from '../../../config/index.js';
+import { loadProject, specLocator, validateProject, type Problem } from '../../../config/index.js';
+import { testFiles } from '../../../config/files.js';
 import { renderProblems } from '../../../render/problems.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { policyJudge } from './policy-problems.js';
@@ -9,7 +10,19 @@ import { readToolLock } from '../../../config/tool-lock-file.js';
 export async function offlineProblems(projectDir: string, environment: string | undefined): Promise<Problem[]> {
   // A lock file that cannot be read is check's and plan's error to report; the rules run without it.
   const judge = policyJudge(projectDir, await readToolLock(projectDir).catch(() => undefined));
-  return validateProject(projectDir, { env: process.env, judge, ...(environment ? { environment } : {}) });
+  const problems = await validateProject(projectDir, { env: process.env, judge, ...(environment ? { environment } : {}) });
+  if (problems.some((problem) => problem.severity === 'error')) return problems;
+  return [...problems, ...(await capabilityTestProblems(projectDir))];
+}
+
+/** Problems of the capability test files (*.test.yaml), once the configuration they name is valid. */
+async function capabilityTestProblems(projectDir: string): Promise<Problem[]> {
+  // Most projects have none: the walk alone, before reading the project a second time.
+  if ((await testFiles(projectDir)).length === 0) return [];
+  const [{ checkCapabilityTests }, { ProblemList }] = await Promise.all([import('../../../config/capability-tests.js'), import('../../../config/problems.js')]);
+  const problems = new ProblemList();
+  await checkCapabilityTests(await loadProject(projectDir), problems);
+  return problems.sorted();
 }
 
 export async function runValidate(dir: string, options: { env?: string; json?: boolean; remote?: boolean }, globals: GlobalOptions): Promise<number> {
