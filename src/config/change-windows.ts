@@ -2,7 +2,7 @@
 // document as the schema checked it, and checked where the schema cannot: a date range or a weekly
 // span (not both, not neither), a known time zone, an end that comes after the start, unique names.
 // Evaluating them at an instant is the engine's (engine/change-windows.ts).
-import { type ChangeWindow, isTimeZone, parseInstant, parseWeeklyTime, WEEKDAYS, type Weekday } from '../engine/change-windows.js';
+import { type ChangeWindow, INSTANT_SHAPE, isTimeZone, parseInstant, parseWeeklyTime, WEEKDAYS, type Weekday } from '../engine/change-windows.js';
 import type { PathSegment, ProblemList } from './problems.js';
 import type { ProjectRoot } from './project.js';
 import { closest } from './suggest.js';
@@ -65,14 +65,18 @@ function label(raw: Record<string, unknown>, index: number): string {
 
 type Report = (message: string, ...path: PathSegment[]) => void;
 
+function looksLikeInstant(value: unknown): boolean {
+  return typeof value === 'string' && INSTANT_SHAPE.test(value);
+}
+
 function checkDates(raw: Record<string, unknown>, error: Report): void {
-  const example = 'an ISO 8601 date and time with its offset, e.g. 2026-12-20T00:00:00+01:00';
   const from = typeof raw.from === 'string' ? parseInstant(raw.from) : undefined;
   const until = typeof raw.until === 'string' ? parseInstant(raw.until) : undefined;
   if (raw.from === undefined) error('has until but no from', 'until');
-  else if (!from) error(`from must be ${example}`, 'from');
+  // A string of the wrong form is the schema's to report; one of the right form may name no day.
+  else if (!from && looksLikeInstant(raw.from)) error(`from ${String(raw.from)} is not a date`, 'from');
   if (raw.until === undefined) error('has from but no until', 'from');
-  else if (!until) error(`until must be ${example}`, 'until');
+  else if (!until && looksLikeInstant(raw.until)) error(`until ${String(raw.until)} is not a date`, 'until');
   if (from && until && until <= from) error(`ends before it starts (until ${String(raw.until)} is not after from ${String(raw.from)})`, 'until');
 }
 
@@ -92,8 +96,9 @@ function checkWeekly(weekly: Record<string, unknown>, error: Report): void {
     if (typeof text !== 'string') continue;
     const time = parseWeeklyTime(text);
     times[key] = time;
-    if (!time) error(`${key} "${text}" is neither a time (16:00) nor a day and a time (friday 16:00)`, 'weekly', key);
-    else if (hasDays && time.day !== undefined) error(`${key} names a day, and days lists them: with days, ${key} is a time (16:00)`, 'weekly', key);
+    // A time of the wrong form is the schema's to report.
+    if (!time) continue;
+    if (hasDays && time.day !== undefined) error(`${key} names a day, and days lists them: with days, ${key} is a time (16:00)`, 'weekly', key);
     else if (!hasDays && time.day === undefined) error(`${key} needs a day (friday 16:00), or list the days the window opens on in days`, 'weekly', key);
   }
   const { start, end } = times;

@@ -66,10 +66,10 @@ export function parseWeeklyTime(text: string): WeeklyTime | undefined {
 }
 
 /** An ISO 8601 instant with a date, a time and an offset (`Z` or `+01:00`): a moment, not a wall time. */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
+export const INSTANT_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 export function parseInstant(text: string): Date | undefined {
-  if (!ISO_INSTANT.test(text)) return undefined;
+  if (!INSTANT_SHAPE.test(text)) return undefined;
   const ms = Date.parse(text);
   return Number.isNaN(ms) ? undefined : new Date(ms);
 }
