@@ -16,6 +16,8 @@ export interface JsonRenderOptions {
   safety?: SafetyReview;
   /** `plan --json --changes-only`: leave out the resources apply does not touch (no-op). */
   changesOnly?: boolean;
+  /** The change windows open now (plan's `openChangeWindows`): an apply now would be refused. */
+  openChangeWindows?: ReadonlyArray<Record<string, string>>;
 }
 
 // The key order of a change and of a field change in the compact plan: fixed, whatever order the
@@ -48,6 +50,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     ...(plan.ignored && plan.ignored.length > 0 ? { ignored: plan.ignored } : {}),
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),
     ...(options.safety ? { safety: safetyToJson(options.safety) } : {}),
+    ...(options.openChangeWindows ? { openChangeWindows: options.openChangeWindows } : {}),
   };
 }
 

@@ -10,6 +10,8 @@ import { paletteFor } from './palette.js';
 import { renderSafetyText } from './safety.js';
 import { renderPlanText } from './text.js';
 import { renderToolSurfaceReport } from './tool-surface.js';
+import type { OpenWindow } from '../engine/change-windows.js';
+import { changeWindowsJson, changeWindowsMarkdown, changeWindowsText } from './change-windows.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
@@ -23,18 +25,22 @@ export interface PlanRenderContext {
   toolSurface?: ToolSurfaceReport;
   /** JSON only (`plan --json --changes-only`): leave out the resources apply does not touch. */
   changesOnly?: boolean;
+  /** The change windows of the environment open now: an apply now would be refused. */
+  openChangeWindows?: readonly OpenWindow[];
 }
 
 function textOf(plan: Plan, context: PlanRenderContext): string {
   const palette = paletteFor(context.color);
   const safety = context.safety ? `\n\n${renderSafetyText(context.safety, palette)}` : '';
   const tools = context.toolSurface ? `\n\n${renderToolSurfaceReport(context.toolSurface, palette)}` : '';
-  return `${renderPlanText(plan, { color: context.color })}${safety}${tools}`;
+  const windows = changeWindowsText(plan.environment, context.openChangeWindows ?? [], palette);
+  return `${renderPlanText(plan, { color: context.color })}${safety}${tools}${windows.length > 0 ? `\n\n${windows.join('\n')}` : ''}`;
 }
 
 function markdownOf(plan: Plan, context: PlanRenderContext): string {
   const tools = context.toolSurface ? `\n\n### Tool surface\n\n\`\`\`text\n${renderToolSurfaceReport(context.toolSurface)}\n\`\`\`\n` : '';
-  return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}) })}${tools}`;
+  const banner = changeWindowsMarkdown(plan.environment, context.openChangeWindows ?? []);
+  return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}), ...(banner.length > 0 ? { banner } : {}) })}${tools}`;
 }
 
 export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: PlanRenderContext) => string>> = {
@@ -45,6 +51,7 @@ export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: Pla
       ...(context.safety ? { safety: context.safety } : {}),
       ...(context.toolSurface ? { toolSurface: context.toolSurface } : {}),
       ...(context.changesOnly ? { changesOnly: true } : {}),
+      ...(context.openChangeWindows && context.openChangeWindows.length > 0 ? { openChangeWindows: changeWindowsJson(context.openChangeWindows) } : {}),
     }),
   markdown: markdownOf,
 };

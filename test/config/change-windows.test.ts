@@ -21,7 +21,11 @@ describe('change windows in agentform.yaml', () => {
       '      - name: weekend\n        reason: nobody on call\n        weekly: {start: friday 16:00, end: monday 08:00, timeZone: Europe/Berlin}\n',
       [],
     ],
-    ['weekly days', '      - name: nightly\n        reason: batch\n        weekly: {days: [monday, friday], start: "22:00", end: "06:00", timeZone: UTC}\n', []],
+    [
+      'weekly days',
+      '      - name: nightly\n        reason: batch\n        weekly: {days: [monday, friday], start: "22:00", end: "06:00", timeZone: UTC}\n',
+      [],
+    ],
     [
       'an unknown time zone',
       '      - name: weekend\n        reason: r\n        weekly:\n          start: friday 16:00\n          end: monday 08:00\n          timeZone: Europe/Berln\n',
@@ -32,7 +36,11 @@ describe('change windows in agentform.yaml', () => {
       '      - name: year-end\n        reason: r\n        from: "2027-01-04T08:00:00+01:00"\n        until: "2026-12-20T00:00:00+01:00"\n',
       [/^agentform\.yaml:9:16 change window "year-end": ends before it starts/],
     ],
-    ['a missing reason', '      - name: year-end\n        from: "2026-12-20T00:00:00+01:00"\n        until: "2027-01-04T08:00:00+01:00"\n', [/^agentform\.yaml:6:9 .*reason/]],
+    [
+      'a missing reason',
+      '      - name: year-end\n        from: "2026-12-20T00:00:00+01:00"\n        until: "2027-01-04T08:00:00+01:00"\n',
+      [/^agentform\.yaml:6:9 .*reason/],
+    ],
     [
       'a date without its offset',
       '      - name: year-end\n        reason: r\n        from: "2026-12-20T00:00:00"\n        until: "2027-01-04T08:00:00+01:00"\n',
@@ -54,13 +62,21 @@ describe('change windows in agentform.yaml', () => {
       '      - name: w\n        reason: r\n        weekly: {days: [monday], start: friday 16:00, end: "18:00", timeZone: UTC}\n',
       [/^agentform\.yaml:8:41 change window "w": start names a day, and days lists them/],
     ],
-    ['no day and no days', '      - name: w\n        reason: r\n        weekly: {start: "16:00", end: "18:00", timeZone: UTC}\n', [/start needs a day/, /end needs a day/]],
+    [
+      'no day and no days',
+      '      - name: w\n        reason: r\n        weekly: {start: "16:00", end: "18:00", timeZone: UTC}\n',
+      [/start needs a day/, /end needs a day/],
+    ],
     [
       'a date of the right form that is no day',
       '      - {name: w, reason: r, from: "2026-13-45T00:00:00Z", until: "2027-01-04T08:00:00+01:00"}\n',
       [/^agentform\.yaml:6:36 change window "w": from 2026-13-45T00:00:00Z is not a date/],
     ],
-    ['a weekly time of the wrong form', '      - name: w\n        reason: r\n        weekly: {start: fri 16:00, end: monday 08:00, timeZone: UTC}\n', [/^agentform\.yaml:8:25 .*must be a time \(16:00\) or a day and a time/]],
+    [
+      'a weekly time of the wrong form',
+      '      - name: w\n        reason: r\n        weekly: {start: fri 16:00, end: monday 08:00, timeZone: UTC}\n',
+      [/^agentform\.yaml:8:25 .*must be a time \(16:00\) or a day and a time/],
+    ],
     [
       'two windows of one name',
       '      - {name: w, reason: r, from: "2026-12-20T00:00:00Z", until: "2026-12-21T00:00:00Z"}\n      - {name: w, reason: r, from: "2026-12-22T00:00:00Z", until: "2026-12-23T00:00:00Z"}\n',

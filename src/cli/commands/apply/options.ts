@@ -14,4 +14,6 @@ export interface ApplyCommandOptions {
   exclude?: string[];
   maxRequestBytes?: string;
   updateLock?: boolean;
+  /** --break-glass: the reason to write inside a change window. */
+  breakGlass?: string;
 }

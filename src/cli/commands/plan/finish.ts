@@ -13,6 +13,8 @@ import { planSession } from '../../../pipeline/plan.js';
 import type { Session } from '../../../pipeline/session.js';
 import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
+import { openChangeWindows } from '../../../safety/change-windows.js';
+import { nowOf } from '../../break-glass.js';
 
 export async function finishPlan(session: Session, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   const run = await planSession(session, planInputsOf(options));
@@ -25,6 +27,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     safety,
     ...(toolSurface ? { toolSurface } : {}),
     ...(options.changesOnly ? { changesOnly: true } : {}),
+    openChangeWindows: openChangeWindows(run.project, run.desired.target.name, nowOf(process.env)),
   };
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
