@@ -18,6 +18,7 @@ import { paletteFor } from '../render/palette.js';
 import { renderFindingsText } from '../render/safety.js';
 import { refuseOnBlockingFindings, reviewPromotion, withWrittenAgents } from '../safety/index.js';
 import { type BreakGlassRequest, reviewChangeWindows, verdictNote } from '../safety/change-windows.js';
+import { recordBreakGlassSummary } from './break-glass.js';
 
 export interface AgentWrite {
   /** What is written. */
@@ -51,6 +52,7 @@ export async function reviewAgentWrites(input: {
   const verdict = reviewChangeWindows({ root: input.project, environment, ...input.windows, command: input.command });
   const note = verdictNote(verdict, environment);
   if (note) process.stderr.write(`${note}\n`);
+  if (verdict.outcome === 'break-glass') recordBreakGlassSummary(input.command, environment, verdict.record, process.env);
   const definitions = new Map([...writes].map(([slug, write]) => [slug, write.definition]));
   for (const warning of await refuseWritesWithMissingReferences(input.client, input.desired, definitions)) process.stderr.write(`Warning: ${warning}\n`);
   const notes = [...writes]

@@ -1,8 +1,9 @@
 // plan's report of the change windows open now: an apply now would be refused (not an error: the
 // plan itself writes nothing). Text, Markdown (the pull-request comment) and JSON (`openChangeWindows`).
-import { describeOpenWindow, type OpenWindow } from '../engine/change-windows.js';
+import { type BreakGlass, describeOpenWindow, type OpenWindow } from '../engine/change-windows.js';
 import { formatLocation } from '../errors.js';
 import { fenced } from './markdown.js';
+import { code } from './values.js';
 import type { Palette } from './palette.js';
 import { visible } from './visible.js';
 
@@ -28,4 +29,19 @@ export function changeWindowsJson(open: readonly OpenWindow[]): Array<Record<str
     endsAt: endsAt.toISOString(),
     ...(window.location ? { location: formatLocation(window.location) } : {}),
   }));
+}
+
+/** A change let through a window with --break-glass, for the CI job's Markdown summary. */
+export function breakGlassMarkdown(command: string, environment: string, record: BreakGlass): string {
+  const windows = record.windows.map((window) => `${window.name} (${window.reason}) until ${window.endsAt}`);
+  return [
+    `### 🔨 Break glass: ${code(command)} to ${code(environment)} inside a change window`,
+    '',
+    '| who | why | when |',
+    '|---|---|---|',
+    `| ${code(record.actor)} | ${code(record.reason)} | ${record.at} |`,
+    '',
+    fenced(windows.join('\n')),
+    '',
+  ].join('\n');
 }

@@ -3,7 +3,7 @@
 // promote and rollback refuse before any write; --break-glass lets a change through and records
 // who, why and when; plan says an apply now would be refused. "Now" is set with AGENTFORM_NOW.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -108,8 +108,9 @@ describe('apply inside a change window', () => {
   it('lets --break-glass through and records who, why and when in the JSON events', async () => {
     const plane = await startPlane();
     const dir = await project();
+    const summary = join(dir, 'step-summary.md');
     const apply = await runCli(['apply', dir, '-e', 'prod', '--auto-approve', '--json', '--break-glass', 'incident 4711: prompt leak'], {
-      env: at(plane, INSIDE),
+      env: { ...at(plane, INSIDE), GITHUB_STEP_SUMMARY: summary },
     });
     expect(apply.code, apply.stderr).toBe(0);
     const events = apply.stdout
@@ -125,6 +126,10 @@ describe('apply inside a change window', () => {
     expect(events[0]).toEqual({ type: 'break-glass', ...record });
     expect(events.at(-1)).toMatchObject({ type: 'summary', breakGlass: record });
     expect(await liveAgents(plane.prod)).toEqual(['support']);
+    // The CI job's Markdown summary.
+    const markdown = await readFile(summary, 'utf8');
+    expect(markdown).toContain('### 🔨 Break glass: `apply` to `prod` inside a change window');
+    expect(markdown).toContain('| `octocat` | `incident 4711: prompt leak` | 2026-12-24T09:00:00.000Z |');
 
     // Text: the record is said; AGENTFORM_ACTOR names who, over the CI's user.
     const text = await runCli(['apply', dir, '-e', 'prod', '--auto-approve', '--break-glass', 'again'], {

@@ -20,6 +20,7 @@ import { ApplyConsole } from './console.js';
 import { startWrites, type TestedConnections } from './writes.js';
 import type { ConsoleStreams } from './write-log.js';
 import { type BreakGlassRequest, reviewChangeWindows } from '../../../safety/change-windows.js';
+import { recordBreakGlassSummary } from '../../break-glass.js';
 
 /** What run.ts worked out from the command line before opening the session. */
 export interface ApplyRequest {
@@ -63,6 +64,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   });
   if (session.isLocal) io.target(session.targetLabel);
   io.windowVerdict(windows, run.desired.target.name);
+  if (windows.outcome === 'break-glass') recordBreakGlassSummary('apply', run.desired.target.name, windows.record, process.env);
   io.showPlan();
   if (changeCount(plan) === 0) return;
 
