@@ -187,6 +187,11 @@ describe('plan inside a change window', () => {
     expect(markdown.code, markdown.stderr).toBe(0);
     expect(markdown.stdout).toContain('> 🚫 **An apply to prod now would be refused');
 
+    const all = await runCli(['plan', dir, '--all-envs'], { env: at(plane, INSIDE) });
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toContain('An apply to prod now would be refused');
+    expect(all.stdout).not.toContain('An apply to dev');
+
     const outside = await runCli(['plan', dir, '-e', 'prod', '--json'], { env: at(plane, OUTSIDE) });
     expect(JSON.parse(outside.stdout)).not.toHaveProperty('openChangeWindows');
   });
