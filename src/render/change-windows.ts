@@ -31,6 +31,11 @@ export function changeWindowsJson(open: readonly OpenWindow[]): Array<Record<str
   }));
 }
 
+/** A table cell of user text: code, its pipes escaped (GitHub splits a row at every other pipe, code or not). */
+function cell(text: string): string {
+  return code(text).replace(/\|/g, '\\|');
+}
+
 /** A change let through a window with --break-glass, for the CI job's Markdown summary. */
 export function breakGlassMarkdown(command: string, environment: string, record: BreakGlass): string {
   const windows = record.windows.map((window) => `${window.name} (${window.reason}) until ${window.endsAt}`);
@@ -39,7 +44,7 @@ export function breakGlassMarkdown(command: string, environment: string, record:
     '',
     '| who | why | when |',
     '|---|---|---|',
-    `| ${code(record.actor)} | ${code(record.reason)} | ${record.at} |`,
+    `| ${cell(record.actor)} | ${cell(record.reason)} | ${record.at} |`,
     '',
     fenced(windows.join('\n')),
     '',
