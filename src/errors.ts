@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   preflight_refused: 'apply found problems before its first write; nothing was changed',
   apply_failed: 'apply finished with failed or skipped changes',
   policy_refused: 'apply or promote refused to start: an error-severity policy finding stands (docs/policy.md); nothing was changed',
+  change_window:
+    'apply, promote or rollback refused: a change window of agentform.yaml is open (pass --break-glass "REASON" for an emergency); nothing was changed',
   tool_surface_differs: "a connection's live tools differ from agentform.lock.yaml: apply or lock refused (docs/tool-lock.md)",
   tool_surface_unreadable: "a connection's tools could not be read for the lock (the tool server did not answer)",
   no_terminal: 'a confirmation is needed but there is no terminal: pass --auto-approve',

@@ -1,4 +1,5 @@
-// What promote and rollback run before they write agent definitions, in this order: the references
+// What promote and rollback run before they write agent definitions, in this order: the change
+// windows of the target (refused inside one, unless --break-glass, then recorded), the references
 // the target lacks (refused), the target's rules over the whole environment with the written
 // agents in it (refused on an error), and the tool-surface lock of the connections they use
 // (refused on a difference), each as apply runs it. One place, so the two commands cannot drift.
@@ -16,6 +17,8 @@ import type { JudgedDefinition } from '../promotion/judged-definition.js';
 import { paletteFor } from '../render/palette.js';
 import { renderFindingsText } from '../render/safety.js';
 import { refuseOnBlockingFindings, reviewPromotion, withWrittenAgents } from '../safety/index.js';
+import { type BreakGlassRequest, reviewChangeWindows, verdictNote } from '../safety/change-windows.js';
+import { recordBreakGlassSummary } from './break-glass.js';
 
 export interface AgentWrite {
   /** What is written. */
@@ -41,8 +44,15 @@ export async function reviewAgentWrites(input: {
   lock: ToolSurfaceLock | undefined;
   color: boolean;
   command: 'promote' | 'roll back';
+  /** The clock the change windows are judged by, and --break-glass if given. */
+  windows: { now: Date; breakGlass?: BreakGlassRequest };
 }): Promise<ToolLockGate> {
   const { writes } = input;
+  const environment = input.desired.target.name;
+  const verdict = reviewChangeWindows({ root: input.project, environment, ...input.windows, command: input.command });
+  const note = verdictNote(verdict, environment);
+  if (note) process.stderr.write(`${note}\n`);
+  if (verdict.outcome === 'break-glass') recordBreakGlassSummary(input.command, environment, verdict.record, process.env);
   const definitions = new Map([...writes].map(([slug, write]) => [slug, write.definition]));
   for (const warning of await refuseWritesWithMissingReferences(input.client, input.desired, definitions)) process.stderr.write(`Warning: ${warning}\n`);
   const notes = [...writes]

@@ -20,6 +20,7 @@ import { pickEnvironment } from './environment-select.js';
 import { checkIgnoreRules } from './ignore-rules.js';
 import { checkProject } from './project-checks.js';
 import { checkOwnership } from './ownership.js';
+import { checkChangeWindows } from './change-windows.js';
 import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
 import type { PathSegment } from './problems.js';
 import { didYouMean } from './suggest.js';
@@ -28,6 +29,7 @@ export type { Problem } from './problems.js';
 export type { Project, ProjectEnvironment, ProjectRoot, ReadHooks, ResourceDocument } from './project.js';
 export { environmentsOf } from './project-checks.js';
 export { ignoreRulesOf } from './ignore-rules.js';
+export { changeWindowsOf } from './change-windows.js';
 export { pickEnvironment } from './environment-select.js';
 
 export interface ValidateOptions {
@@ -73,6 +75,7 @@ async function check(
   checkProject(project, problems);
   checkOwnership(project, problems);
   checkIgnoreRules(project, problems, today);
+  checkChangeWindows(project, problems);
   const names = Object.keys(project.environments);
   if (only !== undefined && !project.environments[only]) {
     problems.error(`unknown environment "${only}"${didYouMean(only, names)} (agentform.yaml declares ${names.join(', ') || 'none'})`, {

@@ -20,6 +20,8 @@ export interface JsonRenderOptions {
   changesOnly?: boolean;
   /** The capability tests checked against this environment (plan's `capabilityTests` key). */
   capabilityTests?: CapabilityTestReport;
+  /** The change windows open now (plan's `openChangeWindows`): an apply now would be refused. */
+  openChangeWindows?: ReadonlyArray<Record<string, string>>;
 }
 
 // The key order of a change and of a field change in the compact plan: fixed, whatever order the
@@ -54,6 +56,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),
     ...(options.safety ? { safety: safetyToJson(options.safety) } : {}),
     ...(options.capabilityTests ? { capabilityTests: capabilityTestsToJson(options.capabilityTests) } : {}),
+    ...(options.openChangeWindows ? { openChangeWindows: options.openChangeWindows } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ export interface MarkdownRenderOptions {
   graph?: boolean;
   /** Capability changes and policy findings, before the summary line. */
   safety?: SafetyReview;
+  /** Lines shown first, under the heading (an open change window). */
+  banner?: readonly string[];
 }
 
 const ICON: Record<string, string> = { create: '➕', update: '✏️', adopt: '📥', replace: '♻️', delete: '🗑️' };
@@ -56,6 +58,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
   const { add, change, replace, destroy, unmanaged } = plan.summary;
   const out = [`### agentform plan: ${code(plan.environment)}`, ''];
   if (options.target) out.push(`Target: ${escapeHtml(options.target)}`, '');
+  if (options.banner) out.push(...options.banner);
   const scope = [...adoptionBaseLines(plan.adoptionBase), ...scopeLines(plan.scope)];
   if (scope.length > 0) out.push(fenced(scope.join('\n')), '');
   // The Adopt column only when something is adopted: every other comment keeps its table.

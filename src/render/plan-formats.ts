@@ -12,6 +12,8 @@ import { paletteFor } from './palette.js';
 import { renderSafetyText } from './safety.js';
 import { renderPlanText } from './text.js';
 import { renderToolSurfaceReport } from './tool-surface.js';
+import type { OpenWindow } from '../engine/change-windows.js';
+import { changeWindowsJson, changeWindowsMarkdown, changeWindowsText } from './change-windows.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
@@ -27,6 +29,8 @@ export interface PlanRenderContext {
   changesOnly?: boolean;
   /** The capability tests (*.test.yaml) checked against this environment, when the project has some. */
   capabilityTests?: CapabilityTestReport;
+  /** The change windows of the environment open now: an apply now would be refused. */
+  openChangeWindows?: readonly OpenWindow[];
 }
 
 function textOf(plan: Plan, context: PlanRenderContext): string {
@@ -34,13 +38,15 @@ function textOf(plan: Plan, context: PlanRenderContext): string {
   const safety = context.safety ? `\n\n${renderSafetyText(context.safety, palette)}` : '';
   const tools = context.toolSurface ? `\n\n${renderToolSurfaceReport(context.toolSurface, palette)}` : '';
   const tests = context.capabilityTests ? `\n\n${renderCapabilityTestsSection(context.capabilityTests, palette)}` : '';
-  return `${renderPlanText(plan, { color: context.color })}${safety}${tools}${tests}`;
+  const windows = changeWindowsText(plan.environment, context.openChangeWindows ?? [], palette);
+  return `${renderPlanText(plan, { color: context.color })}${safety}${tools}${tests}${windows.length > 0 ? `\n\n${windows.join('\n')}` : ''}`;
 }
 
 function markdownOf(plan: Plan, context: PlanRenderContext): string {
   const tools = context.toolSurface ? `\n\n### Tool surface\n\n\`\`\`text\n${renderToolSurfaceReport(context.toolSurface)}\n\`\`\`\n` : '';
   const tests = context.capabilityTests ? `\n\n${renderCapabilityTestsMarkdown(context.capabilityTests)}` : '';
-  return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}) })}${tools}${tests}`;
+  const banner = changeWindowsMarkdown(plan.environment, context.openChangeWindows ?? []);
+  return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}), ...(banner.length > 0 ? { banner } : {}) })}${tools}${tests}`;
 }
 
 export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: PlanRenderContext) => string>> = {
@@ -52,6 +58,7 @@ export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: Pla
       ...(context.toolSurface ? { toolSurface: context.toolSurface } : {}),
       ...(context.changesOnly ? { changesOnly: true } : {}),
       ...(context.capabilityTests ? { capabilityTests: context.capabilityTests } : {}),
+      ...(context.openChangeWindows && context.openChangeWindows.length > 0 ? { openChangeWindows: changeWindowsJson(context.openChangeWindows) } : {}),
     }),
   markdown: markdownOf,
 };

@@ -13,6 +13,8 @@ import { renderApplyEvent, renderApplySummary } from '../../../render/apply-even
 import { planTextLines, renderPlanText } from '../../../render/text.js';
 import { confirmOrRefuse } from '../../prompt.js';
 import { WriteLog, type ConsoleStreams } from './write-log.js';
+import type { BreakGlass, WindowVerdict } from '../../../engine/change-windows.js';
+import { verdictNote } from '../../../safety/change-windows.js';
 
 export interface ApplyConsoleOptions {
   json: boolean;
@@ -39,6 +41,8 @@ export class ApplyConsole {
   private readonly held: string[] = [];
   private log: WriteLog | undefined;
   private readonly startedAt: number;
+  /** The change went through a change window with --break-glass: recorded in the summary too. */
+  private breakGlass: BreakGlass | undefined;
 
   constructor(
     private readonly plan: Plan,
@@ -58,6 +62,19 @@ export class ApplyConsole {
   /** Which control plane is written to, before anything else (not with --json). */
   target(label: string): void {
     if (!this.options.json) this.tell(`Target: ${label}`);
+  }
+
+  /**
+   * What the change windows said: a break-glass is recorded (a `break-glass` event with --json, a
+   * note otherwise, and in the summary), a --break-glass no window needed is noted.
+   */
+  windowVerdict(verdict: WindowVerdict, environment: string): void {
+    const note = verdictNote(verdict, environment);
+    if (note === undefined) return;
+    if (verdict.outcome === 'break-glass') this.breakGlass = verdict.record;
+    if (!this.options.json) this.say(note);
+    else if (verdict.outcome === 'break-glass') this.out(JSON.stringify({ type: 'break-glass', ...verdict.record }));
+    else this.out(JSON.stringify({ type: 'info', message: note }));
   }
 
   /** The plan text, unless it is printed once the first writes are out. */
@@ -135,7 +152,8 @@ export class ApplyConsole {
   /** The summary, with the run's total time; then, if printing failed while writing, that failure. */
   report(result: ApplyResult): void {
     const ms = Math.round(monotonicMs() - this.startedAt);
-    if (this.options.json) this.out(JSON.stringify({ type: 'summary', ...result, ms }));
+    const breakGlass = this.breakGlass ? { breakGlass: this.breakGlass } : {};
+    if (this.options.json) this.out(JSON.stringify({ type: 'summary', ...result, ms, ...breakGlass }));
     else this.out(renderApplySummary(result, { color: this.options.color, ms }));
     const failure = this.log?.printFailure;
     if (failure !== undefined) throw failure.error;

@@ -19,6 +19,8 @@ import { refuseOnBlockingFindings, reviewPlan } from '../../../safety/index.js';
 import { ApplyConsole } from './console.js';
 import { startWrites, type TestedConnections } from './writes.js';
 import type { ConsoleStreams } from './write-log.js';
+import { type BreakGlassRequest, reviewChangeWindows } from '../../../safety/change-windows.js';
+import { recordBreakGlassSummary } from '../../break-glass.js';
 
 /** What run.ts worked out from the command line before opening the session. */
 export interface ApplyRequest {
@@ -30,6 +32,10 @@ export interface ApplyRequest {
   startedAt?: number;
   /** Where the console writes, when not to stdout and stderr. */
   streams?: ConsoleStreams;
+  /** --break-glass: write even inside a change window, recorded. */
+  breakGlass?: BreakGlassRequest;
+  /** The clock the change windows are judged by (AGENTFORM_NOW in tests); default: the system's. */
+  now?: () => Date;
 }
 
 export async function finishApply(session: Session, request: ApplyRequest, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
@@ -38,6 +44,14 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   if (saved) refuseStalePlan(saved, run);
   // The findings in full (every rule, every resource); the capability diff is plan's to print.
   refuseOnBlockingFindings(await reviewPlan(run, { capabilityChanges: false }));
+  // Judged now, not when a saved plan was made: a plan made before a freeze is refused inside it.
+  const windows = reviewChangeWindows({
+    root: run.project,
+    environment: run.desired.target.name,
+    now: request.now?.() ?? new Date(),
+    ...(request.breakGlass ? { breakGlass: request.breakGlass } : {}),
+    command: 'apply',
+  });
   const plan = saved ? saved.plan : run.plan;
   await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
 
@@ -49,6 +63,8 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
     ...(request.streams ? { streams: request.streams } : {}),
   });
   if (session.isLocal) io.target(session.targetLabel);
+  io.windowVerdict(windows, run.desired.target.name);
+  if (windows.outcome === 'break-glass') recordBreakGlassSummary('apply', run.desired.target.name, windows.record, process.env);
   io.showPlan();
   if (changeCount(plan) === 0) return;
 

@@ -2,6 +2,7 @@ import { dirOption, projectDirFrom } from '../../project-dir.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import type { ApplyCommandOptions } from './options.js';
+import { breakGlassOption } from '../../break-glass.js';
 
 export function register(program: Command): void {
   program
@@ -26,6 +27,7 @@ export function register(program: Command): void {
       '--max-request-bytes <n>',
       'refuse before any write when a change would send a larger request (default: maxRequestBytes of the environment, else 1048576)',
     )
+    .addOption(breakGlassOption())
     .option('--update-lock', 'accept tool surfaces that differ from agentform.lock.yaml and rewrite the lock')
     .action(async (dirOrPlanArgument: string | undefined, options: ApplyCommandOptions, command: Command) => {
       const dirOrPlan = projectDirFrom(dirOrPlanArgument, options.dir);

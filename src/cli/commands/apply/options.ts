@@ -15,4 +15,6 @@ export interface ApplyCommandOptions {
   base?: string;
   maxRequestBytes?: string;
   updateLock?: boolean;
+  /** --break-glass: the reason to write inside a change window. */
+  breakGlass?: string;
 }

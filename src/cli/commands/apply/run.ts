@@ -11,6 +11,7 @@ import type { PlanInputs } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import type { ApplyCommandOptions } from './options.js';
 import type { ConsoleStreams } from './write-log.js';
+import { breakGlassRequest, nowOf } from '../../break-glass.js';
 
 // Synchronous on purpose (and isFile below): one small file is read before anything is sent, and
 // node:fs/promises, slow to load, is left to the writers that need it, after the reads.
@@ -51,6 +52,7 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
   if (maxRequestBytesOption !== undefined && (!Number.isInteger(maxRequestBytesOption) || maxRequestBytesOption < 1024)) {
     throw new UserError(`--max-request-bytes must be a whole number of bytes, at least 1024, not ${options.maxRequestBytes}`);
   }
+  const breakGlass = breakGlassRequest(options.breakGlass, process.env);
   if (dirOrPlan.endsWith('.json') && !isFile(dirOrPlan)) {
     throw new UserError(`no saved plan ${dirOrPlan}`, 'save one with `agentform plan --out <file>`, or name a project directory');
   }
@@ -92,7 +94,16 @@ export async function runApply(dirOrPlan: string, options: ApplyCommandOptions, 
     const { finishApply } = await import('./finish.js');
     await finishApply(
       session,
-      { saved, inputs, parallelism, maxRequestBytes: maxRequestBytesOption, startedAt, ...(streams ? { streams } : {}) },
+      {
+        saved,
+        inputs,
+        parallelism,
+        maxRequestBytes: maxRequestBytesOption,
+        startedAt,
+        ...(streams ? { streams } : {}),
+        ...(breakGlass ? { breakGlass } : {}),
+        now: () => nowOf(process.env),
+      },
       options,
       globals,
     );

@@ -12,6 +12,8 @@ import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
 import { changeCount } from '../../../model/resources.js';
+import { openChangeWindows } from '../../../safety/change-windows.js';
+import { nowOf } from '../../break-glass.js';
 
 export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
@@ -19,6 +21,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   if (options.markdown) throw new UserError('--all-envs has no --markdown output: run plan -e ENV --markdown per environment');
   const project = await loadProject(resolve(dir));
   const outcomes: EnvironmentOutcome[] = [];
+  const now = nowOf(process.env);
   for (const environment of Object.keys(project.environments)) {
     try {
       const session = await openSession({ dir: resolve(dir), environment, readAhead: true }, runContext(globals));
@@ -28,7 +31,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
         outcomes.push({ environment, plan: run.plan, safety });
         if (!options.json)
           process.stdout.write(
-            `== ${environment} (${session.targetLabel}) ==\n${renderPlanAs('text', run.plan, { target: session.targetLabel, color: useColor(globals), safety })}\n\n`,
+            `== ${environment} (${session.targetLabel}) ==\n${renderPlanAs('text', run.plan, { target: session.targetLabel, color: useColor(globals), safety, openChangeWindows: openChangeWindows(project, environment, now) })}\n\n`,
           );
       } finally {
         await session.close();

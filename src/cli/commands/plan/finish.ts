@@ -14,6 +14,8 @@ import type { Session } from '../../../pipeline/session.js';
 import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
 import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
+import { openChangeWindows } from '../../../safety/change-windows.js';
+import { nowOf } from '../../break-glass.js';
 
 export async function finishPlan(session: Session, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   const run = await planSession(session, planInputsOf(options));
@@ -28,6 +30,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     ...(toolSurface ? { toolSurface } : {}),
     ...(options.changesOnly ? { changesOnly: true } : {}),
     ...(capabilityTests ? { capabilityTests } : {}),
+    openChangeWindows: openChangeWindows(run.project, run.desired.target.name, nowOf(process.env)),
   };
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);

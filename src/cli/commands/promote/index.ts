@@ -1,4 +1,5 @@
 import { dirOption } from '../../project-dir.js';
+import { breakGlassOption } from '../../break-glass.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import type { PromoteCommandOptions } from './options.js';
@@ -13,6 +14,7 @@ export function register(program: Command): void {
     .option('--source-version <n>', 'source version (default: the latest; --version is the program version)')
     .option('--with-subagents', 'promote the subagents it names first, in dependency order')
     .option('--auto-approve', 'promote without asking (required without a terminal)')
+    .addOption(breakGlassOption())
     .addOption(dirOption())
     .action(async (agent: string, options: PromoteCommandOptions, command: Command) => {
       const { runPromote } = await import('./run.js');

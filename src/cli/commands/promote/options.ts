@@ -5,6 +5,8 @@ export interface PromoteCommandOptions {
   to: string;
   sourceVersion?: string;
   autoApprove?: boolean;
+  /** --break-glass: the reason to write inside a change window. */
+  breakGlass?: string;
   withSubagents?: boolean;
   dir: string;
 }

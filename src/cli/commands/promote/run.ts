@@ -20,11 +20,13 @@ import { confirmOrRefuse } from '../../prompt.js';
 import { reviewAgentWrites } from '../../review-writes.js';
 import { useColor } from '../../terminal.js';
 import type { PromoteCommandOptions } from './options.js';
+import { breakGlassRequest, nowOf } from '../../break-glass.js';
 
 export async function runPromote(agent: string, options: PromoteCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = options.sourceVersion === undefined ? undefined : Number(options.sourceVersion);
   if (version !== undefined && (!Number.isInteger(version) || version < 1))
     throw new UserError(`--source-version must be a whole number ≥ 1, not ${options.sourceVersion}`);
+  const breakGlass = breakGlassRequest(options.breakGlass, env);
   const project = await loadProject(resolve(options.dir ?? '.'));
   const from = pickEnvironment(project, options.from);
   const to = pickEnvironment(project, options.to);
@@ -72,7 +74,17 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     );
     // The writes as one plan, for the tool-surface lock (which agents change, and how).
     const plan = { ...writes[0]!.plan, changes: writes.flatMap((step) => step.plan.changes) };
-    const lockGate = await reviewAgentWrites({ client: target.client, project, desired, writes: promoted, plan, lock, color, command: 'promote' });
+    const lockGate = await reviewAgentWrites({
+      client: target.client,
+      project,
+      desired,
+      writes: promoted,
+      plan,
+      lock,
+      color,
+      command: 'promote',
+      windows: { now: nowOf(env), ...(breakGlass ? { breakGlass } : {}) },
+    });
     const notice = unknownFieldsNotice(`${from}`, [...new Set([...sources.unknownFields.values()].flat())]);
     if (notice) process.stderr.write(`${notice}\n`);
     await confirmOrRefuse(

@@ -1,4 +1,5 @@
 import { dirOption } from '../../project-dir.js';
+import { breakGlassOption } from '../../break-glass.js';
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../../global-options.js';
 import type { RollbackCommandOptions } from './options.js';
@@ -11,6 +12,7 @@ export function register(program: Command): void {
     .requiredOption('--to <n>', 'the version whose definition to restore')
     .option('-e, --env <name>', 'environment')
     .option('--auto-approve', 'roll back without asking (required without a terminal)')
+    .addOption(breakGlassOption())
     .addOption(dirOption())
     .action(async (agent: string, options: RollbackCommandOptions, command: Command) => {
       const { runRollback } = await import('./run.js');

@@ -4,5 +4,7 @@ export interface RollbackCommandOptions {
   to: string;
   env?: string;
   autoApprove?: boolean;
+  /** --break-glass: the reason to write inside a change window. */
+  breakGlass?: string;
   dir: string;
 }

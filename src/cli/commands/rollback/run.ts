@@ -19,6 +19,7 @@ import { reviewAgentWrites } from '../../review-writes.js';
 import { confirmOrRefuse } from '../../prompt.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
 import type { RollbackCommandOptions } from './options.js';
+import { breakGlassRequest, nowOf } from '../../break-glass.js';
 import { jsonOf } from '../../../model/specs.js';
 import { paletteFor } from '../../../render/palette.js';
 import { renderCapabilityChangesText } from '../../../render/safety.js';
@@ -27,6 +28,7 @@ import { promotionCapabilityChanges, readToolLock } from '../../../safety/index.
 export async function runRollback(agent: string, options: RollbackCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = Number(options.to);
   if (!Number.isInteger(version) || version < 1) throw new UserError(`--to must be a whole number ≥ 1, not ${options.to}`);
+  const breakGlass = breakGlassRequest(options.breakGlass, env);
   const project = await loadProject(resolve(options.dir ?? '.'));
   const environment = pickEnvironment(project, options.env);
   refuseAgentWritesOutOfScope([agent], ownershipRulesOf(project, environment), 'roll back');
@@ -55,7 +57,17 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
     const configured = desired.resources.find((resource) => resource.kind === 'agent' && resource.name === agent && !resource.promotion)?.spec;
     const judged = judgedDefinition(definition, definition, configured);
     const writes = new Map([[agent, { definition, judged, version: `v${version}`, configuredIn: environment }]]);
-    const lockGate = await reviewAgentWrites({ client: session.client, project, desired, writes, plan, lock, color, command: 'roll back' });
+    const lockGate = await reviewAgentWrites({
+      client: session.client,
+      project,
+      desired,
+      writes,
+      plan,
+      lock,
+      color,
+      command: 'roll back',
+      windows: { now: nowOf(env), ...(breakGlass ? { breakGlass } : {}) },
+    });
     const notice = unknownFieldsNotice(`${agent} v${version}`, wanted.unknown);
     if (notice) process.stderr.write(`${notice}\n`);
     await confirmOrRefuse(
