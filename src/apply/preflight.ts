@@ -20,10 +20,15 @@ export interface PreflightFacts {
 
 const SENDS = new Set(['create', 'update', 'adopt', 'replace']);
 
+/** Whether apply sends the change: an adoption of what already matches sends nothing (executor.ts). */
+function sends(change: ResourceChange): boolean {
+  return SENDS.has(change.action) && !(change.action === 'adopt' && change.fields.length === 0);
+}
+
 /** Every reason the plan cannot be applied to the end, in plan order; empty: go ahead. */
 export function preflight(plan: Plan, desired: DesiredState, actual: ActualState, facts: PreflightFacts): string[] {
   const problems: string[] = [];
-  const writes = plan.changes.filter((change) => SENDS.has(change.action) || change.action === 'delete');
+  const writes = plan.changes.filter((change) => sends(change) || change.action === 'delete');
   if (writes.length === 0) return problems;
   if (facts.credentialScopes && !facts.credentialScopes.includes('control')) {
     const scopes = facts.credentialScopes.length > 0 ? facts.credentialScopes.join(', ') : 'none';
@@ -35,7 +40,7 @@ export function preflight(plan: Plan, desired: DesiredState, actual: ActualState
   const desiredByAddress = new Map(desired.resources.map((resource) => [addressOf(resource.kind, resource.name), resource]));
   const remoteSpec = new Map(actual.resources.map((resource) => [addressOf(resource.kind, resource.name), resource.spec]));
   for (const change of writes) {
-    if (!SENDS.has(change.action)) continue;
+    if (!sends(change)) continue;
     const resource = desiredByAddress.get(change.address);
     if (!resource) continue;
     for (const [field, entry] of Object.entries(resource.writeOnly)) {

@@ -9,9 +9,14 @@ import { fingerprint } from '../engine/canonical.js';
 import { remoteFingerprint } from '../engine/remote-fingerprint.js';
 
 export const SAVED_PLAN_FORMAT = 'agentform-saved-plan/1';
+/**
+ * A saved plan with an `adopt` change: a version an older agentform refuses, rather than skipping
+ * the adoptions it does not know and reporting no changes.
+ */
+export const SAVED_PLAN_FORMAT_ADOPTING = 'agentform-saved-plan/2';
 
 export interface SavedPlan {
-  format: typeof SAVED_PLAN_FORMAT;
+  format: typeof SAVED_PLAN_FORMAT | typeof SAVED_PLAN_FORMAT_ADOPTING;
   createdAt: string;
   environment: string;
   /** The project directory, relative to where `plan` ran (CI runs plan and apply from the same place). */
@@ -46,7 +51,8 @@ export function savePlan(plan: Plan, desired: DesiredState, actual: ActualState,
     const address = addressOf(resource.kind, resource.name);
     remote[address] = remoteFingerprint(resource, configured.get(address));
   }
-  return { format: SAVED_PLAN_FORMAT, createdAt: now.toISOString(), environment: desired.target.name, projectDir, plan, config, remote };
+  const format = plan.changes.some((change) => change.action === 'adopt') ? SAVED_PLAN_FORMAT_ADOPTING : SAVED_PLAN_FORMAT;
+  return { format, createdAt: now.toISOString(), environment: desired.target.name, projectDir, plan, config, remote };
 }
 
 /**
@@ -75,7 +81,9 @@ export function staleness(saved: SavedPlan, desired: DesiredState, actual: Actua
 export function parseSavedPlan(value: unknown): SavedPlan | string {
   if (typeof value !== 'object' || value === null) return 'not a JSON object';
   const candidate = value as Partial<SavedPlan>;
-  if (candidate.format !== SAVED_PLAN_FORMAT) return `not a saved agentform plan (format ${JSON.stringify(candidate.format)}; expected ${SAVED_PLAN_FORMAT})`;
+  if (candidate.format !== SAVED_PLAN_FORMAT && candidate.format !== SAVED_PLAN_FORMAT_ADOPTING) {
+    return `not a saved agentform plan (format ${JSON.stringify(candidate.format)}; expected ${SAVED_PLAN_FORMAT} or ${SAVED_PLAN_FORMAT_ADOPTING})`;
+  }
   if (!candidate.plan || !Array.isArray(candidate.plan.changes)) return 'the plan has no changes list';
   if (typeof candidate.config !== 'object' || typeof candidate.remote !== 'object') return 'the plan has no fingerprints';
   if (typeof candidate.projectDir !== 'string' || typeof candidate.environment !== 'string') return 'the plan names no project or environment';

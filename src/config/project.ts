@@ -57,6 +57,8 @@ export interface ProjectRoot {
 export interface ReadHooks {
   /** Called once agentform.yaml is read and found valid, before the resource files are read. */
   onRoot?: (root: ProjectRoot) => void;
+  /** Read without the parse cache: a one-off copy of a project (`--base`) would only leave a pack behind. */
+  noParseCache?: boolean;
 }
 
 export interface Project extends ProjectRoot {
@@ -149,7 +151,7 @@ export async function readProject(dir: string, problems: ProblemList, hooks: Rea
     }
     return undefined;
   }
-  const cache = openParseCache(dir);
+  const cache = hooks.noParseCache ? undefined : openParseCache(dir);
   try {
     return await readProjectFiles(dir, rootFile, rootText, problems, hooks, cache);
   } finally {

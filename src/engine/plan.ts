@@ -96,7 +96,9 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     if (unreadable.has(resource.kind)) continue;
     const remote = actualByAddress.get(address);
     const change = changeFor(resource, address, remote, graph.edges.get(address) ?? [], warnings);
-    changes.push(remote && options.adoption && !options.adoption.declared.has(address) ? adopted(change, options.adoption) : change);
+    // The containers the plan runs in are the environment's, not the project's: never adopted.
+    const adopts = remote !== undefined && options.adoption !== undefined && !CONTAINER_KINDS.has(resource.kind) && !options.adoption.declared.has(address);
+    changes.push(adopts ? adopted(change, options.adoption!, Object.keys(resource.writeOnly)) : change);
   }
 
   const deletes: ResourceChange[] = [];
@@ -280,12 +282,16 @@ function becomes(base: ResourceChange, action: 'update' | 'replace', fields: Fie
 
 /**
  * A change to a live resource the base configuration did not declare, made visible: a no-op or an
- * update becomes `adopt` (same fields), a replace keeps its action and says it adopts. Write-only
- * values are not compared, so adopting does not send them: only a rotation marker does.
+ * update becomes `adopt` (same fields), a replace keeps its action and says it adopts. The
+ * write-only values are sent (as an update sends them): whatever the live copy holds cannot be
+ * compared, and after the takeover the configuration's values are the ones in force.
  */
-function adopted(change: ResourceChange, base: AdoptionBase): ResourceChange {
+function adopted(change: ResourceChange, base: AdoptionBase, writeOnlyPaths: readonly string[]): ResourceChange {
   const reasons = [`exists live but is not declared in ${base.label}: this change takes it over`];
   if (change.action === 'no-op' || change.action === 'update') change.action = 'adopt';
+  for (const path of writeOnlyPaths) {
+    if (!change.fields.some((field) => field.path === path && field.writeOnly)) change.fields.push({ path, writeOnly: true });
+  }
   if (change.reason) reasons.push(change.reason);
   change.reason = reasons.join('; ');
   return change;

@@ -1,4 +1,4 @@
-// `--base REF|DIR`: the configuration a change is compared with to tell an adoption (a declared
+// `--base REV|DIR`: the configuration a change is compared with to tell an adoption (a declared
 // resource that exists live but that the base did not declare: this change takes it over) from an
 // update. agentform keeps no state, so "was it applied from this project" is read from what the
 // base revision (the branch that is applied, usually main) declared. A directory is read as the
@@ -16,35 +16,51 @@ import type { ResourceAddress } from '../model/resources.js';
 /** The base for one environment, or why adoption could not be checked (a warning, not an error). */
 export type LoadedBase = { base: AdoptionBase } | { warning: string };
 
+/** The names a project's root file may have (config/files.ts). */
+const ROOT_FILES = ['agentform.yaml', 'agentform.yml'];
+
 export async function loadAdoptionBase(projectDir: string, spec: string, environment: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedBase> {
   if (spec.trim() === '') throw new UserError('--base needs a git revision (origin/main) or a directory');
-  if (existsSync(spec) && statSync(spec).isDirectory()) return declaredIn(resolve(spec), spec, environment, env);
-  const repository = await gitOutput(projectDir, ['rev-parse', '--show-toplevel']).catch(() => {
-    throw new UserError(`--base ${spec}: no such directory, and ${projectDir} is not in a git repository`);
+  // A directory wins over a revision of the same name.
+  if (existsSync(spec) && statSync(spec).isDirectory()) {
+    if (!ROOT_FILES.some((name) => existsSync(join(spec, name)))) {
+      throw new UserError(`--base ${spec}: the directory holds no agentform.yaml`, 'name the project directory as it was at the base, or a git revision');
+    }
+    return declaredIn(resolve(spec), spec, environment, env);
+  }
+  const repository = await git(projectDir, ['rev-parse', '--show-toplevel']).catch((error: unknown) => {
+    throw new UserError(`--base ${spec}: no such directory, and git cannot read a repository at ${projectDir}: ${gitMessage(error)}`);
   });
-  const commit = await gitOutput(projectDir, ['rev-parse', '--verify', '--quiet', `${spec}^{commit}`]).catch(() => {
-    throw new UserError(`--base ${spec}: no such revision or directory`, 'in CI, fetch the base first (git fetch origin main), or check the name');
+  const commit = await git(projectDir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${spec}^{commit}`]).catch(() => {
+    throw new UserError(`--base ${spec}: no such revision or directory`, 'in CI, fetch the base commit first (a deeper clone), or check the name');
   });
   const label = `${spec} (${commit.slice(0, 12)})`;
   const inRepository = relative(await realpath(repository), await realpath(projectDir))
     .split(sep)
     .join('/');
-  const tree = `${commit}:${inRepository}`;
-  const rootFile = `${commit}:${inRepository === '' ? '' : `${inRepository}/`}agentform.yaml`;
+  const prefix = inRepository === '' ? '' : `${inRepository}/`;
+  let existed = false;
+  for (const name of ROOT_FILES)
+    if (!existed)
+      existed = await git(repository, ['cat-file', '-e', `${commit}:${prefix}${name}`]).then(
+        () => true,
+        () => false,
+      );
   // The project did not exist at the base: everything it declares and finds live is adopted.
-  const existed = await gitOutput(projectDir, ['cat-file', '-e', rootFile]).then(
-    () => true,
-    () => false,
-  );
   if (!existed) return { base: { label, declared: new Set() } };
   const scratch = await mkdtemp(join(tmpdir(), 'agentform-base-'));
   try {
-    // A throwaway index: the repository's own index, working tree and worktrees are not touched.
+    // The whole tree (a project may read ${file:} beyond its directory), through a throwaway index:
+    // the repository's own index, working tree and worktrees are not touched. From the top: in a
+    // subdirectory, checkout-index would write only the entries under it.
     const index = { ...env, GIT_INDEX_FILE: join(scratch, 'index') };
-    // From the top: in a subdirectory, checkout-index would only write the entries under it.
-    await gitOutput(repository, ['read-tree', tree], index);
-    await gitOutput(repository, ['checkout-index', '--all', `--prefix=${join(scratch, 'project')}${sep}`], index);
-    return await declaredIn(join(scratch, 'project'), label, environment, env);
+    const tree = join(scratch, 'tree');
+    await git(repository, ['read-tree', commit], index);
+    await git(repository, ['checkout-index', '--all', `--prefix=${tree}${sep}`], index);
+    return await declaredIn(join(tree, inRepository), label, environment, env);
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    throw new UserError(`--base ${spec}: git could not read the project at ${commit.slice(0, 12)}: ${gitMessage(error)}`);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -53,7 +69,7 @@ export async function loadAdoptionBase(projectDir: string, spec: string, environ
 async function declaredIn(dir: string, label: string, environment: string, env: NodeJS.ProcessEnv): Promise<LoadedBase> {
   let declared: Set<ResourceAddress> | undefined;
   try {
-    declared = declaredAddresses(await loadProject(dir), environment, env);
+    declared = declaredAddresses(await loadProject(dir, { noParseCache: true }), environment, env);
   } catch (error) {
     return { warning: `adoption not checked: the configuration at ${label} does not load (${firstProblem(error, dir)})` };
   }
@@ -71,10 +87,22 @@ function firstProblem(error: unknown, dir: string): string {
   return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
-function gitOutput(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
+/** What git said (its first line of stderr), else why it could not run (not installed). */
+function gitMessage(error: unknown): string {
+  const stderr = (error as { stderr?: unknown }).stderr;
+  const said = typeof stderr === 'string' ? stderr.trim().split('\n')[0] : '';
+  if (said) return said;
+  return (error as { code?: unknown }).code === 'ENOENT'
+    ? 'git is not installed'
+    : error instanceof Error
+      ? (error.message.split('\n')[0] ?? '')
+      : String(error);
+}
+
+function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((done, fail) => {
-    execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, ...(env ? { env } : {}) }, (error, stdout) => {
-      if (error) fail(error);
+    execFile('git', args, { cwd, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, ...(env ? { env } : {}) }, (error, stdout, stderr) => {
+      if (error) fail(Object.assign(error, { stderr }));
       else done(stdout.trim());
     });
   });

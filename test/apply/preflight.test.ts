@@ -84,6 +84,17 @@ describe('preflight', () => {
     expect(preflight(planOf([[fine, 'no-op']]), desiredState([fine]), actualState([]), facts({ credentialScopes: ['read'] }))).toEqual([]);
   });
 
+  it('an adoption with nothing to write needs neither the control scope nor write-only values; one that writes needs both', () => {
+    const quiet = planOf([[provider, 'adopt']]);
+    expect(preflight(quiet, desiredState([provider]), actualState([]), facts({ credentialScopes: ['read'] }))).toEqual([]);
+    const writing = planOf([[provider, 'adopt']]);
+    writing.changes[0]!.fields.push({ path: 'secret', writeOnly: true });
+    expect(preflight(writing, desiredState([provider]), actualState([]), facts({ credentialScopes: ['read'] }))).toEqual([
+      'the API key in use has the scopes read: the 1 change(s) need the control scope',
+      'provider/openai: the write-only secret is not available: environment variable OPENAI_API_KEY is not set',
+    ]);
+  });
+
   it("never overwrites another key's token file, and reports token files it cannot write", () => {
     const foreign = desired('apiKey', 'ci', { scopes: ['read'] }, { options: { tokenFile: 'ci.token', tokenFileState: 'foreign' } });
     const blocked = desired('apiKey', 'deploy', { scopes: ['read'] }, { options: { tokenFile: 'ro/deploy.token', tokenFileState: 'missing' } });

@@ -3,7 +3,7 @@
 // revision (`--base`) does not declare plans as `adopt`, is counted by --detailed-exitcode, and is
 // applied (saved plan or not); one the base declares is an ordinary update.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -123,6 +123,8 @@ describe('plan --base', () => {
     const out = join(dir, 'plan.json');
     const plan = await runCli(['plan', dir, '--base', 'main', '--out', out], { env: plane.env });
     expect(plan.code, plan.stderr).toBe(0);
+    // An agentform that does not know adoptions refuses the file rather than skipping them.
+    expect(JSON.parse(readFileSync(out, 'utf8')).format).toBe('agentform-saved-plan/2');
 
     const twice = await runCli(['apply', out, '--base', 'main'], { env: plane.env });
     expect(twice.code).toBe(1);
@@ -159,6 +161,36 @@ describe('plan --base', () => {
     expect(git(repo, 'status', '--porcelain')).toBe('?? teams/support/helper.yaml\n');
   });
 
+  it('reads a base whose root file is agentform.yml, and one that reads ${file:} beyond its directory', async () => {
+    const plane = await startPlane();
+    const prompt =
+      'kind: Agent\nname: a\nspec:\n  model: {provider: openai, model: gpt-4o-mini}\n  system: ${file:../../shared/a.md}\n  tools: []\n  policies: {}\n  limits: {maxTurns: 5}\n';
+    const { repo, dir } = repository('teams/support', { 'agentform.yml': ROOT, 'openai.yaml': PROVIDER, 'a.yaml': prompt });
+    mkdirSync(join(repo, 'shared'));
+    write(join(repo, 'shared'), { 'a.md': 'You are helpful.\n' });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'shared prompt');
+    const applied = await runCli(['apply', dir, '--auto-approve'], { env: plane.env });
+    expect(applied.code, applied.stderr).toBe(0);
+    // Nothing new since main: nothing adopted, no warning.
+    const plan = await runCli(['plan', dir, '--base', 'main', '--detailed-exitcode'], { env: plane.env });
+    expect(plan.code, `${plan.stdout}${plan.stderr}`).toBe(0);
+    expect(`${plan.stdout}${plan.stderr}`).not.toContain('adoption not checked');
+    expect(plan.stdout).not.toContain('(adopt');
+  });
+
+  it('leaves no parse cache pack behind for the base', async () => {
+    const plane = await startPlane();
+    const cache = mkdtempSync(join(tmpdir(), 'agentform-adopt-cache-'));
+    cleanups.push(() => rmSync(cache, { recursive: true, force: true }));
+    const { dir } = repository('', { 'agentform.yaml': ROOT, 'openai.yaml': PROVIDER });
+    const env = { ...plane.env, AGENTFORM_PARSE_CACHE: cache };
+    expect((await runCli(['plan', dir], { env })).code).toBe(0);
+    const packs = readdirSync(cache).sort();
+    expect((await runCli(['plan', dir, '--base', 'main'], { env })).code).toBe(0);
+    expect(readdirSync(cache).sort()).toEqual(packs);
+  });
+
   it('takes a directory as the base', async () => {
     const plane = await startPlane();
     const base = mkdtempSync(join(tmpdir(), 'agentform-adopt-base-'));
@@ -176,6 +208,7 @@ describe('plan --base', () => {
   it.each([
     ['a revision that does not exist', 'no-such-branch', '--base no-such-branch: no such revision or directory'],
     ['an empty value', '', '--base needs a git revision'],
+    ['a directory that is not a project', '/', '--base /: the directory holds no agentform.yaml'],
   ])('refuses %s with a clear message', async (_case, base, message) => {
     const plane = await startPlane();
     const { dir } = repository('', { 'agentform.yaml': ROOT, 'openai.yaml': PROVIDER });

@@ -65,6 +65,13 @@ describe('computePlan with a base', () => {
       expected: { 'agent/old': 'unmanaged' },
     },
     {
+      name: 'the environment and the organization are never adopted',
+      want: [desired('environment', 'dev', { name: 'dev' }), desired('organization', 'current', { name: 'acme' })],
+      have: [actual('environment', 'dev', { name: 'old' }), actual('organization', 'current', { name: 'acme' })],
+      adoption: base(),
+      expected: { 'environment/dev': 'update', 'organization/current': 'no-op' },
+    },
+    {
       name: 'no base: no adoption',
       want: [desired('provider', 'openai', { type: 'openai' })],
       have: [actual('provider', 'openai', { type: 'azure' })],
@@ -89,6 +96,19 @@ describe('computePlan with a base', () => {
     const result = plan([desired('provider', 'openai', { type: 'openai' })], [actual('provider', 'openai', { type: 'openai' })], base());
     expect(result.changes[0]?.fields).toEqual([]);
     expect(changeCount(result)).toBe(1);
+  });
+
+  it('sends the write-only values of what it adopts: the live copy cannot be compared', () => {
+    const secret = { secret: { source: '${env:OPENAI_KEY}', value: 'SENTINEL' } };
+    const result = plan([desired('provider', 'openai', { type: 'openai' }, { writeOnly: secret })], [actual('provider', 'openai', { type: 'openai' })], base());
+    expect(result.changes[0]).toMatchObject({ action: 'adopt', fields: [{ path: 'secret', writeOnly: true }] });
+    // Once declared in the base, the same resource is a no-op again: write-only values are not compared.
+    const declared = plan(
+      [desired('provider', 'openai', { type: 'openai' }, { writeOnly: secret })],
+      [actual('provider', 'openai', { type: 'openai' })],
+      base('provider/openai'),
+    );
+    expect(declared.changes[0]).toMatchObject({ action: 'no-op', fields: [] });
   });
 
   it('a replace of a live resource the base does not declare says it adopts', () => {

@@ -53,16 +53,14 @@ function stepEnv(step: Step, environment: string): Record<string, string> {
   return out;
 }
 
-/** `dir` as a git repository whose one commit holds what it holds now (made once); that commit's sha. */
-async function committed(dir: string): Promise<string> {
-  const git = async (...args: string[]) =>
-    (await run('git', ['-c', 'user.name=agentform', '-c', 'user.email=agentform@example.com', ...args], { cwd: dir })).stdout.trim();
-  if (!existsSync(join(dir, '.git'))) {
-    await git('init', '--quiet');
-    await git('add', '-A');
-    await git('commit', '--quiet', '-m', 'base');
-  }
-  return git('rev-parse', 'HEAD');
+/** `dir` as a pull request's checkout (made once): a base commit holding what `dir` holds now, and a merge commit on it. */
+async function committed(dir: string): Promise<void> {
+  const git = async (...args: string[]) => run('git', ['-c', 'user.name=agentform', '-c', 'user.email=agentform@example.com', ...args], { cwd: dir });
+  if (existsSync(join(dir, '.git'))) return;
+  await git('init', '--quiet');
+  await git('add', '-A');
+  await git('commit', '--quiet', '-m', 'base');
+  await git('commit', '--quiet', '--allow-empty', '-m', 'merge');
 }
 
 describe('the GitHub Actions recipes', () => {
@@ -155,10 +153,10 @@ describe('the GitHub Actions recipes', () => {
     const planStep = plan.jobs.plan!.steps.find((step) => step.name?.startsWith('plan '))!;
     const output = join(dir, 'github-output');
     await writeFile(output, '');
-    // The pull request's base commit (--base): the project as copied, committed.
-    const base = await committed(dir);
+    // The checkout: the project as copied is the base, the merge commit on it (--base HEAD^1).
+    await committed(dir);
     // By default the environment's URL points at the local control plane, which brings its own key.
-    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), BASE_SHA: base, ...target, GITHUB_OUTPUT: output });
+    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), ...target, GITHUB_OUTPUT: output });
   }
 
   const WRITE_ONLY = { OPENAI_API_KEY: 'local-openai', ANTHROPIC_API_KEY: 'local-anthropic', CRM_SUPPORT_TOKEN: 'local-crm', NPM_TOKEN: 'local-npm' };

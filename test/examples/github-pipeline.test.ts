@@ -38,8 +38,6 @@ let repo: string;
 let ci: CiPlane;
 let github: FakeGitHub;
 let pullRequest = 0;
-/** The commit the open pull request branched from (main before its commits). */
-let pullRequestBase = '';
 let runId = 1000;
 
 const git = (...args: string[]) => gitIn(repo, ...args);
@@ -71,7 +69,7 @@ async function workflow(file: string, eventName: 'pull_request' | 'push' | 'sche
     eventName,
     sha: await git('rev-parse', 'HEAD'),
     runId,
-    ...(eventName === 'pull_request' ? { pullRequest, pullRequestBase } : {}),
+    ...(eventName === 'pull_request' ? { pullRequest } : {}),
     secrets: secrets(),
     machineEnv: machineEnv(),
     beforeJob: async () => void (await git('clean', '-ffdxq')),
@@ -95,7 +93,6 @@ const everything = (result: WorkflowResult) => result.jobs.map((item) => `=== ${
 /** A pull request with these files, pushed: the commit is the one the merge puts on main. */
 async function openPullRequest(files: Record<string, string>, title: string): Promise<void> {
   pullRequest += 1;
-  pullRequestBase = await git('rev-parse', 'HEAD');
   await commit(files, title);
 }
 

@@ -50,8 +50,6 @@ export interface RunOptions {
   sha: string;
   runId: number;
   pullRequest?: number;
-  /** The pull request's base commit (`github.event.pull_request.base.sha`). */
-  pullRequestBase?: string;
   secrets: Record<string, string>;
   vars?: Record<string, string>;
   /** The runner machine's environment (PATH, HOME, npm's settings, ...), under every step's. */
@@ -153,10 +151,7 @@ export async function runJob(workflow: Workflow, id: string, matrix: Record<stri
     run_id: String(options.runId),
     server_url: 'https://github.com',
     workspace: options.workspace,
-    event:
-      options.pullRequest === undefined
-        ? {}
-        : { pull_request: { number: options.pullRequest, ...(options.pullRequestBase ? { base: { sha: options.pullRequestBase } } : {}) } },
+    event: options.pullRequest === undefined ? {} : { pull_request: { number: options.pullRequest } },
   };
   const contexts: Contexts = { github, secrets: options.secrets, vars: options.vars ?? {}, matrix, env: {}, steps: {}, jobStatus: 'success' };
   // The `gh` stand-in and its state: what FakeGitHub knows when the job starts.
