@@ -24,9 +24,11 @@ export function reviewChangeWindows(input: {
   now: Date;
   breakGlass?: BreakGlassRequest;
   command: 'apply' | 'promote' | 'roll back';
+  /** false: the write sends nothing (an apply of no changes), which no window refuses. */
+  writes?: boolean;
 }): WindowVerdict {
   const verdict = judgeWindows(changeWindowsOf(input.root, input.environment), input.now, input.breakGlass);
-  if (verdict.outcome !== 'refused') return verdict;
+  if (verdict.outcome !== 'refused' || input.writes === false) return verdict;
   const windows = verdict.open.map(describeOpenWindow);
   throw new UserError(
     `refusing to ${input.command}: environment ${input.environment} is inside change window ${windows.join(', and ')} (nothing was changed)`,

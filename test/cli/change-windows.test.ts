@@ -138,6 +138,11 @@ describe('apply inside a change window', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toContain('Break glass: alice at 2026-12-24T09:00:00.000Z, through change window "year-end"');
     expect(text.stderr).toContain(': again');
+
+    // Nothing left to change: an apply inside the window writes nothing, so nothing refuses it.
+    const clean = await runCli(['apply', dir, '-e', 'prod', '--auto-approve'], { env: at(plane, INSIDE) });
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).toContain('No changes.');
   });
 
   it('refuses an empty --break-glass reason, and notes one outside any window as unused', async () => {

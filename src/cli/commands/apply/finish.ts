@@ -44,15 +44,18 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   if (saved) refuseStalePlan(saved, run);
   // The findings in full (every rule, every resource); the capability diff is plan's to print.
   refuseOnBlockingFindings(await reviewPlan(run, { capabilityChanges: false }));
+  const plan = saved ? saved.plan : run.plan;
   // Judged now, not when a saved plan was made: a plan made before a freeze is refused inside it.
+  // A plan that writes nothing changes nothing, so no window stops it (a merge of a README during a
+  // freeze passes).
   const windows = reviewChangeWindows({
     root: run.project,
     environment: run.desired.target.name,
     now: request.now?.() ?? new Date(),
     ...(request.breakGlass ? { breakGlass: request.breakGlass } : {}),
     command: 'apply',
+    writes: changeCount(plan) > 0,
   });
-  const plan = saved ? saved.plan : run.plan;
   await removeStaleTokenTempFiles(run.desired.resources, run.desired.projectDir);
 
   const io = new ApplyConsole(plan, {
