@@ -35,6 +35,11 @@ export interface PlanOptions {
   maxDeleteShare?: number;
   /** Limit the plan to these addresses plus what they (transitively) depend on. */
   targets?: ResourceAddress[];
+  /**
+   * A plan that is only read (drift): replacing a protected resource is planned with a warning
+   * instead of refused, since nothing is written and the difference is what is asked for.
+   */
+  reportProtected?: boolean;
 }
 
 export const DEFAULT_MAX_DELETE_SHARE = 0.5;
@@ -82,7 +87,7 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     if (inScope && !inScope.has(address)) continue;
     const resource = desiredByAddress.get(address)!;
     if (unreadable.has(resource.kind)) continue;
-    changes.push(changeFor(resource, address, actualByAddress.get(address), graph.edges.get(address) ?? [], warnings));
+    changes.push(changeFor(resource, address, actualByAddress.get(address), graph.edges.get(address) ?? [], warnings, options.reportProtected === true));
   }
 
   const deletes: ResourceChange[] = [];
@@ -180,6 +185,7 @@ function changeFor(
   remote: ActualResource | undefined,
   dependsOn: ResourceAddress[],
   warnings: string[],
+  reportProtected: boolean,
 ): ResourceChange {
   const reasons: string[] = [];
   if (resource.promotion) reasons.push(`promoted from ${resource.promotion.fromEnvironment} v${resource.promotion.version}`);
@@ -239,7 +245,11 @@ function changeFor(
 
   const replacing = fields.filter((field) => field.forcesReplace);
   if (replacing.length > 0) {
-    if (resource.protect) {
+    if (resource.protect && reportProtected) {
+      warnings.push(
+        `${address} is protected: a plan that writes refuses to replace it (${replacing.map((field) => field.path).join(', ')} cannot change in place)`,
+      );
+    } else if (resource.protect) {
       throw new PlanError(
         `${address} is protected and would be replaced: ${replacing.map((field) => field.path).join(', ')} cannot change in place`,
         `revert the change, or remove protect: true from ${address} to allow the replace`,

@@ -5,7 +5,7 @@ import { credentialKeyProblems, reconcileKeyTokenFiles } from '../engine/api-key
 import { ignoreRulesOf } from '../config/index.js';
 import { keepIgnored } from '../engine/ignore.js';
 import { computePlan } from '../engine/plan.js';
-import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
+import { markProtected, protectedLosses, refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
 import { ownershipRulesOf, patternProblem } from '../config/ownership.js';
 import { UserError } from '../errors.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
@@ -25,6 +25,11 @@ export interface PlanInputs {
   targets?: ResourceAddress[];
   /** --exclude globs: what matches is neither created, changed nor deleted. */
   excludes?: string[];
+  /**
+   * drift: the plan is only read, so what protection would refuse is a warning instead; a check
+   * that never writes reports differences rather than failing on them.
+   */
+  reportOnly?: boolean;
 }
 
 export interface PlanRun extends Session {
@@ -82,14 +87,18 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   // What the plan sets aside (forgotten, excluded) has no ignored differences to list either.
   const setAside = new Set(scoped.scope?.setAside.map((resource) => resource.address));
   const ignored = kept.ignored.filter((difference) => !setAside.has(difference.address));
-  const plan = computePlan(scoped.desired, scoped.actual, {
+  // The protect: list marks what it matches as `protect: true` does: one code path for both.
+  const planned = { desired: markProtected(scoped.desired, rules.protect), actual: scoped.actual };
+  const plan = computePlan(planned.desired, planned.actual, {
     prune: inputs.prune ?? session.desired.target.prune,
     pruneApiKeys: session.desired.target.pruneApiKeys === true,
     allowMassDelete: inputs.allowMassDelete ?? false,
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
+    ...(inputs.reportOnly ? { reportProtected: true } : {}),
   });
-  refuseProtectedChanges(plan, rules.protect);
+  if (inputs.reportOnly) plan.warnings.push(...protectedLosses(plan, rules.protect).map((loss) => `${loss}: a plan that writes refuses this`));
+  else refuseProtectedChanges(plan, rules.protect);
   plan.warnings.push(...unmatchedRuleWarnings(rules, desired, actual, inputs.excludes));
   if (scoped.scope) plan.scope = scoped.scope;
   // A promoted definition may name what this environment neither declares nor runs.
@@ -115,7 +124,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     actual,
     plan,
     tokenFiles,
-    planned: { desired: scoped.desired, actual: scoped.actual },
+    planned,
     ...(Array.isArray(credentialScopes) ? { credentialScopes: credentialScopes.map(String) } : {}),
     ...(credentialAddress ? { credentialKey: credentialAddress } : {}),
   };

@@ -3,6 +3,7 @@ import { PlanError } from '../../src/engine/errors.js';
 import {
   addressGlob,
   isOwned,
+  markProtected,
   refuseAgentWritesOutOfScope,
   refuseProtectedChanges,
   refuseTargetsOutOfScope,
@@ -10,6 +11,7 @@ import {
   type ScopeInputs,
   unmatchedRuleWarnings,
 } from '../../src/engine/ownership.js';
+import { TOKEN_FILE_STATE } from '../../src/engine/api-key-files.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { ResourceAddress, ResourceKind } from '../../src/model/resources.js';
 import { actual, actualState, agentSpec, desired, desiredState } from './builders.js';
@@ -187,17 +189,21 @@ describe('refuseProtectedChanges', () => {
     expect(() => refuseProtectedChanges(plan, [{ pattern: 'connection/billing' }])).toThrow(/grant\/billing:user:alice would be destroyed/);
   });
 
-  it('refuses a replace of a protected resource, naming why it is replaced', () => {
-    const plan = computePlan(
-      desiredState([desired('apiKey', 'billing-ci', { scopes: ['read'] })]),
-      actualState([actual('apiKey', 'billing-ci', { scopes: ['control'] })]),
-      {
-        prune: false,
-      },
+  it('a matched declared resource is protected as protect: true makes it: the plan refuses its replace', () => {
+    const want = desiredState([desired('apiKey', 'billing-ci', { scopes: ['read'] })]);
+    const have = actualState([actual('apiKey', 'billing-ci', { scopes: ['control'] })]);
+    expect(() => computePlan(markProtected(want, [{ pattern: 'apiKey/billing-*' }]), have, { prune: false })).toThrow(
+      /apiKey\/billing-ci is protected and would be replaced: scopes cannot change in place/,
     );
-    expect(() => refuseProtectedChanges(plan, [{ pattern: 'apiKey/billing-*' }])).toThrow(
-      /apiKey\/billing-ci would be replaced \(scopes cannot be updated in place\)/,
-    );
+  });
+
+  it('a matched declared key whose token file is missing is kept with a warning, not refused', () => {
+    const options = { tokenFile: '.agentform/ci.token', [TOKEN_FILE_STATE]: 'missing' };
+    const want = desiredState([desired('apiKey', 'ci', { scopes: ['read'] }, { options })]);
+    const plan = computePlan(markProtected(want, [{ pattern: 'apiKey/ci' }]), actualState([actual('apiKey', 'ci', { scopes: ['read'] })]), { prune: false });
+    expect(plan.changes.map((change) => change.action)).toEqual(['no-op']);
+    expect(plan.warnings).toContainEqual(expect.stringMatching(/apiKey\/ci: token file missing .*it is protected, so it is not replaced/));
+    expect(() => refuseProtectedChanges(plan, [{ pattern: 'apiKey/ci' }])).not.toThrow();
   });
 });
 

@@ -206,6 +206,14 @@ describe('refusals', () => {
     );
   });
 
+  it('protect: a plan that is only read (drift) reports the replace with a warning instead', () => {
+    const result = plan([desired('apiKey', 'ci', { scopes: ['read'] }, { protect: true })], [actual('apiKey', 'ci', { scopes: ['control'] })], {
+      reportProtected: true,
+    });
+    expect(result.changes.find((change) => change.address === 'apiKey/ci')?.action).toBe('replace');
+    expect(result.warnings).toContainEqual(expect.stringMatching(/apiKey\/ci is protected: a plan that writes refuses to replace it/));
+  });
+
   it('environment kind cannot change', () => {
     expect(() => plan([desired('environment', 'staging', { kind: 'production' })], [actual('environment', 'staging', { kind: 'preview' })])).toThrow(
       /environment\/staging: kind cannot change/,
