@@ -2,7 +2,8 @@
 // document, and checked: a rule past its `until` is an error (an exception nobody renewed must be
 // looked at again), one that names nothing declared is a warning (a typo ignores nothing).
 import type { SourceLocation } from '../errors.js';
-import { addressMatches, expiredRules, type IgnoreRule, indexIntoWholeArray, isoDay, ruleLabel, unmatchedRules } from '../engine/ignore.js';
+import { addressMatches } from '../engine/address-glob.js';
+import { expiredRules, type IgnoreRule, indexIntoWholeArray, isoDay, ruleLabel, unmatchedRules } from '../engine/ignore.js';
 import type { JsonObject, ResourceKind } from '../model/resources.js';
 import type { ProblemList } from './problems.js';
 import type { Project, ProjectRoot } from './project.js';

@@ -13,11 +13,12 @@ import type {
   ResourceKind,
 } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
+import { addressMatches } from './address-glob.js';
 import { diffSpec, joinPath } from './diff.js';
 import { rulesFor } from './rules.js';
 
 export interface IgnoreRule {
-  /** An address, `*` and `?` as globs within a segment: `agent/support`, `agent/*`. */
+  /** An address glob (engine/address-glob.ts): `agent/support`, `agent/*`. */
   resource: string;
   /** A field path as plan names fields: `system`, `model.temperature`, `tools[0]`. */
   field: string;
@@ -29,23 +30,6 @@ export interface IgnoreRule {
 /** How a rule is named in outputs and problems: `agent/* system`. */
 export function ruleLabel(rule: Pick<IgnoreRule, 'resource' | 'field'>): string {
   return `${rule.resource} ${rule.field}`;
-}
-
-const globs = new Map<string, RegExp>();
-
-/** Whether the address glob names `address` (`*` never crosses the `/` between kind and name). */
-export function addressMatches(pattern: string, address: string): boolean {
-  let regex = globs.get(pattern);
-  if (!regex) {
-    const source = pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '[^/]*')
-      .replace(/\?/g, '[^/]');
-    regex = new RegExp(`^${source}$`);
-    if (globs.size > 1000) globs.clear();
-    globs.set(pattern, regex);
-  }
-  return regex.test(address);
 }
 
 /** Whether the rule's field is `path` or holds it (`model` holds `model.temperature` and `model[0]`). */

@@ -15,6 +15,7 @@ import type {
   SetAsideResource,
 } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
+import { addressGlob } from './address-glob.js';
 import { PlanError } from './errors.js';
 
 /** One entry of `protect:` or `forget:`: an address glob and, optionally, why. */
@@ -41,22 +42,6 @@ export const NO_OWNERSHIP_RULES: OwnershipRules = { protect: [], forget: [] };
 
 /** The containers the plan runs in: always the project's, whatever `owns:` says. */
 const CONTAINER_KINDS: ReadonlySet<ResourceKind> = new Set(['organization', 'environment']);
-
-const compiled = new Map<string, RegExp>();
-
-/** `*` is any run of characters (`/` and `:` too), `?` one character; the rest is literal. */
-export function addressGlob(pattern: string): RegExp {
-  let regex = compiled.get(pattern);
-  if (!regex) {
-    const body = pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.');
-    regex = new RegExp(`^${body}$`);
-    compiled.set(pattern, regex);
-  }
-  return regex;
-}
 
 /**
  * The addresses a rule may name a resource by: its own, and for a grant its connection's too. A

@@ -1,7 +1,6 @@
 // ignore rules, pure: which addresses and fields a rule names, when it has expired, what it keeps.
 import { describe, expect, it } from 'vitest';
 import {
-  addressMatches,
   expiredRules,
   fieldCovers,
   fieldSegments,
@@ -15,24 +14,6 @@ import { computePlan } from '../../src/engine/plan.js';
 import type { ActualState, DesiredState, JsonObject, ResourceKind } from '../../src/model/resources.js';
 
 const rule = (resource: string, field: string, until?: string): IgnoreRule => ({ resource, field, reason: 'hot edits by the PM', ...(until ? { until } : {}) });
-
-describe('addressMatches', () => {
-  it.each([
-    ['agent/support', 'agent/support', true],
-    ['agent/support', 'agent/support-2', false],
-    ['agent/*', 'agent/support', true],
-    ['agent/*', 'provider/openai', false],
-    ['*/support', 'agent/support', true],
-    ['agent/sup*', 'agent/support', true],
-    ['agent/su?port', 'agent/support', true],
-    ['agent/su?port', 'agent/suport', false],
-    ['*', 'agent/support', false],
-    ['grant/github:*', 'grant/github:user:alice', true],
-    ['agent/a.b', 'agent/aXb', false],
-  ])('%s names %s: %s', (pattern, address, expected) => {
-    expect(addressMatches(pattern, address)).toBe(expected);
-  });
-});
 
 describe('fieldCovers', () => {
   it.each([

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/engine/errors.js';
 import {
-  addressGlob,
   isOwned,
   markProtected,
   refuseAgentWritesOutOfScope,
@@ -15,27 +14,6 @@ import { TOKEN_FILE_STATE } from '../../src/engine/api-key-files.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { ResourceAddress, ResourceKind } from '../../src/model/resources.js';
 import { actual, actualState, agentSpec, desired, desiredState } from './builders.js';
-
-describe('addressGlob', () => {
-  const cases: Array<[pattern: string, address: string, matches: boolean]> = [
-    ['agent/team-a-*', 'agent/team-a-bot', true],
-    ['agent/team-a-*', 'agent/team-a-', true],
-    ['agent/team-a-*', 'agent/team-b-bot', false],
-    ['agent/team-a-*', 'secret/team-a-bot', false],
-    ['*/team-a-*', 'secret/team-a-openai', true],
-    ['agent/bot', 'agent/bot', true],
-    ['agent/bot', 'agent/bot2', false],
-    ['agent/b?t', 'agent/bat', true],
-    ['agent/b?t', 'agent/bt', false],
-    ['agent/a.b', 'agent/axb', false],
-    ['agent/a+b', 'agent/a+b', true],
-    ['grant/github:*', 'grant/github:user:alice', true],
-    ['agent/*', 'agent/anything:at/all', true],
-  ];
-  it.each(cases)('%s against %s: %s', (pattern, address, matches) => {
-    expect(addressGlob(pattern).test(address)).toBe(matches);
-  });
-});
 
 describe('isOwned', () => {
   const owns = ['agent/team-a-*', 'connection/team-a-*'];
