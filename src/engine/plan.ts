@@ -40,6 +40,8 @@ export interface PlanOptions {
    * instead of refused, since nothing is written and the difference is what is asked for.
    */
   reportProtected?: boolean;
+  /** The live state is what owns:, forget: and --exclude leave: the mass-delete guard says so. */
+  scoped?: boolean;
 }
 
 export const DEFAULT_MAX_DELETE_SHARE = 0.5;
@@ -134,7 +136,8 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
   deletes.sort((a, b) => KIND_RANK.get(b.kind)! - KIND_RANK.get(a.kind)! || byName(a, b));
   unmanaged.sort((a, b) => KIND_RANK.get(a.kind)! - KIND_RANK.get(b.kind)! || byName(a, b));
 
-  if (options.prune && !options.allowMassDelete) guardMassDelete(deletes, actual.resources, options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE);
+  if (options.prune && !options.allowMassDelete)
+    guardMassDelete(deletes, actual.resources, options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE, options.scoped === true);
   // Revoking a duplicate key is converging to the configuration (one key per declared name), not
   // a prune: it happens without --prune and does not count against the mass-delete guard.
   deletes.push(...duplicates.sort(byName));
@@ -334,7 +337,10 @@ function withReason(change: ResourceChange, reasons: string[]): ResourceChange {
 }
 
 /** With prune: refuse to empty a kind (of ≥ 2) or delete more than `maxShare` of the environment. */
-function guardMassDelete(deletes: ResourceChange[], remote: ActualResource[], maxShare: number): void {
+/** Under a scope the shares are of what the plan may touch, not of the whole environment. */
+const LEFT_OUT = 'owns:, forget: and --exclude leave the rest of the environment out';
+
+function guardMassDelete(deletes: ResourceChange[], remote: ActualResource[], maxShare: number, scoped: boolean): void {
   if (deletes.length < 2) return;
   const remoteByKind = new Map<ResourceKind, number>();
   let total = 0;
@@ -349,12 +355,15 @@ function guardMassDelete(deletes: ResourceChange[], remote: ActualResource[], ma
   for (const [kind, count] of deletesByKind) {
     const existing = remoteByKind.get(kind) ?? 0;
     if (existing >= 2 && count === existing) {
-      throw new PlanError(`refusing to delete every ${kind} in the environment (${count} of ${existing}) without --allow-mass-delete`, hint);
+      const what = scoped
+        ? `every ${kind} this plan may touch (${count} of ${existing}; ${LEFT_OUT})`
+        : `every ${kind} in the environment (${count} of ${existing})`;
+      throw new PlanError(`refusing to delete ${what} without --allow-mass-delete`, hint);
     }
   }
   if (total > 0 && deletes.length / total > maxShare) {
     throw new PlanError(
-      `refusing to delete ${deletes.length} of ${total} resources (more than ${Math.round(maxShare * 100)}%) without --allow-mass-delete`,
+      `refusing to delete ${deletes.length} of the ${total} resources ${scoped ? 'this plan may touch' : 'in the environment'} (more than ${Math.round(maxShare * 100)}%${scoped ? `; ${LEFT_OUT}` : ''}) without --allow-mass-delete`,
       hint,
     );
   }

@@ -96,6 +96,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
     ...(inputs.reportOnly ? { reportProtected: true } : {}),
+    ...(scoped.scope ? { scoped: true } : {}),
   });
   if (inputs.reportOnly) plan.warnings.push(...protectedLosses(plan, rules.protect).map((loss) => `${loss}: a plan that writes refuses this`));
   else refuseProtectedChanges(plan, rules.protect);
