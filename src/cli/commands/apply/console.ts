@@ -23,6 +23,8 @@ export interface ApplyConsoleOptions {
   env?: NodeJS.ProcessEnv;
   /** When the run started (monotonicMs()), for the summary's total time; default: now. */
   startedAt?: number;
+  /** How the question is asked (tests answer it themselves); default: the terminal prompt. */
+  ask?: (question: string) => Promise<void>;
 }
 
 /** What the writes are given: where their events go, and whether to start more. */
@@ -39,6 +41,8 @@ export class ApplyConsole {
   private readonly held: string[] = [];
   private log: WriteLog | undefined;
   private readonly startedAt: number;
+  /** Time spent waiting for the answer to the question: not the run's, so not in its total. */
+  private waitedMs = 0;
 
   constructor(
     private readonly plan: Plan,
@@ -77,7 +81,13 @@ export class ApplyConsole {
 
   /** Asks `question` when apply asks; anything but `yes` cancels (prompt.ts). */
   async confirm(question: string): Promise<void> {
-    if (this.options.asks) await confirmOrRefuse(question, false, 'apply');
+    if (!this.options.asks) return;
+    const asked = monotonicMs();
+    try {
+      await (this.options.ask ?? ((text: string) => confirmOrRefuse(text, false, 'apply')))(question);
+    } finally {
+      this.waitedMs += monotonicMs() - asked;
+    }
   }
 
   /**
@@ -132,9 +142,9 @@ export class ApplyConsole {
     return this.log?.interrupted === true;
   }
 
-  /** The summary, with the run's total time; then, if printing failed while writing, that failure. */
+  /** The summary, with the run's total time (less the wait at the question); then, if printing failed while writing, that failure. */
   report(result: ApplyResult): void {
-    const ms = Math.round(monotonicMs() - this.startedAt);
+    const ms = Math.round(monotonicMs() - this.startedAt - this.waitedMs);
     if (this.options.json) this.out(JSON.stringify({ type: 'summary', ...result, ms }));
     else this.out(renderApplySummary(result, { color: this.options.color, ms }));
     const failure = this.log?.printFailure;

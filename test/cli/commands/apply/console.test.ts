@@ -99,6 +99,16 @@ describe('ApplyConsole', () => {
     expect(ms).toBeLessThan(60_000);
   });
 
+  it('leaves the wait at the confirmation question out of the total time', async () => {
+    const answerAfter = (ms: number) => () => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    const { io, written } = applyConsole({ json: true, asks: true, ask: answerAfter(400), startedAt: monotonicMs() - 100 });
+    await io.confirm('Apply? ');
+    io.report({ ...RESULT });
+    const { ms } = JSON.parse(joined(written, 'out').trim()) as { ms: number };
+    expect(ms).toBeGreaterThanOrEqual(100);
+    expect(ms).toBeLessThan(400);
+  });
+
   it.each([
     ['complete', RESULT, /^Apply complete! Resources: 0 added, 0 changed, 0 replaced, 0 destroyed\. Total time: 2\.\ds\.$/m],
     [
