@@ -23,6 +23,8 @@ export interface ApplyConsoleOptions {
   env?: NodeJS.ProcessEnv;
   /** When the run started (monotonicMs()), for the summary's total time; default: now. */
   startedAt?: number;
+  /** Where the plan was computed (a URL or the local control plane), for the --json header. */
+  target?: string;
   /** How the question is asked (tests answer it themselves); default: the terminal prompt. */
   ask?: (question: string) => Promise<void>;
 }
@@ -64,9 +66,13 @@ export class ApplyConsole {
     if (!this.options.json) this.tell(`Target: ${label}`);
   }
 
-  /** The plan text, unless it is printed once the first writes are out. */
+  /**
+   * The plan text, unless it is printed once the first writes are out. With --json, a `plan` line
+   * instead: what plan --json opens with (environment, target, summary, scope), before any event.
+   */
   showPlan(): void {
-    if (!this.options.json && !this.planPending) this.out(renderPlanText(this.plan, { color: this.options.color }));
+    if (this.options.json) this.out(JSON.stringify(planHeader(this.plan, this.options.target)));
+    else if (!this.planPending) this.out(renderPlanText(this.plan, { color: this.options.color }));
   }
 
   /** Runs what gates the writes; when they refuse, the plan text comes first, then the reason. */
@@ -181,6 +187,17 @@ export class ApplyConsole {
       this.out(batch.join('\n'));
     }
   }
+}
+
+/** The --json header line: the fields of plan --json that say what the run covers. */
+function planHeader(plan: Plan, target: string | undefined): Record<string, unknown> {
+  return {
+    type: 'plan',
+    environment: plan.environment,
+    ...(target !== undefined ? { target } : {}),
+    summary: plan.summary,
+    ...(plan.scope ? { scope: plan.scope } : {}),
+  };
 }
 
 /**
