@@ -255,7 +255,7 @@ function changeFor(
     } else if (resource.protect) {
       throw new PlanError(
         `${address} is protected and would be replaced: ${replacing.map((field) => field.path).join(', ')} cannot change in place`,
-        `revert the change, or remove protect: true from ${address} to allow the replace`,
+        `revert the change, or remove protect: true from ${address} (or the protect: entry of agentform.yaml that matches it) to allow the replace`,
         resource.location,
       );
     }
