@@ -2,8 +2,9 @@
 // document, and checked: a rule past its `until` is an error (an exception nobody renewed must be
 // looked at again), one that names nothing declared is a warning (a typo ignores nothing).
 import type { SourceLocation } from '../errors.js';
-import { expiredRules, type IgnoreRule, isoDay, ruleLabel, unmatchedRules } from '../engine/ignore.js';
-import type { JsonObject } from '../model/resources.js';
+import { addressMatches } from '../engine/address-glob.js';
+import { expiredRules, type IgnoreRule, indexIntoWholeArray, isoDay, ruleLabel, unmatchedRules } from '../engine/ignore.js';
+import type { JsonObject, ResourceKind } from '../model/resources.js';
 import type { ProblemList } from './problems.js';
 import type { Project, ProjectRoot } from './project.js';
 
@@ -41,6 +42,20 @@ function addressOfDocument(kind: string, name: string): string {
   return `${kind.charAt(0).toLowerCase()}${kind.slice(1)}/${name}`;
 }
 
+/** The whole-compared array a rule's field indexes into, in any resource the rule names. */
+function wholeArrayIndexed(rule: IgnoreRule, declared: ReadonlyArray<{ address: string; specs: readonly JsonObject[] }>): string | undefined {
+  if (!/\[\d+\]/.test(rule.field)) return undefined;
+  for (const resource of declared) {
+    if (!addressMatches(rule.resource, resource.address)) continue;
+    const kind = resource.address.slice(0, resource.address.indexOf('/')) as ResourceKind;
+    for (const spec of resource.specs) {
+      const array = indexIntoWholeArray(kind, rule.field, spec);
+      if (array !== undefined) return array;
+    }
+  }
+  return undefined;
+}
+
 /** Expired rules (errors) and rules that match nothing declared (warnings). `today`: YYYY-MM-DD. */
 export function checkIgnoreRules(project: Project, problems: ProblemList, today: string = isoDay(new Date())): void {
   const rules = ignoreRulesOf(project.root);
@@ -58,7 +73,19 @@ export function checkIgnoreRules(project: Project, problems: ProblemList, today:
     address: addressOfDocument(document.kind, document.name),
     specs: [document.spec ?? {}, ...Object.values(document.overlays)] as JsonObject[],
   }));
+  const refused = new Set<LocatedIgnoreRule>();
+  for (const rule of rules) {
+    const array = wholeArrayIndexed(rule, declared);
+    if (array === undefined) continue;
+    refused.add(rule);
+    problems.error(
+      `ignore rule "${ruleLabel(rule)}": ${array} is compared as a whole list, so plan never names one element of it and an index matches nothing: ignore the whole field ${array}`,
+      project.root.locate(['ignore', rule.index, 'field']),
+      ['ignore', rule.index, 'field'],
+    );
+  }
   for (const rule of unmatchedRules(rules, declared)) {
+    if (refused.has(rule)) continue;
     problems.warning(`ignore rule "${ruleLabel(rule)}" matches no declared resource with that field: it ignores nothing`, rule.location, [
       'ignore',
       rule.index,

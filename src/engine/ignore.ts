@@ -13,11 +13,12 @@ import type {
   ResourceKind,
 } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
-import { diffSpec } from './diff.js';
+import { addressMatches } from './address-glob.js';
+import { diffSpec, joinPath } from './diff.js';
 import { rulesFor } from './rules.js';
 
 export interface IgnoreRule {
-  /** An address, `*` and `?` as globs within a segment: `agent/support`, `agent/*`. */
+  /** An address glob (engine/address-glob.ts): `agent/support`, `agent/*`. */
   resource: string;
   /** A field path as plan names fields: `system`, `model.temperature`, `tools[0]`. */
   field: string;
@@ -29,23 +30,6 @@ export interface IgnoreRule {
 /** How a rule is named in outputs and problems: `agent/* system`. */
 export function ruleLabel(rule: Pick<IgnoreRule, 'resource' | 'field'>): string {
   return `${rule.resource} ${rule.field}`;
-}
-
-const globs = new Map<string, RegExp>();
-
-/** Whether the address glob names `address` (`*` never crosses the `/` between kind and name). */
-export function addressMatches(pattern: string, address: string): boolean {
-  let regex = globs.get(pattern);
-  if (!regex) {
-    const source = pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '[^/]*')
-      .replace(/\?/g, '[^/]');
-    regex = new RegExp(`^${source}$`);
-    if (globs.size > 1000) globs.clear();
-    globs.set(pattern, regex);
-  }
-  return regex.test(address);
 }
 
 /** Whether the rule's field is `path` or holds it (`model` holds `model.temperature` and `model[0]`). */
@@ -88,9 +72,14 @@ function withValueAt(value: JsonValue | undefined, segments: ReadonlyArray<strin
   if (segments.length === 0) return replacement;
   const [head, ...rest] = segments as [string | number, ...Array<string | number>];
   if (Array.isArray(value) && typeof head === 'number') {
+    // An element is replaced in place, never spliced out: removing one would shift every element
+    // after it. Only the last one can go without moving the others (the live array ends before
+    // it); a gap cannot be written either, so an index past the end changes nothing.
+    if (head > value.length) return value;
+    const inner = withValueAt(value[head], rest, replacement);
+    if (inner === undefined && head < value.length - 1) return value;
     const copy = [...value];
-    const inner = withValueAt(copy[head], rest, replacement);
-    if (inner === undefined) copy.splice(head, 1);
+    if (inner === undefined) copy.length = Math.min(copy.length, head);
     else copy[head] = inner;
     return copy;
   }
@@ -131,7 +120,10 @@ export function keepIgnoredFields(
       });
     }
   }
-  return { spec: kept, ignored };
+  // An element that could not be kept live (see withValueAt) is still a difference: not ignored.
+  if (ignored.length === 0) return { spec: kept, ignored };
+  const remaining = new Set(diffSpec(kept, live, rulesFor(kind)).map((change) => change.path));
+  return { spec: kept, ignored: ignored.filter((difference) => !remaining.has(difference.path)) };
 }
 
 /**
@@ -155,6 +147,37 @@ export function keepIgnored(desired: DesiredState, actual: ActualState, rules: r
     return { ...resource, spec: kept.spec };
   });
   return { desired: changed ? { ...desired, resources } : desired, ignored };
+}
+
+/**
+ * Where a rule's field indexes into an array the plan compares as a whole (a set, or an array with
+ * no objects in it, `scopes[0]`): the plan only ever names the whole array, so such an index would
+ * never match a difference. The array's path, or undefined when the index is into an array the
+ * plan compares element by element (`tools[2]`) or the spec does not say.
+ */
+export function indexIntoWholeArray(kind: ResourceKind, field: string, spec: JsonObject): string | undefined {
+  const sets = rulesFor(kind).sets;
+  let value: JsonValue | undefined = spec;
+  let path = '';
+  let pattern = '';
+  for (const segment of fieldSegments(field)) {
+    if (typeof segment === 'number') {
+      if (!Array.isArray(value)) return undefined;
+      if (sets?.has(pattern) || !value.some(isJsonObject)) return path;
+      path = `${path}[${segment}]`;
+      pattern = `${pattern}[]`;
+      value = value[segment];
+    } else {
+      path = joinPath(path, segment);
+      pattern = joinPath(pattern, segment);
+      value = isJsonObject(value) ? value[segment] : undefined;
+    }
+  }
+  return undefined;
+}
+
+function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Rules that name no declared resource, or no field any of the resources they name declares. */

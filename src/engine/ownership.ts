@@ -15,6 +15,7 @@ import type {
   SetAsideResource,
 } from '../model/resources.js';
 import { addressOf } from '../model/resources.js';
+import { addressGlob } from './address-glob.js';
 import { PlanError } from './errors.js';
 
 /** One entry of `protect:` or `forget:`: an address glob and, optionally, why. */
@@ -41,22 +42,6 @@ export const NO_OWNERSHIP_RULES: OwnershipRules = { protect: [], forget: [] };
 
 /** The containers the plan runs in: always the project's, whatever `owns:` says. */
 const CONTAINER_KINDS: ReadonlySet<ResourceKind> = new Set(['organization', 'environment']);
-
-const compiled = new Map<string, RegExp>();
-
-/** `*` is any run of characters (`/` and `:` too), `?` one character; the rest is literal. */
-export function addressGlob(pattern: string): RegExp {
-  let regex = compiled.get(pattern);
-  if (!regex) {
-    const body = pattern
-      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.');
-    regex = new RegExp(`^${body}$`);
-    compiled.set(pattern, regex);
-  }
-  return regex;
-}
 
 /**
  * The addresses a rule may name a resource by: its own, and for a grant its connection's too. A
@@ -206,20 +191,36 @@ export function refuseTargetsOutOfScope(targets: readonly ResourceAddress[], sco
 }
 
 /**
- * Refuses a plan that deletes or replaces a resource of the `protect:` list: every such change is
- * named with the entry that protects it, and nothing is written.
+ * The declared resources a `protect:` entry matches, marked `protect: true`: the plan then treats
+ * them exactly as if their own file said so (a token file gone is a warning, not a replace).
  */
-export function refuseProtectedChanges(plan: Plan, protect: readonly AddressRule[]): void {
-  if (protect.length === 0) return;
-  const refusals: string[] = [];
+export function markProtected(desired: DesiredState, protect: readonly AddressRule[]): DesiredState {
+  if (protect.length === 0) return desired;
+  const resources = desired.resources.map((resource) =>
+    resource.protect || !matchingRule(addressOf(resource.kind, resource.name), protect) ? resource : { ...resource, protect: true },
+  );
+  return { ...desired, resources };
+}
+
+/**
+ * What a plan would destroy of the `protect:` list, each named with the entry that protects it.
+ * Only deletes: a declared resource it matches is marked (markProtected), so the plan itself
+ * refuses to replace it.
+ */
+export function protectedLosses(plan: Plan, protect: readonly AddressRule[]): string[] {
+  if (protect.length === 0) return [];
+  const losses: string[] = [];
   for (const change of plan.changes) {
-    if (change.action !== 'delete' && change.action !== 'replace') continue;
+    if (change.action !== 'delete') continue;
     const rule = matchingRule(change.address, protect);
-    if (!rule) continue;
-    const why =
-      change.action === 'delete' ? 'would be destroyed (it is not in the configuration)' : `would be replaced${change.reason ? ` (${change.reason})` : ''}`;
-    refusals.push(`${change.address} ${why}; it is protected by ${ruleReason('protect', rule)}`);
+    if (rule) losses.push(`${change.address} would be destroyed (it is not in the configuration); it is protected by ${ruleReason('protect', rule)}`);
   }
+  return losses;
+}
+
+/** Refuses a plan with protectedLosses: every one is named, and nothing is written. */
+export function refuseProtectedChanges(plan: Plan, protect: readonly AddressRule[]): void {
+  const refusals = protectedLosses(plan, protect);
   if (refusals.length === 0) return;
   throw new PlanError(
     `refusing to plan: ${refusals.length} protected resource${refusals.length === 1 ? '' : 's'} would be lost:\n  ${refusals.join('\n  ')}`,

@@ -36,6 +36,13 @@ export interface PlanOptions {
   /** Limit the plan to these addresses plus what they (transitively) depend on. */
   targets?: ResourceAddress[];
   /**
+   * A plan that is only read (drift): replacing a protected resource is planned with a warning
+   * instead of refused, since nothing is written and the difference is what is asked for.
+   */
+  reportProtected?: boolean;
+  /** The live state is what owns:, forget: and --exclude leave: the mass-delete guard says so. */
+  scoped?: boolean;
+  /**
    * The base configuration the change is compared with (`--base`): a declared resource that exists
    * live but is not declared in it plans as `adopt`, not as an update or a no-op.
    */
@@ -95,7 +102,7 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
     const resource = desiredByAddress.get(address)!;
     if (unreadable.has(resource.kind)) continue;
     const remote = actualByAddress.get(address);
-    const change = changeFor(resource, address, remote, graph.edges.get(address) ?? [], warnings);
+    const change = changeFor(resource, address, remote, graph.edges.get(address) ?? [], warnings, options.reportProtected === true);
     // The containers the plan runs in are the environment's, not the project's: never adopted.
     const adopts = remote !== undefined && options.adoption !== undefined && !CONTAINER_KINDS.has(resource.kind) && !options.adoption.declared.has(address);
     changes.push(adopts ? adopted(change, options.adoption!, Object.keys(resource.writeOnly)) : change);
@@ -145,7 +152,8 @@ export function computePlan(desired: DesiredState, actual: ActualState, options:
   deletes.sort((a, b) => KIND_RANK.get(b.kind)! - KIND_RANK.get(a.kind)! || byName(a, b));
   unmanaged.sort((a, b) => KIND_RANK.get(a.kind)! - KIND_RANK.get(b.kind)! || byName(a, b));
 
-  if (options.prune && !options.allowMassDelete) guardMassDelete(deletes, actual.resources, options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE);
+  if (options.prune && !options.allowMassDelete)
+    guardMassDelete(deletes, actual.resources, options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE, options.scoped === true);
   // Revoking a duplicate key is converging to the configuration (one key per declared name), not
   // a prune: it happens without --prune and does not count against the mass-delete guard.
   deletes.push(...duplicates.sort(byName));
@@ -197,6 +205,7 @@ function changeFor(
   remote: ActualResource | undefined,
   dependsOn: ResourceAddress[],
   warnings: string[],
+  reportProtected: boolean,
 ): ResourceChange {
   const reasons: string[] = [];
   if (resource.promotion) reasons.push(`promoted from ${resource.promotion.fromEnvironment} v${resource.promotion.version}`);
@@ -256,10 +265,14 @@ function changeFor(
 
   const replacing = fields.filter((field) => field.forcesReplace);
   if (replacing.length > 0) {
-    if (resource.protect) {
+    if (resource.protect && reportProtected) {
+      warnings.push(
+        `${address} is protected: a plan that writes refuses to replace it (${replacing.map((field) => field.path).join(', ')} cannot change in place)`,
+      );
+    } else if (resource.protect) {
       throw new PlanError(
         `${address} is protected and would be replaced: ${replacing.map((field) => field.path).join(', ')} cannot change in place`,
-        `revert the change, or remove protect: true from ${address} to allow the replace`,
+        `revert the change, or remove protect: true from ${address} (or the protect: entry of agentform.yaml that matches it) to allow the replace`,
         resource.location,
       );
     }
@@ -358,7 +371,10 @@ function withReason(change: ResourceChange, reasons: string[]): ResourceChange {
 }
 
 /** With prune: refuse to empty a kind (of ≥ 2) or delete more than `maxShare` of the environment. */
-function guardMassDelete(deletes: ResourceChange[], remote: ActualResource[], maxShare: number): void {
+/** Under a scope the shares are of what the plan may touch, not of the whole environment. */
+const LEFT_OUT = 'owns:, forget: and --exclude leave the rest of the environment out';
+
+function guardMassDelete(deletes: ResourceChange[], remote: ActualResource[], maxShare: number, scoped: boolean): void {
   if (deletes.length < 2) return;
   const remoteByKind = new Map<ResourceKind, number>();
   let total = 0;
@@ -373,12 +389,15 @@ function guardMassDelete(deletes: ResourceChange[], remote: ActualResource[], ma
   for (const [kind, count] of deletesByKind) {
     const existing = remoteByKind.get(kind) ?? 0;
     if (existing >= 2 && count === existing) {
-      throw new PlanError(`refusing to delete every ${kind} in the environment (${count} of ${existing}) without --allow-mass-delete`, hint);
+      const what = scoped
+        ? `every ${kind} this plan may touch (${count} of ${existing}; ${LEFT_OUT})`
+        : `every ${kind} in the environment (${count} of ${existing})`;
+      throw new PlanError(`refusing to delete ${what} without --allow-mass-delete`, hint);
     }
   }
   if (total > 0 && deletes.length / total > maxShare) {
     throw new PlanError(
-      `refusing to delete ${deletes.length} of ${total} resources (more than ${Math.round(maxShare * 100)}%) without --allow-mass-delete`,
+      `refusing to delete ${deletes.length} of the ${total} resources ${scoped ? 'this plan may touch' : 'in the environment'} (more than ${Math.round(maxShare * 100)}%${scoped ? `; ${LEFT_OUT}` : ''}) without --allow-mass-delete`,
       hint,
     );
   }

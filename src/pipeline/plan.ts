@@ -6,7 +6,7 @@ import { ignoreRulesOf } from '../config/index.js';
 import { keepIgnored } from '../engine/ignore.js';
 import { loadAdoptionBase } from './adoption-base.js';
 import { computePlan } from '../engine/plan.js';
-import { refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
+import { markProtected, protectedLosses, refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
 import { ownershipRulesOf, patternProblem } from '../config/ownership.js';
 import { UserError } from '../errors.js';
 import { addressOf, type ActualResource, type ActualState, type DesiredState, type Plan, type ResourceAddress } from '../model/resources.js';
@@ -28,6 +28,11 @@ export interface PlanInputs {
   excludes?: string[];
   /** --base: the revision or directory whose configuration tells adoptions from updates. */
   base?: string;
+  /**
+   * drift: the plan is only read, so what protection would refuse is a warning instead; a check
+   * that never writes reports differences rather than failing on them.
+   */
+  reportOnly?: boolean;
 }
 
 export interface PlanRun extends Session {
@@ -88,17 +93,22 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   // What the plan sets aside (forgotten, excluded) has no ignored differences to list either.
   const setAside = new Set(scoped.scope?.setAside.map((resource) => resource.address));
   const ignored = kept.ignored.filter((difference) => !setAside.has(difference.address));
-  const plan = computePlan(scoped.desired, scoped.actual, {
+  // The protect: list marks what it matches as `protect: true` does: one code path for both.
+  const planned = { desired: markProtected(scoped.desired, rules.protect), actual: scoped.actual };
+  const plan = computePlan(planned.desired, planned.actual, {
     prune: inputs.prune ?? session.desired.target.prune,
     pruneApiKeys: session.desired.target.pruneApiKeys === true,
     allowMassDelete: inputs.allowMassDelete ?? false,
     ...(session.desired.target.maxDeleteShare !== undefined ? { maxDeleteShare: session.desired.target.maxDeleteShare } : {}),
     ...(inputs.targets && inputs.targets.length > 0 ? { targets: inputs.targets } : {}),
     ...(base && 'base' in base ? { adoption: base.base } : {}),
+    ...(inputs.reportOnly ? { reportProtected: true } : {}),
+    ...(scoped.scope ? { scoped: true } : {}),
   });
   if (base && 'base' in base) plan.adoptionBase = base.base.label;
   if (base && 'warning' in base) plan.warnings.push(base.warning);
-  refuseProtectedChanges(plan, rules.protect);
+  if (inputs.reportOnly) plan.warnings.push(...protectedLosses(plan, rules.protect).map((loss) => `${loss}: a plan that writes refuses this`));
+  else refuseProtectedChanges(plan, rules.protect);
   plan.warnings.push(...unmatchedRuleWarnings(rules, desired, actual, inputs.excludes));
   if (scoped.scope) plan.scope = scoped.scope;
   // A promoted definition may name what this environment neither declares nor runs.
@@ -124,7 +134,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     actual,
     plan,
     tokenFiles,
-    planned: { desired: scoped.desired, actual: scoped.actual },
+    planned,
     ...(Array.isArray(credentialScopes) ? { credentialScopes: credentialScopes.map(String) } : {}),
     ...(credentialAddress ? { credentialKey: credentialAddress } : {}),
   };

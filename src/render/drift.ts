@@ -2,7 +2,7 @@
 // job summary or an issue, or JSON (docs/drift.md documents the shape).
 import { type DriftReport, hasDrift } from '../engine/drift.js';
 import { IGNORED_HEADING, ignoredLines, ignoredTextBlock } from './ignored.js';
-import { fenced } from './markdown.js';
+import { escapeHtml, fenced } from './markdown.js';
 import { PLAIN, type Palette } from './palette.js';
 import { fieldLines } from './text.js';
 import { renderToolSurfaceReport, toolSurfaceJson } from './tool-surface.js';
@@ -52,7 +52,7 @@ export function renderDriftText(report: DriftReport, palette: Palette = PLAIN): 
 
 export function renderDriftMarkdown(report: DriftReport, target?: string): string {
   const out = [`### agentform drift: ${code(report.environment)}`, ''];
-  if (target) out.push(`Target: ${visible(target)}`, '');
+  if (target) out.push(`Target: ${escapeHtml(target)}`, '');
   out.push(
     '| Changed outside | Unmanaged | Ignored |',
     '|---:|---:|---:|',
@@ -72,7 +72,7 @@ export function renderDriftMarkdown(report: DriftReport, target?: string): strin
     out.push(`Unmanaged (live, not in the configuration): ${report.unmanaged.map((resource) => code(resource.address)).join(', ')}`, '');
   if (report.ignored.length > 0) out.push(IGNORED_HEADING, '', fenced(ignoredLines(report.ignored).join('\n')), '');
   if (report.toolSurface) out.push('Tool surface:', '', fenced(renderToolSurfaceReport(report.toolSurface)), '');
-  for (const warning of report.warnings) out.push(`> ⚠️ ${visible(warning).replace(/</g, '&lt;')}`);
+  for (const warning of report.warnings) out.push(`> ⚠️ ${escapeHtml(warning)}`);
   if (report.warnings.length > 0) out.push('');
   out.push(`**${driftSummaryLine(report)}**`);
   return out.join('\n');

@@ -32,7 +32,7 @@ export function fenced(content: string, language = ''): string {
 }
 
 /** Text for HTML or a Markdown line: controls made visible (no line can be forged), markup escaped. */
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return visible(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 

@@ -21,13 +21,14 @@ export async function reviewPlan(
   run: { project: Project; desired: DesiredState; actual: ActualState; plan: Plan; planned?: { desired: DesiredState; actual: ActualState } },
   options: { capabilityChanges?: boolean } = {},
 ): Promise<SafetyReview> {
-  // What the plan covers: resources it leaves out (another project's, excluded, forgotten) are
-  // not this run's to judge, and a finding on one must not block an apply that never writes it.
-  const { desired, actual } = run.planned ?? run;
+  // The rules judge the whole configuration (a reference to an excluded resource is still to a
+  // declared one), but findings on what the plan leaves out (another project's, excluded,
+  // forgotten) are not this run's, and must not block an apply that never writes them.
   return reviewEnvironment({
     project: run.project,
-    desired,
-    actual,
+    desired: run.desired,
+    actual: run.actual,
+    ...(run.planned ? { covered: run.planned } : {}),
     plan: run.plan,
     lock: await readToolLock(run.project.dir),
     ...options,

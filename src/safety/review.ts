@@ -9,7 +9,16 @@ import type { AgentCapabilityDiff } from '../model/safety.js';
 import { blockingFindings, evaluatePolicy } from '../engine/policy/index.js';
 import type { Finding, SafetyReview } from '../model/safety.js';
 import type { SourceLocation } from '../errors.js';
-import type { ActualState, DesiredResource, DesiredState, JsonObject, Plan, ResourceKind } from '../model/resources.js';
+import {
+  addressOf,
+  type ActualState,
+  type DesiredResource,
+  type DesiredState,
+  type JsonObject,
+  type Plan,
+  type ResourceAddress,
+  type ResourceKind,
+} from '../model/resources.js';
 import { effectiveState } from '../engine/effective-state.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { policySettingsFor } from './settings.js';
@@ -31,6 +40,12 @@ export interface ReviewInputs {
    * it is computing every agent's capabilities a second time, and the diff, before the first write.
    */
   capabilityChanges?: boolean;
+  /**
+   * What a scoped plan covers (owns:, forget:, --exclude set the rest aside): findings are kept
+   * only for its resources, and the capability diff is of it alone. The rules still judge the
+   * whole `desired`: an agent whose provider is excluded from this run uses a declared provider.
+   */
+  covered?: { desired: DesiredState; actual: ActualState };
 }
 
 export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: string): LockedSurfaces | undefined {
@@ -145,9 +160,10 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // a few of each rule (render/safety.ts folds the rest), while locating every one was a large part
   // of the review. JSON, annotations and apply's refusal read every location they print.
   const location = lazyProperty(locate);
-  const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured }, settings).map((finding) =>
-    Object.defineProperty(finding, 'location', location),
-  );
+  const setAside = inputs.covered ? setAsideAddresses(desired, inputs.covered.desired) : undefined;
+  const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured }, settings)
+    .filter((finding) => !setAside?.has(finding.address))
+    .map((finding) => Object.defineProperty(finding, 'location', location));
   const unknown = [...new Set([...capabilitiesConfigured.values()].flatMap((agent) => agent.unknownConnections))].sort();
   if (unknown.length > 0) {
     const why = inputs.lock ? `agentform.lock.yaml has no entry for them in ${environment}` : 'there is no agentform.lock.yaml';
@@ -156,19 +172,27 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
     );
   }
   const review: SafetyReview = { environment, ...(kind ? { environmentKind: kind } : {}), findings, notes, counts: countsOf(findings) };
-  if (inputs.actual && inputs.capabilityChanges !== false) {
+  const actual = inputs.covered?.actual ?? inputs.actual;
+  if (actual && inputs.capabilityChanges !== false) {
     // The capability diff is what the server runs, before and after: each configured resource as
     // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server
     // has. A plan whose apply sends no write leaves every agent as it is.
     const plan = inputs.plan ?? { changes: [] };
     if (inputs.plan !== undefined && plan.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged')) review.capabilityChanges = [];
     else {
-      const after = effectiveState(configured, inputs.actual, plan);
-      const before = computeCapabilities(agentsOf(inputs.actual.resources), surfaces);
+      const covered = inputs.covered ? judgedResources(inputs.covered.desired, true).configured : configured;
+      const after = effectiveState(covered, actual, plan);
+      const before = computeCapabilities(agentsOf(actual.resources), surfaces);
       review.capabilityChanges = diffCapabilities(before, computeCapabilities(agentsOf(after), surfaces));
     }
   }
   return review;
+}
+
+/** The declared resources a scoped plan leaves out. */
+function setAsideAddresses(desired: DesiredState, covered: DesiredState): Set<ResourceAddress> {
+  const kept = new Set(covered.resources.map((resource) => addressOf(resource.kind, resource.name)));
+  return new Set(desired.resources.map((resource) => addressOf(resource.kind, resource.name)).filter((address) => !kept.has(address)));
 }
 
 /**

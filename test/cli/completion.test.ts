@@ -36,6 +36,14 @@ describe('agentform completion', () => {
     expect(result.stderr).toContain('bash, zsh, fish');
   });
 
+  it.each([['plan'], ['apply']])('__complete offers addresses after %s --exclude, as after --target', async (command) => {
+    for (const flag of ['--exclude', '--target']) {
+      const result = await runCli(['__complete', '--', command, flag, 'agent/'], { cwd: PROJECT });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.split('\n').filter(Boolean)).toEqual(['agent/canary', 'agent/support']);
+    }
+  });
+
   describe('in a shell session', () => {
     let bin: string;
     beforeAll(async () => {
@@ -60,6 +68,7 @@ describe('agentform completion', () => {
       ['agentform pl', ['agentform', 'pl'], ['plan']],
       ['agentform plan -e ', ['agentform', 'plan', '-e', ''], ['dev', 'staging']],
       ['agentform apply --target agent/', ['agentform', 'apply', '--target', 'agent/'], ['agent/canary', 'agent/support']],
+      ['agentform plan --exclude agent/', ['agentform', 'plan', '--exclude', 'agent/'], ['agent/canary', 'agent/support']],
     ];
     for (const shell of ['bash', 'zsh', 'fish']) {
       const present = installed(shell);

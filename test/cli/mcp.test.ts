@@ -143,7 +143,7 @@ describe('agentform mcp', () => {
       text
         .slice(0, text.indexOf('---'))
         .replace('maxTurns: 20', 'maxTurns: 21')
-        .replace(/  subagents:\n(    .*\n)+/, ''),
+        .replace(/ {2}subagents:\n( {4}.*\n)+/, ''),
     );
     const client = await connect([dir, '--allow-apply']);
     const { planId } = JSON.parse(texts(await call(client, 'plan', { environment: 'dev' }))[1] as string);

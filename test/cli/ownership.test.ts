@@ -102,6 +102,25 @@ describe('protect: in agentform.yaml', () => {
     expect(writes(apply.stderr)).toEqual([]);
     expect(await liveAgents(plane.client)).toEqual(['a', 'billing']);
   });
+
+  it('treats a matched declared key like protect: true: a missing token file is a warning, in plan and drift', async () => {
+    const plane = await startPlane();
+    const key = 'kind: ApiKey\nname: ci\nspec:\n  scopes: [read]\n  tokenFile: .agentform/ci.token\n';
+    const dir = await project(ROOT, { 'key.yaml': key });
+    const applied = await runCli(['apply', dir, '--auto-approve'], { env: plane.env });
+    expect(applied.code, applied.stderr).toBe(0);
+
+    await rm(join(dir, '.agentform', 'ci.token'));
+    await writeProject(dir, `${ROOT}    protect: [apiKey/ci]\n`, {});
+    const plan = await runCli(['plan', dir], { env: plane.env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout + plan.stderr).toContain('it is protected, so it is not replaced');
+    expect(plan.stdout).not.toMatch(/-\/\+ apiKey\/ci/);
+
+    const drift = await runCli(['drift', dir], { env: plane.env });
+    expect(drift.code, drift.stderr).toBe(0);
+    expect(drift.stderr).not.toContain('refusing');
+  });
 });
 
 describe('--exclude', () => {

@@ -1,37 +1,19 @@
 // ignore rules, pure: which addresses and fields a rule names, when it has expired, what it keeps.
 import { describe, expect, it } from 'vitest';
 import {
-  addressMatches,
   expiredRules,
   fieldCovers,
   fieldSegments,
   type IgnoreRule,
   keepIgnored,
+  indexIntoWholeArray,
   keepIgnoredFields,
   unmatchedRules,
 } from '../../src/engine/ignore.js';
 import { computePlan } from '../../src/engine/plan.js';
-import type { ActualState, DesiredState, JsonObject } from '../../src/model/resources.js';
+import type { ActualState, DesiredState, JsonObject, ResourceKind } from '../../src/model/resources.js';
 
 const rule = (resource: string, field: string, until?: string): IgnoreRule => ({ resource, field, reason: 'hot edits by the PM', ...(until ? { until } : {}) });
-
-describe('addressMatches', () => {
-  it.each([
-    ['agent/support', 'agent/support', true],
-    ['agent/support', 'agent/support-2', false],
-    ['agent/*', 'agent/support', true],
-    ['agent/*', 'provider/openai', false],
-    ['*/support', 'agent/support', true],
-    ['agent/sup*', 'agent/support', true],
-    ['agent/su?port', 'agent/support', true],
-    ['agent/su?port', 'agent/suport', false],
-    ['*', 'agent/support', false],
-    ['grant/github:*', 'grant/github:user:alice', true],
-    ['agent/a.b', 'agent/aXb', false],
-  ])('%s names %s: %s', (pattern, address, expected) => {
-    expect(addressMatches(pattern, address)).toBe(expected);
-  });
-});
 
 describe('fieldCovers', () => {
   it.each([
@@ -118,6 +100,46 @@ describe('keepIgnoredFields', () => {
     const kept = keepIgnoredFields('agent/support', 'agent', { system: 'x', description: 'new' }, { system: 'x' }, [rule('agent/support', 'description')]);
     expect(kept.spec).toEqual({ system: 'x' });
     expect(kept.ignored).toEqual([expect.objectContaining({ path: 'description', after: 'new' })]);
+  });
+});
+
+describe('keepIgnoredFields in arrays compared element by element', () => {
+  const tool = (name: string, description = name) => ({ type: 'builtin', name, description });
+  // An element is replaced, never spliced out: removing one shifted every element after it.
+  it.each<[string, JsonObject[], JsonObject[], string, JsonObject[], string[]]>([
+    [
+      'replaces a changed element with the live one',
+      [tool('a'), tool('b')],
+      [tool('a', 'hot'), tool('b')],
+      'tools[0]',
+      [tool('a', 'hot'), tool('b')],
+      ['tools[0].description'],
+    ],
+    ['drops a last element the live array does not have', [tool('a'), tool('b')], [tool('a')], 'tools[1]', [tool('a')], ['tools[1]']],
+    [
+      'keeps an element it cannot drop without shifting the rest, and does not call it ignored',
+      [tool('a'), tool('b')],
+      [],
+      'tools[0]',
+      [tool('a'), tool('b')],
+      [],
+    ],
+  ])('%s', (_name, mine, theirs, field, expectedTools, expectedPaths) => {
+    const kept = keepIgnoredFields('agent/support', 'agent', { tools: mine }, { tools: theirs }, [rule('agent/support', field)]);
+    expect(kept.spec.tools).toEqual(expectedTools);
+    expect(kept.ignored.map((item) => item.path)).toEqual(expectedPaths);
+  });
+});
+
+describe('indexIntoWholeArray', () => {
+  it.each<[string, string, JsonObject, string | undefined]>([
+    ['apiKey', 'scopes[0]', { scopes: ['read'] }, 'scopes'],
+    ['agent', 'sandbox.tools.allow[1]', { sandbox: { tools: { allow: ['gh.read', 'gh.list'] } } }, 'sandbox.tools.allow'],
+    ['agent', 'tools[0].name', { tools: [{ type: 'builtin', name: 'x' }] }, undefined],
+    ['agent', 'tools[0]', {}, undefined],
+    ['agent', 'system', { system: 'x' }, undefined],
+  ])('%s %s', (kind, field, spec, expected) => {
+    expect(indexIntoWholeArray(kind as ResourceKind, field, spec)).toBe(expected);
   });
 });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../src/engine/errors.js';
 import {
-  addressGlob,
   isOwned,
+  markProtected,
   refuseAgentWritesOutOfScope,
   refuseProtectedChanges,
   refuseTargetsOutOfScope,
@@ -10,30 +10,10 @@ import {
   type ScopeInputs,
   unmatchedRuleWarnings,
 } from '../../src/engine/ownership.js';
+import { TOKEN_FILE_STATE } from '../../src/engine/api-key-files.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { ResourceAddress, ResourceKind } from '../../src/model/resources.js';
 import { actual, actualState, agentSpec, desired, desiredState } from './builders.js';
-
-describe('addressGlob', () => {
-  const cases: Array<[pattern: string, address: string, matches: boolean]> = [
-    ['agent/team-a-*', 'agent/team-a-bot', true],
-    ['agent/team-a-*', 'agent/team-a-', true],
-    ['agent/team-a-*', 'agent/team-b-bot', false],
-    ['agent/team-a-*', 'secret/team-a-bot', false],
-    ['*/team-a-*', 'secret/team-a-openai', true],
-    ['agent/bot', 'agent/bot', true],
-    ['agent/bot', 'agent/bot2', false],
-    ['agent/b?t', 'agent/bat', true],
-    ['agent/b?t', 'agent/bt', false],
-    ['agent/a.b', 'agent/axb', false],
-    ['agent/a+b', 'agent/a+b', true],
-    ['grant/github:*', 'grant/github:user:alice', true],
-    ['agent/*', 'agent/anything:at/all', true],
-  ];
-  it.each(cases)('%s against %s: %s', (pattern, address, matches) => {
-    expect(addressGlob(pattern).test(address)).toBe(matches);
-  });
-});
 
 describe('isOwned', () => {
   const owns = ['agent/team-a-*', 'connection/team-a-*'];
@@ -187,17 +167,21 @@ describe('refuseProtectedChanges', () => {
     expect(() => refuseProtectedChanges(plan, [{ pattern: 'connection/billing' }])).toThrow(/grant\/billing:user:alice would be destroyed/);
   });
 
-  it('refuses a replace of a protected resource, naming why it is replaced', () => {
-    const plan = computePlan(
-      desiredState([desired('apiKey', 'billing-ci', { scopes: ['read'] })]),
-      actualState([actual('apiKey', 'billing-ci', { scopes: ['control'] })]),
-      {
-        prune: false,
-      },
+  it('a matched declared resource is protected as protect: true makes it: the plan refuses its replace', () => {
+    const want = desiredState([desired('apiKey', 'billing-ci', { scopes: ['read'] })]);
+    const have = actualState([actual('apiKey', 'billing-ci', { scopes: ['control'] })]);
+    expect(() => computePlan(markProtected(want, [{ pattern: 'apiKey/billing-*' }]), have, { prune: false })).toThrow(
+      /apiKey\/billing-ci is protected and would be replaced: scopes cannot change in place/,
     );
-    expect(() => refuseProtectedChanges(plan, [{ pattern: 'apiKey/billing-*' }])).toThrow(
-      /apiKey\/billing-ci would be replaced \(scopes cannot be updated in place\)/,
-    );
+  });
+
+  it('a matched declared key whose token file is missing is kept with a warning, not refused', () => {
+    const options = { tokenFile: '.agentform/ci.token', [TOKEN_FILE_STATE]: 'missing' };
+    const want = desiredState([desired('apiKey', 'ci', { scopes: ['read'] }, { options })]);
+    const plan = computePlan(markProtected(want, [{ pattern: 'apiKey/ci' }]), actualState([actual('apiKey', 'ci', { scopes: ['read'] })]), { prune: false });
+    expect(plan.changes.map((change) => change.action)).toEqual(['no-op']);
+    expect(plan.warnings).toContainEqual(expect.stringMatching(/apiKey\/ci: token file missing .*it is protected, so it is not replaced/));
+    expect(() => refuseProtectedChanges(plan, [{ pattern: 'apiKey/ci' }])).not.toThrow();
   });
 });
 

@@ -206,6 +206,14 @@ describe('refusals', () => {
     );
   });
 
+  it('protect: a plan that is only read (drift) reports the replace with a warning instead', () => {
+    const result = plan([desired('apiKey', 'ci', { scopes: ['read'] }, { protect: true })], [actual('apiKey', 'ci', { scopes: ['control'] })], {
+      reportProtected: true,
+    });
+    expect(result.changes.find((change) => change.address === 'apiKey/ci')?.action).toBe('replace');
+    expect(result.warnings).toContainEqual(expect.stringMatching(/apiKey\/ci is protected: a plan that writes refuses to replace it/));
+  });
+
   it('environment kind cannot change', () => {
     expect(() => plan([desired('environment', 'staging', { kind: 'production' })], [actual('environment', 'staging', { kind: 'preview' })])).toThrow(
       /environment\/staging: kind cannot change/,
@@ -231,7 +239,7 @@ describe('refusals', () => {
       name: 'more than half the environment',
       have: [...many('secret', 4), ...many('agent', 4)],
       want: [desired('secret', 'secret0'), desired('agent', 'agent0'), desired('agent', 'agent1')],
-      error: /5 of 8 resources \(more than 50%\)/,
+      error: /5 of the 8 resources in the environment \(more than 50%\)/,
     },
   ])('mass-delete guard: $name', ({ have, want, error }) => {
     expect(() => plan(want, have, { prune: true })).toThrow(error);
@@ -239,11 +247,27 @@ describe('refusals', () => {
     expect(() => plan(want, have, { prune: true, allowMassDelete: true })).not.toThrow();
   });
 
+  it('mass-delete guard under a scope: says the share is of what the plan may touch', () => {
+    const have = [...many('secret', 4), ...many('agent', 4)];
+    const want = [desired('secret', 'secret0'), desired('agent', 'agent0'), desired('agent', 'agent1')];
+    expect(() => plan(want, have, { prune: true, scoped: true })).toThrow(
+      /refusing to delete 5 of the 8 resources this plan may touch \(more than 50%; owns:, forget: and --exclude leave the rest of the environment out\)/,
+    );
+    const secrets = [...many('secret', 2), ...many('agent', 6)];
+    expect(() =>
+      plan(
+        many('agent', 6).map((a) => desired('agent', a.name)),
+        secrets,
+        { prune: true, scoped: true },
+      ),
+    ).toThrow(/refusing to delete every secret this plan may touch \(2 of 2; owns:, forget: and --exclude leave/);
+  });
+
   it('mass-delete guard: a single delete is fine, and the share is configurable', () => {
     expect(() => plan([], [actual('agent', 'only')], { prune: true })).not.toThrow();
     const have = [...many('agent', 4), ...many('secret', 1)];
     const want = [desired('agent', 'agent0'), desired('agent', 'agent1')];
-    expect(() => plan(want, have, { prune: true })).toThrow(/3 of 5/);
+    expect(() => plan(want, have, { prune: true })).toThrow(/3 of the 5/);
     expect(() => plan(want, have, { prune: true, maxDeleteShare: 0.8 })).not.toThrow();
   });
 });

@@ -30,6 +30,12 @@ describe('drift renderings', () => {
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });
 
+  it("markdown: the target line is HTML-escaped like the plan's", () => {
+    const markdown = renderDriftMarkdown(report, 'http://x/<img src=x onerror=alert(1)>&');
+    expect(markdown).toContain('Target: http://x/&lt;img src=x onerror=alert(1)&gt;&amp;');
+    expect(markdown).not.toContain('<img');
+  });
+
   it.each([
     ['text', renderDriftText(report)],
     ['markdown', renderDriftMarkdown(report)],

@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { desiredStateFor, loadProject } from '../../src/config/index.js';
 import { computePlan } from '../../src/engine/plan.js';
 import type { ActualState } from '../../src/model/resources.js';
+import { reviewPlan } from '../../src/safety/index.js';
 import { reviewEnvironment } from '../../src/safety/review.js';
+import { scopeStates } from '../../src/engine/ownership.js';
+import { actual } from '../engine/builders.js';
 import { REPO } from '../helpers/cli.js';
 import { writeProject } from '../config/helpers.js';
 
@@ -85,5 +88,39 @@ describe('reviewEnvironment findings', () => {
     const getters = new Set(findings.map((finding) => Object.getOwnPropertyDescriptor(finding, 'location')?.get));
     expect(getters.size).toBe(1);
     expect([...getters][0]).toBeTypeOf('function');
+  });
+});
+
+describe('reviewPlan of a scoped plan', () => {
+  // Agent a falls back to provider backup; agent b has no limits. Both providers live.
+  const withFallback = `kind: Agent
+name: a
+spec:
+  model: {provider: openai, model: gpt-4o, fallback: {models: [{provider: backup, model: gpt-4o}]}}
+  system: Be brief.
+  limits: {maxTurns: 5}
+`;
+  const files = {
+    'platform.yaml': FILES['platform.yaml'],
+    'backup.yaml': 'kind: Provider\nname: backup\nspec:\n  type: openai\n  secret: ${env:BACKUP_KEY}\n',
+    'a.yaml': withFallback,
+    'b.yaml': agent('b'),
+  };
+
+  it('judges the whole configuration, and keeps only the findings on what the plan covers', async () => {
+    const dir = writeProject(files);
+    const project = await loadProject(dir);
+    const desired = desiredStateFor(project, 'dev', { BACKUP_KEY: 'x' });
+    const live = ['openai', 'backup'].map((name) => actual('provider', name, { type: 'openai' }));
+    const actualState: ActualState = { environmentSlug: desired.target.slug, resources: live, missingOperations: [] };
+    const scoped = scopeStates(desired, actualState, { protect: [], forget: [], excludes: ['provider/backup', 'agent/b'] });
+    const plan = computePlan(scoped.desired, scoped.actual, { prune: false });
+    const reviewed = await reviewPlan({ project, desired, actual: actualState, plan, planned: { desired: scoped.desired, actual: scoped.actual } });
+    const found = reviewed.findings.map((finding) => `${finding.rule} ${finding.address}`);
+    // The excluded provider is still declared: no "is not declared" finding on the agent using it.
+    expect(found).not.toContainEqual(expect.stringMatching(/^fallback-provider-without-secret/));
+    // Agent b is excluded: its missing limits are not this run's finding.
+    expect(found).not.toContain('limits-missing agent/b');
+    expect(found).toContain('environment-spend-caps-missing environment/dev');
   });
 });

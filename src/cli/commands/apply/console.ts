@@ -25,6 +25,10 @@ export interface ApplyConsoleOptions {
   env?: NodeJS.ProcessEnv;
   /** When the run started (monotonicMs()), for the summary's total time; default: now. */
   startedAt?: number;
+  /** Where the plan was computed (a URL or the local control plane), for the --json header. */
+  target?: string;
+  /** How the question is asked (tests answer it themselves); default: the terminal prompt. */
+  ask?: (question: string) => Promise<void>;
 }
 
 /** What the writes are given: where their events go, and whether to start more. */
@@ -43,6 +47,8 @@ export class ApplyConsole {
   private readonly startedAt: number;
   /** The change went through a change window with --break-glass: recorded in the summary too. */
   private breakGlass: BreakGlass | undefined;
+  /** Time spent waiting for the answer to the question: not the run's, so not in its total. */
+  private waitedMs = 0;
 
   constructor(
     private readonly plan: Plan,
@@ -77,9 +83,13 @@ export class ApplyConsole {
     else this.out(JSON.stringify({ type: 'info', message: note }));
   }
 
-  /** The plan text, unless it is printed once the first writes are out. */
+  /**
+   * The plan text, unless it is printed once the first writes are out. With --json, a `plan` line
+   * instead: what plan --json opens with (environment, target, summary, scope), before any event.
+   */
   showPlan(): void {
-    if (!this.options.json && !this.planPending) this.out(renderPlanText(this.plan, { color: this.options.color }));
+    if (this.options.json) this.out(JSON.stringify(planHeader(this.plan, this.options.target)));
+    else if (!this.planPending) this.out(renderPlanText(this.plan, { color: this.options.color }));
   }
 
   /** Runs what gates the writes; when they refuse, the plan text comes first, then the reason. */
@@ -94,7 +104,13 @@ export class ApplyConsole {
 
   /** Asks `question` when apply asks; anything but `yes` cancels (prompt.ts). */
   async confirm(question: string): Promise<void> {
-    if (this.options.asks) await confirmOrRefuse(question, false, 'apply');
+    if (!this.options.asks) return;
+    const asked = monotonicMs();
+    try {
+      await (this.options.ask ?? ((text: string) => confirmOrRefuse(text, false, 'apply')))(question);
+    } finally {
+      this.waitedMs += monotonicMs() - asked;
+    }
   }
 
   /**
@@ -149,9 +165,9 @@ export class ApplyConsole {
     return this.log?.interrupted === true;
   }
 
-  /** The summary, with the run's total time; then, if printing failed while writing, that failure. */
+  /** The summary, with the run's total time (less the wait at the question); then, if printing failed while writing, that failure. */
   report(result: ApplyResult): void {
-    const ms = Math.round(monotonicMs() - this.startedAt);
+    const ms = Math.round(monotonicMs() - this.startedAt - this.waitedMs);
     const breakGlass = this.breakGlass ? { breakGlass: this.breakGlass } : {};
     if (this.options.json) this.out(JSON.stringify({ type: 'summary', ...result, ms, ...breakGlass }));
     else this.out(renderApplySummary(result, { color: this.options.color, ms }));
@@ -189,6 +205,17 @@ export class ApplyConsole {
       this.out(batch.join('\n'));
     }
   }
+}
+
+/** The --json header line: the fields of plan --json that say what the run covers. */
+function planHeader(plan: Plan, target: string | undefined): Record<string, unknown> {
+  return {
+    type: 'plan',
+    environment: plan.environment,
+    ...(target !== undefined ? { target } : {}),
+    summary: plan.summary,
+    ...(plan.scope ? { scope: plan.scope } : {}),
+  };
 }
 
 /**

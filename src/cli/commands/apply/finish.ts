@@ -62,6 +62,7 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
     json: options.json === true,
     color: useColor(globals),
     asks: !saved && options.autoApprove !== true,
+    target: session.targetLabel,
     ...(request.startedAt !== undefined ? { startedAt: request.startedAt } : {}),
     ...(request.streams ? { streams: request.streams } : {}),
   });

@@ -1,6 +1,6 @@
 // What TAB offers after the words typed so far: commands and options from the commander program
 // itself (never a list kept by hand), the choices of an option or argument, environment names after
-// -e/--env and resource addresses after --target, read from the project's files (project-names.ts).
+// -e/--env and resource addresses after --target and --exclude, read from the project's files (project-names.ts).
 import type { Command, Option } from 'commander';
 import { projectAddresses, projectEnvironments } from './project-names.js';
 
@@ -54,7 +54,8 @@ function projectDirOf(state: LineState): string {
 async function valuesOf(option: Option, state: LineState): Promise<string[]> {
   if (option.argChoices) return option.argChoices;
   if (option.attributeName() === 'env') return projectEnvironments(projectDirOf(state));
-  if (option.attributeName() === 'target') return projectAddresses(projectDirOf(state), state.values.get('env'));
+  // --exclude takes globs, but the addresses are what one usually narrows to.
+  if (option.attributeName() === 'target' || option.attributeName() === 'exclude') return projectAddresses(projectDirOf(state), state.values.get('env'));
   return [];
 }
 

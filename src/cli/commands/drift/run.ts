@@ -25,7 +25,7 @@ async function driftOfEnvironment(
 ): Promise<{ report: DriftReport; target: string }> {
   const session = await openSession({ dir, ...(environment !== undefined ? { environment } : {}), readAhead: true }, runContext(globals));
   try {
-    const run = await planSession(session, { prune: false });
+    const run = await planSession(session, { prune: false, reportOnly: true });
     const toolSurface = checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
     const report = driftOf(run.plan, {
       ...(run.credentialKey ? { ownKey: run.credentialKey } : {}),

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApplyEvent, ApplyResult } from '../../../../src/apply/events.js';
 import { ApplyConsole, type ApplyConsoleOptions } from '../../../../src/cli/commands/apply/console.js';
 import type { ConsoleStreams } from '../../../../src/cli/commands/apply/write-log.js';
+import type { ResourceAddress } from '../../../../src/model/resources.js';
 import { renderPlanText } from '../../../../src/render/text.js';
 import { monotonicMs } from '../../../../src/util/clock.js';
 import { samplePlan } from '../../../render/fixtures.js';
@@ -87,16 +88,45 @@ describe('ApplyConsole', () => {
   });
 
   it('with --json, prints no plan text, each event as JSON and the summary, with the total time, as JSON', async () => {
-    const { io, written } = applyConsole({ json: true, startedAt: monotonicMs() - 2300 });
+    const { io, written } = applyConsole({ json: true, startedAt: monotonicMs() - 2300, target: 'https://api.example.test' });
     io.showPlan();
     const result = await io.write(oneWrite);
     io.report(result);
-    const [event, summary, end] = joined(written).split('\n');
+    const [header, event, summary, end] = joined(written).split('\n');
+    expect(JSON.parse(header as string)).toEqual({
+      type: 'plan',
+      environment: samplePlan().environment,
+      target: 'https://api.example.test',
+      summary: samplePlan().summary,
+    });
     expect([event, end]).toEqual([JSON.stringify(START), '']);
     const { ms, ...rest } = JSON.parse(summary as string);
     expect(rest).toEqual({ type: 'summary', ...RESULT });
     expect(ms).toBeGreaterThanOrEqual(2300);
     expect(ms).toBeLessThan(60_000);
+  });
+
+  it('with --json, opens with the scope plan --json has (excludes, owns, what is set aside)', () => {
+    const scope = {
+      excludes: ['agent/team-b-*'],
+      owns: ['agent/team-*'],
+      notOwned: 2,
+      setAside: [{ address: 'agent/team-b-bot' as ResourceAddress, as: 'excluded' as const, reason: '--exclude agent/team-b-*' }],
+    };
+    const recorded = recordingStreams(false);
+    const io = new ApplyConsole({ ...samplePlan(), scope }, { json: true, color: false, asks: false, env: {}, streams: recorded.streams });
+    io.showPlan();
+    expect(JSON.parse(joined(recorded.written, 'out'))).toMatchObject({ type: 'plan', scope });
+  });
+
+  it('leaves the wait at the confirmation question out of the total time', async () => {
+    const answerAfter = (ms: number) => () => new Promise<void>((resolve) => setTimeout(resolve, ms));
+    const { io, written } = applyConsole({ json: true, asks: true, ask: answerAfter(400), startedAt: monotonicMs() - 100 });
+    await io.confirm('Apply? ');
+    io.report({ ...RESULT });
+    const { ms } = JSON.parse(joined(written, 'out').trim()) as { ms: number };
+    expect(ms).toBeGreaterThanOrEqual(100);
+    expect(ms).toBeLessThan(400);
   });
 
   it.each([
