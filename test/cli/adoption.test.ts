@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane } from '../../src/server/embedded.js';
+import type { ControlApiClient } from '../../src/api/client.js';
 import { READ_RPC, calledRpcs, runCli } from '../helpers/cli.js';
+import { startScratchPlane } from '../helpers/local-api.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -18,16 +18,9 @@ afterEach(async () => {
 });
 
 async function startPlane(): Promise<{ client: ControlApiClient; env: NodeJS.ProcessEnv }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentform-adopt-plane-'));
-  const plane = await startLocalControlPlane({ dataDir, environments: ['dev'], bakeMs: 10 });
-  const token = plane.tokens.dev as string;
-  const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token } });
-  cleanups.push(async () => {
-    await client.close();
-    await plane.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return { client, env: { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: token } };
+  const plane = await startScratchPlane();
+  cleanups.push(plane.close);
+  return plane;
 }
 
 const ROOT = 'version: 1\nenvironments:\n  dev:\n    url: ${env:AGENTFORM_URL_DEV}\n    token: ${env:AGENTFORM_TOKEN_DEV}\n';

@@ -2,14 +2,14 @@
 // control plane on 127.0.0.1, under the profile of the vitest project. `forget:` keeps a resource
 // under prune, `protect:` refuses to lose one, `--exclude` is baked into saved plans, and two
 // projects with disjoint `owns:` apply and prune one environment in turn without touching each other.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane } from '../../src/server/embedded.js';
+import type { ControlApiClient } from '../../src/api/client.js';
 import { READ_RPC, calledRpcs, runCli } from '../helpers/cli.js';
+import { startScratchPlane } from '../helpers/local-api.js';
 
 interface Plane {
   client: ControlApiClient;
@@ -22,16 +22,9 @@ afterEach(async () => {
 });
 
 async function startPlane(): Promise<Plane> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentform-owner-plane-'));
-  const plane = await startLocalControlPlane({ dataDir, environments: ['dev'], bakeMs: 10 });
-  const token = plane.tokens.dev as string;
-  const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token } });
-  cleanups.push(async () => {
-    await client.close();
-    await plane.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return { client, env: { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: token } };
+  const plane = await startScratchPlane();
+  cleanups.push(plane.close);
+  return plane;
 }
 
 const provider = (name: string) => `kind: Provider\nname: ${name}\nspec:\n  type: openai\n  secret: \${env:OPENAI_API_KEY:-sk-test-provider}\n`;
