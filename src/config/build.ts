@@ -22,6 +22,7 @@ import { formatJsonPath, type PathSegment, ProblemList } from './problems.js';
 import { environmentsOf } from './project-checks.js';
 import type { Project, ProjectRoot, Promotion, ResourceDocument } from './project.js';
 import { reportSchemaErrors } from './schema-errors.js';
+import { specLayer } from './templates.js';
 import { validators } from './schemas.js';
 import { didYouMean } from './suggest.js';
 import { agentDefinitionReferences } from '../engine/references.js';
@@ -208,13 +209,13 @@ function buildDocument(document: ResourceDocument, environment: string, project:
   const { source } = document;
   const overlay = document.overlays[environment];
   const promotion = document.kind === 'Agent' ? promotionFor(document, environment, project, problems) : undefined;
-  // Locates a spec path where it was written: in this environment's overlay when it sets it.
+  // Locates a spec path where it was written: in this environment's overlay when it sets it, else
+  // in the spec, else in the template that gave it (templates.ts).
   const locateSpec = (path: readonly PathSegment[], target: 'key' | 'value' = 'value'): SourceLocation => {
-    const inOverlay = ['overlays', environment, ...path];
-    return overlay && source.has(inOverlay) ? source.locate(inOverlay, target) : source.locate(['spec', ...path], target);
+    const layer = specLayer(document, environment, path);
+    return layer.source.locate([...layer.prefix, ...path], target);
   };
-  const specPath = (path: readonly PathSegment[]): PathSegment[] =>
-    overlay && source.has(['overlays', environment, ...path]) ? ['overlays', environment, ...path] : ['spec', ...path];
+  const specPath = (path: readonly PathSegment[]): PathSegment[] => [...specLayer(document, environment, path).prefix, ...path];
   if (!document.spec && !overlay && !promotion) {
     if (document.kind === 'Agent' && document.valid) {
       problems.error(`Agent "${document.name}" has neither spec nor promote (for environment ${environment})`, source.locate(['name']), ['name']);
@@ -222,17 +223,21 @@ function buildDocument(document: ResourceDocument, environment: string, project:
     return [];
   }
   const merged = overlay ? mergeOverlay(document.spec ?? {}, overlay) : (document.spec ?? {});
-  if (document.valid && (overlay || promotion)) {
+  if (document.valid && (overlay || promotion || document.inherited)) {
     const validate = validators().specs[document.kind];
     if (!validate(withoutNulls(merged))) {
-      reportSchemaErrors(validate.errors ?? [], document.kind, ['spec'], (path, target) => locateSpec(path.slice(1), target), problems, {
+      // A problem in a template's value is located in the template: it names the agent it was found in.
+      const found = document.inherited ? new ProblemList() : problems;
+      reportSchemaErrors(validate.errors ?? [], document.kind, ['spec'], (path, target) => locateSpec(path.slice(1), target), found, {
         skipRequiredAtSpecRoot: promotion !== undefined,
         reportedPath: (path) => specPath(path.slice(1)),
       });
+      if (found !== problems) for (const problem of found.items) problems.add({ ...problem, message: `${problem.message} (agent "${document.name}")` });
     }
   }
   const context: InterpolationContext = {
     sourceFile: source.absolutePath,
+    ...(document.inherited ? { sourceFileOf: (path: readonly PathSegment[]) => specLayer(document, environment, path).source.absolutePath } : {}),
     variables: project.environments[environment]?.variables ?? {},
     processEnv: options.processEnv,
     checkEnv: options.checkEnv,

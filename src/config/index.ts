@@ -24,6 +24,7 @@ import { checkChangeWindows } from './change-windows.js';
 import { type Project, type ProjectRoot, type ReadHooks, readProject } from './project.js';
 import type { PathSegment } from './problems.js';
 import { didYouMean } from './suggest.js';
+import { specLayer } from './templates.js';
 
 export type { Problem } from './problems.js';
 export type { Project, ProjectEnvironment, ProjectRoot, ReadHooks, ResourceDocument } from './project.js';
@@ -180,7 +181,7 @@ export function throwIfErrors(dir: string, problems: ProblemList, what: string):
 /** `hooks.onRoot` lets a caller connect while the resource files are still being read. */
 /**
  * Where a value of a resource's spec is written for one environment: in the environment's overlay
- * when it sets that value, else in the document's `spec` (a path within the spec, e.g. ['model', 'model']).
+ * when it sets that value, else in the document's `spec` or the template that gave it (a path within the spec, e.g. ['model', 'model']).
  * Finds the resource's document by an index built once: a review locates a finding per resource.
  */
 export function specLocator(
@@ -198,10 +199,8 @@ export function specLocator(
     // The spec as a whole (a required field missing, say) is the document's `spec:` key, even when an
     // overlay sets something in it.
     if (path.length === 0) return document.source.locate(['spec'], 'key');
-    // Only a document with an overlay for the environment can set the value there.
-    const overlay = document.overlays[environment] ? ['overlays', environment, ...path] : undefined;
-    const source = overlay && document.source.has(overlay) ? overlay : ['spec', ...path];
-    return document.source.locate(source);
+    const layer = specLayer(document, environment, path);
+    return layer.source.locate([...layer.prefix, ...path]);
   };
 }
 

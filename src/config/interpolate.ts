@@ -3,6 +3,7 @@
 //   ${env:NAME}             an environment variable; ${env:NAME:-default} when unset or empty
 //   ${var:NAME}             a variable of the environment (environments.<env>.variables)
 //   $${                     a literal "${"
+// (${param:NAME} is an AgentTemplate's, filled in before: src/engine/templates.ts.)
 // Interpolation makes strings only; numbers and booleans come from literal YAML values.
 
 export type Reference =
@@ -62,6 +63,9 @@ function parseReference(body: string): Reference {
     case 'var':
       if (!rest) throw new InterpolationSyntaxError('${var:} needs a variable name');
       return { type: 'var', name: rest, raw };
+    case 'param':
+      // A template's ${param:} is filled in before interpolation (src/engine/templates.ts).
+      throw new InterpolationSyntaxError('${param:NAME} is only filled in inside the spec of an AgentTemplate');
     default:
       throw new InterpolationSyntaxError(
         `unknown interpolation "\${${type}:…}": use \${file:PATH}, \${env:NAME} or \${var:NAME} (write "$\${" for a literal "\${")`,

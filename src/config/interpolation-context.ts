@@ -10,6 +10,8 @@ import { didYouMean } from './suggest.js';
 export interface InterpolationContext {
   /** The YAML file the values come from: ${file:} paths are relative to it. */
   sourceFile: string;
+  /** The file a value at `path` comes from, when it may be another one (a template's). */
+  sourceFileOf?: (path: readonly PathSegment[]) => string;
   variables: Record<string, string>;
   processEnv: NodeJS.ProcessEnv;
   /** Report unset ${env:} (off when only the project's shape is being checked). */
@@ -47,7 +49,7 @@ function readCached(path: string, cache: Map<string, string | null>): string | n
 function resolveReference(reference: Reference, path: readonly PathSegment[], context: InterpolationContext, writeOnly = false): string | undefined {
   switch (reference.type) {
     case 'file': {
-      const absolute = resolve(dirname(context.sourceFile), reference.path);
+      const absolute = resolve(dirname(context.sourceFileOf?.(path) ?? context.sourceFile), reference.path);
       const text = readCached(absolute, context.fileCache);
       // A write-only value's file (a secret materialised only where apply runs) is not needed to
       // plan or validate: apply's preflight reports it when missing.

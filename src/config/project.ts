@@ -8,7 +8,8 @@ import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
 import { hasNullField, withoutNulls } from '../model/json.js';
 import { isWarningOnly, passesSchema } from './schema-errors.js';
-import { DOCUMENT_KINDS, type DocumentKind, validators } from './schemas.js';
+import { DOCUMENT_KINDS, type DocumentKind, TEMPLATE_KIND, validators } from './schemas.js';
+import { readTemplate, resolveTemplates, type TemplateDocument } from './templates.js';
 import { openParseCache, type ParseCache } from './parse-cache.js';
 import { didYouMean } from './suggest.js';
 import { type LocatedDocument, locatedDocuments, type ParsedFile, parseYamlText } from './yaml-source.js';
@@ -35,6 +36,14 @@ export interface ResourceDocument {
   overlayPromote: Record<string, unknown>;
   /** Whether the document passed its schema (semantic checks skip the parts that did not). */
   valid: boolean;
+  /** The AgentTemplate an agent extends, and the parameters it passes (resolved by templates.ts). */
+  extends?: string;
+  params?: JsonObject;
+  /**
+   * For an agent that extends a template: the templates its spec was merged from, nearest first
+   * (a value the agent does not write is located in the first of them that does).
+   */
+  inherited?: LocatedDocument[];
 }
 
 export interface ProjectEnvironment extends EnvironmentTarget {
@@ -64,6 +73,8 @@ export interface ReadHooks {
 export interface Project extends ProjectRoot {
   organization?: { name: string };
   documents: ResourceDocument[];
+  /** AgentTemplate documents: not resources, already merged into the agents that extend them. */
+  templates: TemplateDocument[];
   /** Resource files read, relative to `dir`. */
   files: string[];
   /**
@@ -212,6 +223,7 @@ async function readProjectFiles(
     problems.error(`cannot list the project files: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, root.locate([]));
   }
   const documents: ResourceDocument[] = [];
+  const templates: TemplateDocument[] = [];
   const texts = files.map((file) => readText(dir, file, problems));
   const unreadFiles = files.filter((_file, index) => texts[index] === undefined);
   const sources = files.flatMap((file, index) => (texts[index] === undefined ? [] : [{ file, text: texts[index] as string }]));
@@ -222,9 +234,10 @@ async function readProjectFiles(
     // handshake (a round trip each) waits for a turn of the event loop, which parsing would
     // otherwise hold back to its end.
     if (readsStarted && index > 0 && index % FILES_BETWEEN_TURNS === 0) await turnOfEventLoop();
-    readSourceFile(dir, source, parse, problems, documents, unreadFiles);
+    readSourceFile(dir, source, parse, problems, { documents, templates }, unreadFiles);
   }
 
+  resolveTemplates(documents, templates, problems);
   const organization = isObject(rootValue.organization) && typeof rootValue.organization.name === 'string' ? { name: rootValue.organization.name } : undefined;
   return {
     dir,
@@ -234,6 +247,7 @@ async function readProjectFiles(
     ...defaultEnvironment,
     ...(organization ? { organization } : {}),
     documents,
+    templates,
     files,
     unreadFiles,
   };
@@ -253,7 +267,7 @@ function readSourceFile(
   { file: sourceFile, text }: { file: string; text: string },
   parse: (file: string, text: string) => ReadBack,
   problems: ProblemList,
-  documents: ResourceDocument[],
+  read: { documents: ResourceDocument[]; templates: TemplateDocument[] },
   unreadFiles: string[],
 ): void {
   const { parsed, knownValid, checked } = parse(sourceFile, text);
@@ -268,8 +282,9 @@ function readSourceFile(
       emptyDocuments++;
       return;
     }
-    const { document, passed } = readDocument(source, knownValid[position] === true, problems);
-    if (document) documents.push(document);
+    const { document, template, passed } = readDocument(source, knownValid[position] === true, problems);
+    if (document) read.documents.push(document);
+    if (template) read.templates.push(template);
     schemaValid[position] = passed;
   });
   checked(schemaValid);
@@ -310,20 +325,32 @@ function readEnvironments(rootValue: Record<string, unknown>, root: LocatedDocum
   return out;
 }
 
-/** A resource document, if it is one, and whether it passed its schema without a warning. */
+/** The kinds a document may have: the resources', and templates. */
+const KINDS = [...DOCUMENT_KINDS, TEMPLATE_KIND];
+
+/** A resource document or a template, if it is one, and whether it passed its schema without a warning. */
 /** `knownValid`: the parse cache says this very text passed its schema; the check is not run again. */
-function readDocument(source: LocatedDocument, knownValid: boolean, problems: ProblemList): { document?: ResourceDocument; passed: boolean } {
+function readDocument(
+  source: LocatedDocument,
+  knownValid: boolean,
+  problems: ProblemList,
+): { document?: ResourceDocument; template?: TemplateDocument; passed: boolean } {
   const value = source.value;
   if (!isObject(value)) {
     problems.error('a document must be a mapping with kind, name and spec', source.locate([]));
     return { passed: false };
   }
   const kind = value.kind;
+  if (kind === TEMPLATE_KIND) {
+    const passed = knownValid || passesSchema(validators().documents.AgentTemplate, value, TEMPLATE_KIND, (path, target) => source.locate(path, target), problems);
+    const template = passed ? readTemplate(source, value) : undefined;
+    return { ...(template ? { template } : {}), passed };
+  }
   if (typeof kind !== 'string' || !(DOCUMENT_KINDS as readonly string[]).includes(kind)) {
-    if (kind === undefined) problems.error(`missing key "kind": one of ${DOCUMENT_KINDS.join(', ')}`, source.locate([]), []);
+    if (kind === undefined) problems.error(`missing key "kind": one of ${KINDS.join(', ')}`, source.locate([]), []);
     else
       problems.error(
-        `unknown kind ${JSON.stringify(typeof kind === 'string' ? kind : String(kind))}: expected one of ${DOCUMENT_KINDS.join(', ')}${typeof kind === 'string' ? didYouMean(kind, DOCUMENT_KINDS) : ''}`,
+        `unknown kind ${JSON.stringify(typeof kind === 'string' ? kind : String(kind))}: expected one of ${KINDS.join(', ')}${typeof kind === 'string' ? didYouMean(kind, KINDS) : ''}`,
         source.locate(['kind']),
         ['kind'],
       );
@@ -358,6 +385,8 @@ function readDocument(source: LocatedDocument, knownValid: boolean, problems: Pr
     ...(promote ? { promote } : {}),
     overlayPromote,
     valid: valid || onlyWarnings,
+    ...(documentKind === 'Agent' && typeof value.extends === 'string' ? { extends: value.extends } : {}),
+    ...(documentKind === 'Agent' && isObject(value.params) ? { params: value.params as JsonObject } : {}),
   };
   return { document, passed: valid };
 }
@@ -375,7 +404,8 @@ function checkDocument(
     isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value;
   const valid = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems, {
     // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
-    skipRequiredAtSpecRoot: kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays)),
+    // A template's agent gets the rest of its definition from the template.
+    skipRequiredAtSpecRoot: kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays) || typeof value.extends === 'string'),
   });
   return { valid, onlyWarnings: !valid && (validate.errors ?? []).every(isWarningOnly) };
 }

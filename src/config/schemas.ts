@@ -25,6 +25,7 @@ export const SCHEMA_FILES = {
   Connection: 'connection.schema.json',
   Secret: 'secret.schema.json',
   ApiKey: 'apikey.schema.json',
+  AgentTemplate: 'agenttemplate.schema.json',
   lock: 'agentform.lock.schema.json',
   test: 'agentform.test.schema.json',
 } as const;
@@ -32,6 +33,8 @@ export type SchemaName = keyof typeof SCHEMA_FILES;
 export const SCHEMA_NAMES = Object.keys(SCHEMA_FILES) as SchemaName[];
 export const DOCUMENT_KINDS = ['Agent', 'Provider', 'Connection', 'Secret', 'ApiKey'] as const;
 export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+/** Not a resource kind: a template's documents are read beside the resources and resolved into agents (templates.ts). */
+export const TEMPLATE_KIND = 'AgentTemplate';
 
 /** Names `agentform schema <kind>` accepts, lower case. */
 export const SCHEMA_ALIASES: Record<string, SchemaName> = {
@@ -43,6 +46,8 @@ export const SCHEMA_ALIASES: Record<string, SchemaName> = {
   connection: 'Connection',
   secret: 'Secret',
   apikey: 'ApiKey',
+  agenttemplate: 'AgentTemplate',
+  template: 'AgentTemplate',
   lock: 'lock',
   test: 'test',
   tests: 'test',

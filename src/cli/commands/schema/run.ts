@@ -8,7 +8,7 @@ import { SCHEMA_ALIASES, SCHEMA_FILES, schemaText } from '../../../config/schema
 import { UserError } from '../../../errors.js';
 import { writeFileAtomic } from '../../../util/atomic-write.js';
 
-export const SCHEMA_KINDS = ['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey', 'lock', 'test'] as const;
+export const SCHEMA_KINDS = ['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey', 'agenttemplate', 'lock', 'test'] as const;
 
 export async function runSchema(kind: string, options: { list?: boolean; write?: string }): Promise<void> {
   if (options.write !== undefined) {

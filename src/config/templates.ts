@@ -1,0 +1,95 @@
+// AgentTemplate documents: read beside the resources, then resolved into the agents that extend
+// them (src/engine/templates.ts) once every file is read, so a template in any file serves an agent
+// in any other. Resolution runs on every load, after the parse cache: a changed template changes
+// every agent that extends it although the agents' own files come back from the cache unchanged.
+import type { JsonObject, JsonValue } from '../model/resources.js';
+import { checkTemplate, resolveTemplate, type Template, type TemplateParameter, type TemplateProblem } from '../engine/templates.js';
+import type { PathSegment, ProblemList } from './problems.js';
+import type { ResourceDocument } from './project.js';
+import type { LocatedDocument } from './yaml-source.js';
+
+/** One AgentTemplate document as written. */
+export type TemplateDocument = Template<LocatedDocument>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A template document, when its schema check passed (a failed one is reported already). */
+export function readTemplate(source: LocatedDocument, value: Record<string, unknown>): TemplateDocument | undefined {
+  if (typeof value.name !== 'string' || !isObject(value.spec)) return undefined;
+  const params: Record<string, TemplateParameter> = {};
+  if (isObject(value.params)) {
+    for (const [name, raw] of Object.entries(value.params)) params[name] = isObject(raw) && raw.default !== undefined ? { default: raw.default as JsonValue } : {};
+  }
+  return {
+    name: value.name,
+    ...(typeof value.extends === 'string' ? { extends: value.extends } : {}),
+    params,
+    spec: value.spec,
+    source,
+  };
+}
+
+/**
+ * Checks the templates (unique names, no cycle) and gives each agent that extends one its merged
+ * spec and the templates it came from (`inherited`, for locating values). An agent whose template
+ * cannot be resolved is left without spec and marked invalid: its problems are reported here.
+ */
+export function resolveTemplates(documents: ResourceDocument[], templates: TemplateDocument[], problems: ProblemList): void {
+  const byName = new Map<string, TemplateDocument>();
+  const found: TemplateProblem<LocatedDocument>[] = [];
+  for (const template of templates) {
+    const first = byName.get(template.name);
+    if (first) {
+      const at = first.source.locate(['name']);
+      problems.error(`duplicate AgentTemplate "${template.name}" (first declared at ${at.file}:${at.line}:${at.col})`, template.source.locate(['name']), ['name']);
+      continue;
+    }
+    byName.set(template.name, template);
+  }
+  for (const template of byName.values()) checkTemplate(template, byName, found);
+  for (const document of documents) {
+    if (document.extends === undefined) continue;
+    const resolved = resolveTemplate(
+      { extends: document.extends, params: document.params ?? {}, ...(document.spec ? { spec: document.spec } : {}), source: document.source },
+      byName,
+      found,
+    );
+    if (!resolved) {
+      document.valid = false;
+      continue;
+    }
+    document.spec = resolved.spec;
+    document.inherited = resolved.chain.map((template) => template.source);
+  }
+  for (const problem of found) problems.error(problem.message, problem.source.locate(problem.path, problem.target), problem.path);
+}
+
+/** A document that writes (part of) a spec value, and the path of the spec inside it. */
+export interface SpecLayer {
+  source: LocatedDocument;
+  prefix: PathSegment[];
+}
+
+/**
+ * Where a value of a document's spec is written for one environment: in the environment's overlay
+ * when it sets the value, else in the document's spec, else in the nearest template that writes it;
+ * a value nobody writes whole (a parameter's mapping filled into a template, say) is located where
+ * the most of its path is written.
+ */
+export function specLayer(document: Pick<ResourceDocument, 'source' | 'overlays' | 'inherited'>, environment: string, path: readonly PathSegment[]): SpecLayer {
+  const { source } = document;
+  const own: SpecLayer = { source, prefix: ['spec'] };
+  if (document.overlays[environment]) {
+    const prefix = ['overlays', environment];
+    if (source.has([...prefix, ...path])) return { source, prefix };
+  }
+  if (!document.inherited) return own;
+  const layers: SpecLayer[] = [own, ...document.inherited.map((template) => ({ source: template, prefix: ['spec'] }))];
+  for (let length = path.length; length >= 0; length--) {
+    const part = path.slice(0, length);
+    for (const layer of layers) if (layer.source.has([...layer.prefix, ...part])) return layer;
+  }
+  return own;
+}

@@ -1,0 +1,184 @@
+// Agent templates: an agent `extends` a template (which may extend another) and passes `params`;
+// its spec is the chain's specs merged by the overlay rules (src/config/merge.ts), root template
+// first, the agent's own spec last, with every `${param:NAME}` of a template filled in. Pure: the
+// caller says where each template is written (`S`) and turns the problems into located ones.
+import type { JsonObject, JsonValue } from '../model/resources.js';
+// merge.ts and suggest.ts are pure leaves: the one merge of overlays, and the one "did you mean".
+import { mergeOverlay } from '../config/merge.js';
+import { didYouMean } from '../config/suggest.js';
+
+export type Segment = string | number;
+
+export interface TemplateParameter {
+  /** Absent: the parameter is required. */
+  default?: JsonValue;
+}
+
+export interface Template<S> {
+  name: string;
+  extends?: string;
+  params: Record<string, TemplateParameter>;
+  spec: JsonObject;
+  source: S;
+}
+
+export interface TemplateUser<S> {
+  extends: string;
+  params: JsonObject;
+  spec?: JsonObject;
+  source: S;
+}
+
+/** A problem at `path` of the document `source` (a key when `target` says so). */
+export interface TemplateProblem<S> {
+  message: string;
+  source: S;
+  path: Segment[];
+  target?: 'key' | 'value';
+}
+
+export interface ResolvedTemplate<S> {
+  spec: JsonObject;
+  /** The templates the spec came from, nearest first. */
+  chain: Template<S>[];
+}
+
+const PARAM_PREFIX = '${param:';
+
+/**
+ * The templates an agent (or template) extends, nearest first; a problem when one is unknown or
+ * the chain comes back to itself.
+ */
+export function templateChain<S>(
+  first: { extends: string; source: S; name?: string },
+  templates: ReadonlyMap<string, Template<S>>,
+  problems: TemplateProblem<S>[],
+): Template<S>[] | undefined {
+  const chain: Template<S>[] = [];
+  let from: { extends?: string; source: S; name?: string } = first;
+  while (from.extends !== undefined) {
+    const next = templates.get(from.extends);
+    if (!next) {
+      problems.push({ message: `unknown template "${from.extends}"${didYouMean(from.extends, [...templates.keys()])}`, source: from.source, path: ['extends'] });
+      return undefined;
+    }
+    if (chain.includes(next) || next.name === first.name) {
+      const names = [...(first.name === undefined ? [] : [first.name]), ...chain.map((template) => template.name), next.name];
+      problems.push({ message: `templates extend each other in a cycle: ${names.join(' → ')}`, source: from.source, path: ['extends'] });
+      return undefined;
+    }
+    chain.push(next);
+    from = next;
+  }
+  return chain;
+}
+
+/** A user's spec resolved against its templates; undefined (with problems) when it cannot be. */
+export function resolveTemplate<S>(
+  user: TemplateUser<S>,
+  templates: ReadonlyMap<string, Template<S>>,
+  problems: TemplateProblem<S>[],
+): ResolvedTemplate<S> | undefined {
+  const chain = templateChain(user, templates, problems);
+  if (!chain) return undefined;
+  // One namespace over the chain: the nearest template's declaration of a name wins.
+  const declared = new Map<string, TemplateParameter>();
+  for (const template of chain) for (const [name, parameter] of Object.entries(template.params)) if (!declared.has(name)) declared.set(name, parameter);
+  const values = new Map<string, JsonValue>();
+  let complete = true;
+  for (const [name, value] of Object.entries(user.params)) {
+    if (declared.has(name)) values.set(name, value);
+    else {
+      complete = false;
+      const known = [...declared.keys()];
+      problems.push({
+        message: `unknown parameter "${name}" of template "${user.extends}" (${known.length > 0 ? `it takes ${known.join(', ')}` : 'it takes none'})${didYouMean(name, known)}`,
+        source: user.source,
+        path: ['params', name],
+        target: 'key',
+      });
+    }
+  }
+  const missing = [...declared].filter(([name, parameter]) => !values.has(name) && parameter.default === undefined).map(([name]) => name);
+  for (const [name, parameter] of declared) if (!values.has(name) && parameter.default !== undefined) values.set(name, parameter.default);
+  if (missing.length > 0) {
+    complete = false;
+    problems.push({
+      message: `template "${user.extends}" needs parameter${missing.length === 1 ? '' : 's'} ${missing.map((name) => `"${name}"`).join(', ')}: pass ${missing.length === 1 ? 'it' : 'them'} under params`,
+      source: user.source,
+      path: ['extends'],
+    });
+  }
+  if (!complete) return undefined;
+  let spec: JsonObject = {};
+  for (const template of [...chain].reverse()) {
+    const filled = fillParams(template.spec, values, (message, path) => problems.push({ message, source: template.source, path: ['spec', ...path] }));
+    spec = mergeOverlay(spec, filled as JsonObject);
+  }
+  if (user.spec) spec = mergeOverlay(spec, user.spec);
+  return { spec, chain };
+}
+
+/**
+ * A template's own problems, whoever extends it: a cycle or unknown template in its chain, and a
+ * `${param:NAME}` that neither it nor a template it extends declares.
+ */
+export function checkTemplate<S>(template: Template<S>, templates: ReadonlyMap<string, Template<S>>, problems: TemplateProblem<S>[]): void {
+  const chain = template.extends === undefined ? [] : templateChain({ ...template, extends: template.extends }, templates, problems);
+  if (!chain) return;
+  const declared = new Map<string, JsonValue>();
+  for (const each of [template, ...chain]) for (const name of Object.keys(each.params)) declared.set(name, '');
+  fillParams(template.spec, declared, (message, path) => problems.push({ message, source: template.source, path: ['spec', ...path] }));
+}
+
+/**
+ * `value` with each `${param:NAME}` replaced: a string that is nothing but one reference takes the
+ * parameter's value whatever its type; within other text the value must be a scalar. Other
+ * `${…}` references and `$${` escapes are left for interpolation.
+ */
+export function fillParams(value: JsonValue, params: ReadonlyMap<string, JsonValue>, report: (message: string, path: Segment[]) => void, path: Segment[] = []): JsonValue {
+  if (typeof value === 'string') return value.includes(PARAM_PREFIX) ? fillString(value, params, (message) => report(message, path)) : value;
+  if (Array.isArray(value)) return value.map((item, index) => fillParams(item, params, report, [...path, index]));
+  if (value !== null && typeof value === 'object') {
+    const out: JsonObject = {};
+    for (const key in value) out[key] = fillParams(value[key] as JsonValue, params, report, [...path, key]);
+    return out;
+  }
+  return value;
+}
+
+function fillString(text: string, params: ReadonlyMap<string, JsonValue>, report: (message: string) => void): JsonValue {
+  let out = '';
+  let index = 0;
+  while (index < text.length) {
+    if (text.startsWith('$${', index)) {
+      out += '$${';
+      index += 3;
+      continue;
+    }
+    if (!text.startsWith(PARAM_PREFIX, index)) {
+      out += text[index];
+      index++;
+      continue;
+    }
+    const end = text.indexOf('}', index);
+    if (end === -1) {
+      report('unterminated "${param:": add the closing "}"');
+      return text;
+    }
+    const name = text.slice(index + PARAM_PREFIX.length, end);
+    const value = params.get(name);
+    if (value === undefined) {
+      report(`unknown parameter "${name}"${didYouMean(name, [...params.keys()])}: declare it under params of this template`);
+      return text;
+    }
+    if (index === 0 && end === text.length - 1) return value;
+    if (value !== null && typeof value === 'object') {
+      report(`parameter "${name}" is ${Array.isArray(value) ? 'a list' : 'a mapping'}: only a value that is nothing but \${param:${name}} can take it`);
+      return text;
+    }
+    out += String(value);
+    index = end + 1;
+  }
+  return out;
+}
