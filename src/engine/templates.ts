@@ -169,7 +169,7 @@ function fillString(text: string, params: ReadonlyMap<string, JsonValue>, report
     const name = text.slice(index + PARAM_PREFIX.length, end);
     const value = params.get(name);
     if (value === undefined) {
-      report(`unknown parameter "${name}"${didYouMean(name, [...params.keys()])}: declare it under params of this template`);
+      report(`unknown parameter "${name}": declare it under params of this template${didYouMean(name, [...params.keys()])}`);
       return text;
     }
     if (index === 0 && end === text.length - 1) return value;

@@ -152,6 +152,8 @@ export interface FieldChange {
    * makes a change on its own, and the result may equal `before` when that was the default.
    */
   resetToDefault?: boolean;
+  /** Where the value comes from when an AgentTemplate gave it: the template's `file:line:col`. */
+  source?: string;
 }
 
 /** A remote value the configuration does not manage, shown so that a reviewer sees it; apply keeps it. */

@@ -6,6 +6,7 @@ import { ignoreRulesOf } from '../config/index.js';
 import { keepIgnored } from '../engine/ignore.js';
 import { loadAdoptionBase } from './adoption-base.js';
 import { computePlan } from '../engine/plan.js';
+import { markTemplateSources } from './template-sources.js';
 import { markProtected, protectedLosses, refuseProtectedChanges, refuseTargetsOutOfScope, scopeStates, unmatchedRuleWarnings } from '../engine/ownership.js';
 import { ownershipRulesOf, patternProblem } from '../config/ownership.js';
 import { UserError } from '../errors.js';
@@ -105,6 +106,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
     ...(inputs.reportOnly ? { reportProtected: true } : {}),
     ...(scoped.scope ? { scoped: true } : {}),
   });
+  markTemplateSources(plan, session.project, session.desired.target.name);
   if (base && 'base' in base) plan.adoptionBase = base.base.label;
   if (base && 'warning' in base) plan.warnings.push(base.warning);
   if (inputs.reportOnly) plan.warnings.push(...protectedLosses(plan, rules.protect).map((loss) => `${loss}: a plan that writes refuses this`));

@@ -27,7 +27,7 @@ export interface JsonRenderOptions {
 // The key order of a change and of a field change in the compact plan: fixed, whatever order the
 // engine built them in, so that two compact plans of the same change compare as text.
 const CHANGE_KEYS = ['address', 'kind', 'name', 'action', 'reason', 'fields', 'dependsOn', 'id', 'remoteFingerprint', 'kept'] as const;
-const FIELD_KEYS = ['path', 'before', 'after', 'forcesReplace', 'writeOnly', 'resetToDefault'] as const;
+const FIELD_KEYS = ['path', 'before', 'after', 'forcesReplace', 'writeOnly', 'resetToDefault', 'source'] as const;
 
 function inKeyOrder<T extends object>(value: T, keys: readonly (keyof T)[]): Partial<T> {
   const ordered: Partial<T> = {};

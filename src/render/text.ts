@@ -44,8 +44,17 @@ function colourFor(action: WritingAction, palette: Palette): (text: string) => s
 
 const INDENT = '    ';
 
-/** The lines of one field change (no leading indent). Exported for the markdown renderer. */
+/**
+ * The lines of one field change (no leading indent), the first ending with the template line the
+ * value came from, if a template gave it. Exported for the markdown renderer.
+ */
 export function fieldLines(change: FieldChange, action: ChangeAction, palette: Palette = PLAIN): string[] {
+  const lines = changeLines(change, action, palette);
+  if (change.source !== undefined && lines.length > 0) lines[0] += palette.dim(`  # ${visible(change.source)}`);
+  return lines;
+}
+
+function changeLines(change: FieldChange, action: ChangeAction, palette: Palette): string[] {
   // Paths hold names from the configuration or the server; values are made visible by formatValue/clipLines.
   const field = { ...change, path: visible(change.path) };
   if (field.writeOnly) {
