@@ -46,8 +46,8 @@ export interface ResolvedTemplate<S> {
 const PARAM_PREFIX = '${param:';
 
 /**
- * The templates an agent (or template) extends, nearest first; a problem when one is unknown or
- * the chain comes back to itself.
+ * The templates an agent (or template) extends, nearest first; undefined when one is unknown (a
+ * problem) or the chain comes back to itself (a problem of the templates: see checkTemplate).
  */
 export function templateChain<S>(
   first: { extends: string; source: S; name?: string },
@@ -63,8 +63,11 @@ export function templateChain<S>(
       return undefined;
     }
     if (chain.includes(next) || next.name === first.name) {
-      const names = [...(first.name === undefined ? [] : [first.name]), ...chain.map((template) => template.name), next.name];
-      problems.push({ message: `templates extend each other in a cycle: ${names.join(' → ')}`, source: from.source, path: ['extends'] });
+      // Reported once, by the cycle's first template by name (checkTemplate runs for every one).
+      const cycle = next.name === first.name ? [next.name, ...chain.map((template) => template.name)] : chain.slice(chain.indexOf(next)).map((template) => template.name);
+      if (first.name !== undefined && first.name === [...cycle].sort()[0]) {
+        problems.push({ message: `templates extend each other in a cycle: ${[...cycle, first.name].join(' → ')}`, source: from.source, path: ['extends'] });
+      }
       return undefined;
     }
     chain.push(next);
@@ -111,10 +114,16 @@ export function resolveTemplate<S>(
   }
   if (!complete) return undefined;
   let spec: JsonObject = {};
+  let filledAll = true;
   for (const template of [...chain].reverse()) {
-    const filled = fillParams(template.spec, values, (message, path) => problems.push({ message, source: template.source, path: ['spec', ...path] }));
+    const filled = fillParams(template.spec, values, (message, path) => {
+      filledAll = false;
+      problems.push({ message, source: template.source, path: ['spec', ...path] });
+    });
     spec = mergeOverlay(spec, filled as JsonObject);
   }
+  // A spec with a reference left in it would only add problems that follow from this one.
+  if (!filledAll) return undefined;
   if (user.spec) spec = mergeOverlay(spec, user.spec);
   return { spec, chain };
 }

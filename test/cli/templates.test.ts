@@ -124,7 +124,7 @@ describe('a fleet of agents from templates', () => {
     }
     const text = await runCli(['plan', dir, '--no-color']);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/agent\/agent-002 \(update\)\n\s+~ limits\.maxTurns: 10 → 12\s+# templates\.yaml:9:22/);
+    expect(text.stdout).toMatch(/agent\/agent-002 \(update in place\)\n\s+~ limits\.maxTurns: 10 → 12\s+# templates\.yaml:9:22/);
   }, 120_000);
 });
 
@@ -141,23 +141,23 @@ describe('template mistakes are located errors', () => {
       name: 'a cycle',
       templates: 'kind: AgentTemplate\nname: x\nextends: y\nspec: {}\n---\nkind: AgentTemplate\nname: y\nextends: x\nspec: {}\n',
       agents: 'kind: Agent\nname: a\nextends: x\n',
-      expected: 'extra.yaml:3:10: extends: templates extend each other in a cycle: x → y → x',
+      expected: 'extra.yaml:8:10: extends: templates extend each other in a cycle: x → y → x',
     },
     {
       name: 'a parameter no template declares',
       templates: 'kind: AgentTemplate\nname: x\nspec: {description: "${param:who}"}\n',
       agents: 'kind: Agent\nname: a\nextends: x\n',
-      expected: 'extra.yaml:3:20: spec.description: unknown parameter "who": declare it under params of this template',
+      expected: 'extra.yaml:3:21: spec.description: unknown parameter "who": declare it under params of this template',
     },
     {
       name: "a template's value the agent's parameter makes invalid",
       agents: 'kind: Agent\nname: a\nextends: research\nparams: {topic: t, turns: many}\n',
-      expected: 'templates.yaml:41:22: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
+      expected: 'templates.yaml:28:22: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
     },
     {
       name: '${param:} in an agent',
       agents: 'kind: Agent\nname: a\nextends: support\nparams: {team: x}\nspec: {description: "${param:team}"}\n',
-      expected: 'agents-x.yaml:5:22: spec.description: ${param:NAME} is only filled in inside the spec of an AgentTemplate',
+      expected: 'agents-x.yaml:5:21: spec.description: ${param:NAME} is only filled in inside the spec of an AgentTemplate',
     },
   ];
   it.each(cases)('$name', async ({ templates, agents, expected }) => {
@@ -173,6 +173,8 @@ describe('template mistakes are located errors', () => {
       expect(result.code, result.stderr).toBe(1);
       expect(`${result.stdout}${result.stderr}`).toContain(expected);
       expect(result.stderr).not.toMatch(/\n\s+at /);
+      // One mistake, one problem: nothing follows from it (a half-filled spec checked, say).
+      expect(`${result.stdout}${result.stderr}`).toMatch(/\b1 (error|problem)\b/);
     }
   });
 
@@ -181,7 +183,7 @@ describe('template mistakes are located errors', () => {
     expect((await runCli(['apply', dir, '--auto-approve'])).code).toBe(0);
     const out = mkdtempSync(join(tmpdir(), 'agentform-templates-export-'));
     dirs.push(out);
-    const exported = await runCli(['export', dir, '--out', out]);
+    const exported = await runCli(['export', '-C', dir, '--out', out]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(`${exported.stdout}${exported.stderr}`).not.toContain('AgentTemplate');
   }, 120_000);

@@ -90,12 +90,6 @@ describe('resolveTemplate', () => {
       problem: { message: 'template "support" needs parameter "team": pass it under params', source: 'agent', path: ['extends'] },
     },
     {
-      name: 'a cycle',
-      user: agent('a'),
-      templates: library(template('a', {}, {}, 'b'), template('b', {}, {}, 'a')),
-      problem: { message: 'templates extend each other in a cycle: a → b → a', source: 'b', path: ['extends'] },
-    },
-    {
       name: 'a mapping inside text',
       user: agent('text', { value: { a: 1 } }),
       templates: library(template('text', { description: 'x ${param:value}' }, { value: {} })),
@@ -106,11 +100,20 @@ describe('resolveTemplate', () => {
     const problems: TemplateProblem<string>[] = [];
     const resolved = resolveTemplate(user, own ?? templates, problems);
     expect(problems).toEqual([problem]);
-    if (problem.source === 'agent') expect(resolved).toBeUndefined();
+    expect(resolved).toBeUndefined();
   });
 });
 
 describe('checkTemplate', () => {
+  it('an agent extending a cycle is left unresolved: the cycle is the templates\' problem', () => {
+    const problems: TemplateProblem<string>[] = [];
+    const templates = library(template('a', {}, {}, 'b'), template('b', {}, {}, 'a'), template('c', {}, {}, 'a'));
+    expect(resolveTemplate(agent('c'), templates, problems)).toBeUndefined();
+    expect(problems).toEqual([]);
+    for (const each of templates.values()) checkTemplate(each, templates, problems);
+    expect(problems).toEqual([{ message: 'templates extend each other in a cycle: a → b → a', source: 'b', path: ['extends'] }]);
+  });
+
   it('reports a ${param:} neither the template nor its parents declare, and a cycle back to itself', () => {
     const problems: TemplateProblem<string>[] = [];
     const parent = template('parent', {}, { a: {} });
