@@ -110,6 +110,27 @@ describe('parse cache', () => {
     }
   });
 
+  it('a changed template changes the agents that extend it, though their own file comes from the cache', async () => {
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev: {url: "http://127.0.0.1:1"}\n');
+    writeFileSync(join(project, 'agents.yaml'), 'kind: Agent\nname: a\nextends: t\nparams: {turns: 4}\n');
+    const template = (system: string) => `kind: AgentTemplate\nname: t\nparams: {turns: {}}\nspec: {system: ${system}, limits: {maxTurns: "\${param:turns}"}}\n`;
+    writeFileSync(join(project, 'templates.yaml'), template('one'));
+    const previous = process.env.AGENTFORM_PARSE_CACHE;
+    process.env.AGENTFORM_PARSE_CACHE = join(dir, 'project-cache');
+    try {
+      const specOfA = async () => (await readProject(project, new ProblemList()))!.documents.find((document) => document.name === 'a')?.spec;
+      expect(await specOfA()).toEqual({ system: 'one', limits: { maxTurns: 4 } });
+      expect(await specOfA()).toEqual({ system: 'one', limits: { maxTurns: 4 } });
+      writeFileSync(join(project, 'templates.yaml'), template('two'));
+      expect(await specOfA()).toEqual({ system: 'two', limits: { maxTurns: 4 } });
+    } finally {
+      if (previous === undefined) delete process.env.AGENTFORM_PARSE_CACHE;
+      else process.env.AGENTFORM_PARSE_CACHE = previous;
+    }
+  });
+
   describe('its pack (one file per project)', () => {
     const B = 'kind: Agent\nname: c\nspec: {limits: {maxTurns: 5}}\n';
     const packIn = (cacheDir: string) => readdirSync(cacheDir).filter((name) => name.endsWith('.pack'));
