@@ -63,6 +63,13 @@ describe('resolveTemplate', () => {
     expect(problems).toEqual([]);
   });
 
+  it('a template overrides the template it extends, and the agent overrides both', () => {
+    const child = template('child', { limits: { maxTurns: 20 }, description: 'child' }, {}, 'base');
+    const own = library(base, child);
+    expect(resolveTemplate(agent('child'), own, [])?.spec).toMatchObject({ limits: { maxTurns: 20 }, description: 'child' });
+    expect(resolveTemplate(agent('child', {}, { description: 'agent' }), own, [])?.spec).toMatchObject({ limits: { maxTurns: 20 }, description: 'agent' });
+  });
+
   it('leaves the templates untouched (each agent gets its own copy)', () => {
     resolveTemplate(agent('support', { team: 'eu' }, { limits: { maxTurns: 1 } }), templates, []);
     expect(base.spec.limits).toEqual({ maxTurns: 10 });
