@@ -342,7 +342,8 @@ function readDocument(
   }
   const kind = value.kind;
   if (kind === TEMPLATE_KIND) {
-    const passed = knownValid || passesSchema(validators().documents.AgentTemplate, value, TEMPLATE_KIND, (path, target) => source.locate(path, target), problems);
+    const passed =
+      knownValid || passesSchema(validators().documents.AgentTemplate, value, TEMPLATE_KIND, (path, target) => source.locate(path, target), problems);
     const template = passed ? readTemplate(source, value) : undefined;
     return { ...(template ? { template } : {}), passed };
   }

@@ -20,7 +20,8 @@ export function readTemplate(source: LocatedDocument, value: Record<string, unkn
   if (typeof value.name !== 'string' || !isObject(value.spec)) return undefined;
   const params: Record<string, TemplateParameter> = {};
   if (isObject(value.params)) {
-    for (const [name, raw] of Object.entries(value.params)) params[name] = isObject(raw) && raw.default !== undefined ? { default: raw.default as JsonValue } : {};
+    for (const [name, raw] of Object.entries(value.params))
+      params[name] = isObject(raw) && raw.default !== undefined ? { default: raw.default as JsonValue } : {};
   }
   return {
     name: value.name,
@@ -43,7 +44,9 @@ export function resolveTemplates(documents: ResourceDocument[], templates: Templ
     const first = byName.get(template.name);
     if (first) {
       const at = first.source.locate(['name']);
-      problems.error(`duplicate AgentTemplate "${template.name}" (first declared at ${at.file}:${at.line}:${at.col})`, template.source.locate(['name']), ['name']);
+      problems.error(`duplicate AgentTemplate "${template.name}" (first declared at ${at.file}:${at.line}:${at.col})`, template.source.locate(['name']), [
+        'name',
+      ]);
       continue;
     }
     byName.set(template.name, template);

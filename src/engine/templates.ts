@@ -59,12 +59,17 @@ export function templateChain<S>(
   while (from.extends !== undefined) {
     const next = templates.get(from.extends);
     if (!next) {
-      problems.push({ message: `unknown template "${from.extends}"${didYouMean(from.extends, [...templates.keys()])}`, source: from.source, path: ['extends'] });
+      problems.push({
+        message: `unknown template "${from.extends}"${didYouMean(from.extends, [...templates.keys()])}`,
+        source: from.source,
+        path: ['extends'],
+      });
       return undefined;
     }
     if (chain.includes(next) || next.name === first.name) {
       // Reported once, by the cycle's first template by name (checkTemplate runs for every one).
-      const cycle = next.name === first.name ? [next.name, ...chain.map((template) => template.name)] : chain.slice(chain.indexOf(next)).map((template) => template.name);
+      const cycle =
+        next.name === first.name ? [next.name, ...chain.map((template) => template.name)] : chain.slice(chain.indexOf(next)).map((template) => template.name);
       if (first.name !== undefined && first.name === [...cycle].sort()[0]) {
         problems.push({ message: `templates extend each other in a cycle: ${[...cycle, first.name].join(' → ')}`, source: from.source, path: ['extends'] });
       }
@@ -145,7 +150,12 @@ export function checkTemplate<S>(template: Template<S>, templates: ReadonlyMap<s
  * parameter's value whatever its type; within other text the value must be a scalar. Other
  * `${…}` references and `$${` escapes are left for interpolation.
  */
-export function fillParams(value: JsonValue, params: ReadonlyMap<string, JsonValue>, report: (message: string, path: Segment[]) => void, path: Segment[] = []): JsonValue {
+export function fillParams(
+  value: JsonValue,
+  params: ReadonlyMap<string, JsonValue>,
+  report: (message: string, path: Segment[]) => void,
+  path: Segment[] = [],
+): JsonValue {
   if (typeof value === 'string') return value.includes(PARAM_PREFIX) ? fillString(value, params, (message) => report(message, path)) : value;
   if (Array.isArray(value)) return value.map((item, index) => fillParams(item, params, report, [...path, index]));
   if (value !== null && typeof value === 'object') {

@@ -3,7 +3,7 @@
 // templates, generated into a temporary directory, plans and applies; a changed template changes
 // every agent that extends it; the mistakes are located errors.
 import { mkdtempSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ async function fleet(templates = TEMPLATES): Promise<string> {
   await writeFile(join(dir, 'agentform.yaml'), ROOT);
   await writeFile(join(dir, 'providers.yaml'), PROVIDER);
   await writeFile(join(dir, 'templates.yaml'), templates);
-  await import('node:fs/promises').then(({ mkdir }) => mkdir(join(dir, 'prompts')));
+  await mkdir(join(dir, 'prompts'));
   await writeFile(join(dir, 'prompts', 'support.md'), 'You help customers.\n');
   for (let file = 0; file < 4; file++) {
     const indexes = Array.from({ length: AGENTS / 4 }, (_, position) => file * (AGENTS / 4) + position);
@@ -92,18 +92,18 @@ describe('a fleet of agents from templates', () => {
     const dir = await fleet();
     const first = await planJson(dir);
     expect(first.summary.add).toBe(AGENTS + 1);
-    const after = (address: string) =>
+    const configured = (address: string) =>
       Object.fromEntries((first.changes.find((change) => change.address === address)?.fields ?? []).map((field) => [field.path, field.after]));
-    expect(after('agent/agent-002')).toMatchObject({
+    expect(configured('agent/agent-002')).toMatchObject({
       'model.model': 'gpt-4o-mini',
       description: 'Support for team-2',
       system: 'You help customers.\n',
       'limits.maxTurns': 10,
       'policies.toolCalls.default': 'deny',
     });
-    expect(after('agent/agent-003')).toMatchObject({ description: 'Research on topic-3', 'limits.maxTurns': 7 });
-    expect(after('agent/agent-005')).toMatchObject({ 'limits.maxTurns': 20 });
-    expect(after('agent/agent-010')).toMatchObject({ 'limits.maxTurns': 3, description: 'Support for team-3' });
+    expect(configured('agent/agent-003')).toMatchObject({ description: 'Research on topic-3', 'limits.maxTurns': 7 });
+    expect(configured('agent/agent-005')).toMatchObject({ 'limits.maxTurns': 20 });
+    expect(configured('agent/agent-010')).toMatchObject({ 'limits.maxTurns': 3, description: 'Support for team-3' });
 
     const apply = await runCli(['apply', dir, '--auto-approve']);
     expect(apply.code, apply.stderr).toBe(0);
@@ -130,13 +130,21 @@ describe('a fleet of agents from templates', () => {
 
 describe('template mistakes are located errors', () => {
   const cases: Array<{ name: string; templates?: string; agents: string; expected: string }> = [
-    { name: 'an unknown template', agents: 'kind: Agent\nname: a\nextends: suport\nparams: {team: x}\n', expected: 'agents-x.yaml:3:10: extends: unknown template "suport"; did you mean "support"?' },
+    {
+      name: 'an unknown template',
+      agents: 'kind: Agent\nname: a\nextends: suport\nparams: {team: x}\n',
+      expected: 'agents-x.yaml:3:10: extends: unknown template "suport"; did you mean "support"?',
+    },
     {
       name: 'an unknown parameter',
       agents: 'kind: Agent\nname: a\nextends: support\nparams: {team: x, tem: y}\n',
       expected: 'agents-x.yaml:4:19: params.tem: unknown parameter "tem" of template "support" (it takes team, model); did you mean "team"?',
     },
-    { name: 'a missing parameter', agents: 'kind: Agent\nname: a\nextends: support\n', expected: 'agents-x.yaml:3:10: extends: template "support" needs parameter "team": pass it under params' },
+    {
+      name: 'a missing parameter',
+      agents: 'kind: Agent\nname: a\nextends: support\n',
+      expected: 'agents-x.yaml:3:10: extends: template "support" needs parameter "team": pass it under params',
+    },
     {
       name: 'a cycle',
       templates: 'kind: AgentTemplate\nname: x\nextends: y\nspec: {}\n---\nkind: AgentTemplate\nname: y\nextends: x\nspec: {}\n',

@@ -115,7 +115,8 @@ describe('parse cache', () => {
     mkdirSync(project);
     writeFileSync(join(project, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev: {url: "http://127.0.0.1:1"}\n');
     writeFileSync(join(project, 'agents.yaml'), 'kind: Agent\nname: a\nextends: t\nparams: {turns: 4}\n');
-    const template = (system: string) => `kind: AgentTemplate\nname: t\nparams: {turns: {}}\nspec: {system: ${system}, limits: {maxTurns: "\${param:turns}"}}\n`;
+    const template = (system: string) =>
+      `kind: AgentTemplate\nname: t\nparams: {turns: {}}\nspec: {system: ${system}, limits: {maxTurns: "\${param:turns}"}}\n`;
     writeFileSync(join(project, 'templates.yaml'), template('one'));
     const previous = process.env.AGENTFORM_PARSE_CACHE;
     process.env.AGENTFORM_PARSE_CACHE = join(dir, 'project-cache');

@@ -19,10 +19,19 @@ const agent = (parent: string, params: JsonObject = {}, spec?: JsonObject): Temp
 });
 
 describe('resolveTemplate', () => {
-  const base = template('base', { model: { provider: 'openai', model: '${param:model}' }, limits: { maxTurns: 10 }, tools: [{ type: 'builtin', name: 'a' }] }, {
-    model: { default: 'gpt-4o' },
-  });
-  const support = template('support', { description: 'Support for ${param:team}', limits: { maxInputTokensPerSession: '${param:tokens}' } }, { team: {}, tokens: { default: 1000 } }, 'base');
+  const base = template(
+    'base',
+    { model: { provider: 'openai', model: '${param:model}' }, limits: { maxTurns: 10 }, tools: [{ type: 'builtin', name: 'a' }] },
+    {
+      model: { default: 'gpt-4o' },
+    },
+  );
+  const support = template(
+    'support',
+    { description: 'Support for ${param:team}', limits: { maxInputTokensPerSession: '${param:tokens}' } },
+    { team: {}, tokens: { default: 1000 } },
+    'base',
+  );
   const templates = library(base, support);
 
   const cases: Array<{ name: string; user: TemplateUser<string>; expected: JsonObject }> = [
@@ -100,7 +109,11 @@ describe('resolveTemplate', () => {
       name: 'a mapping inside text',
       user: agent('text', { value: { a: 1 } }),
       templates: library(template('text', { description: 'x ${param:value}' }, { value: {} })),
-      problem: { message: 'parameter "value" is a mapping: only a value that is nothing but ${param:value} can take it', source: 'text', path: ['spec', 'description'] },
+      problem: {
+        message: 'parameter "value" is a mapping: only a value that is nothing but ${param:value} can take it',
+        source: 'text',
+        path: ['spec', 'description'],
+      },
     },
   ];
   it.each(errorCases)('$name is a problem at its source', ({ user, templates: own, problem }) => {
@@ -112,7 +125,7 @@ describe('resolveTemplate', () => {
 });
 
 describe('checkTemplate', () => {
-  it('an agent extending a cycle is left unresolved: the cycle is the templates\' problem', () => {
+  it("an agent extending a cycle is left unresolved: the cycle is the templates' problem", () => {
     const problems: TemplateProblem<string>[] = [];
     const templates = library(template('a', {}, {}, 'b'), template('b', {}, {}, 'a'), template('c', {}, {}, 'a'));
     expect(resolveTemplate(agent('c'), templates, problems)).toBeUndefined();
