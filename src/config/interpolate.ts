@@ -3,7 +3,7 @@
 //   ${env:NAME}             an environment variable; ${env:NAME:-default} when unset or empty
 //   ${var:NAME}             a variable of the environment (environments.<env>.variables)
 //   $${                     a literal "${"
-// (${param:NAME} is an AgentTemplate's, filled in before: src/engine/templates.ts.)
+// (${param:NAME} is an AgentTemplate's, filled in before: src/config/template-resolution.ts.)
 // Interpolation makes strings only; numbers and booleans come from literal YAML values.
 
 export type Reference =
@@ -64,7 +64,7 @@ function parseReference(body: string): Reference {
       if (!rest) throw new InterpolationSyntaxError('${var:} needs a variable name');
       return { type: 'var', name: rest, raw };
     case 'param':
-      // A template's ${param:} is filled in before interpolation (src/engine/templates.ts).
+      // A template's ${param:} is filled in before interpolation (src/config/template-resolution.ts).
       throw new InterpolationSyntaxError('${param:NAME} is only filled in inside the spec of an AgentTemplate');
     default:
       throw new InterpolationSyntaxError(

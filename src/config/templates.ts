@@ -1,12 +1,22 @@
 // AgentTemplate documents: read beside the resources, then resolved into the agents that extend
-// them (src/engine/templates.ts) once every file is read, so a template in any file serves an agent
+// them (template-resolution.ts) once every file is read, so a template in any file serves an agent
 // in any other. Resolution runs on every load, after the parse cache: a changed template changes
 // every agent that extends it although the agents' own files come back from the cache unchanged.
 import type { JsonObject, JsonValue } from '../model/resources.js';
-import { checkTemplate, resolveTemplate, type Template, type TemplateParameter, type TemplateProblem } from '../engine/templates.js';
+import { checkTemplate, resolveTemplate, type Template, type TemplateParameter, type TemplateProblem } from './template-resolution.js';
 import type { PathSegment, ProblemList } from './problems.js';
-import type { ResourceDocument } from './project.js';
 import type { LocatedDocument } from './yaml-source.js';
+
+/** What resolution reads and sets of a resource document (project.ts's ResourceDocument). */
+export interface TemplatedDocument {
+  source: LocatedDocument;
+  overlays: Record<string, JsonObject>;
+  spec?: JsonObject;
+  valid: boolean;
+  extends?: string;
+  params?: JsonObject;
+  inherited?: LocatedDocument[];
+}
 
 /** One AgentTemplate document as written. */
 export type TemplateDocument = Template<LocatedDocument>;
@@ -37,7 +47,7 @@ export function readTemplate(source: LocatedDocument, value: Record<string, unkn
  * spec and the templates it came from (`inherited`, for locating values). An agent whose template
  * cannot be resolved is left without spec and marked invalid: its problems are reported here.
  */
-export function resolveTemplates(documents: ResourceDocument[], templates: TemplateDocument[], problems: ProblemList): void {
+export function resolveTemplates(documents: TemplatedDocument[], templates: TemplateDocument[], problems: ProblemList): void {
   const byName = new Map<string, TemplateDocument>();
   const found: TemplateProblem<LocatedDocument>[] = [];
   for (const template of templates) {
@@ -81,7 +91,11 @@ export interface SpecLayer {
  * a value nobody writes whole (a parameter's mapping filled into a template, say) is located where
  * the most of its path is written.
  */
-export function specLayer(document: Pick<ResourceDocument, 'source' | 'overlays' | 'inherited'>, environment: string, path: readonly PathSegment[]): SpecLayer {
+export function specLayer(
+  document: Pick<TemplatedDocument, 'source' | 'overlays' | 'inherited'>,
+  environment: string,
+  path: readonly PathSegment[],
+): SpecLayer {
   const { source } = document;
   const own: SpecLayer = { source, prefix: ['spec'] };
   if (document.overlays[environment]) {

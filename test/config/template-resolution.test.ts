@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkTemplate, fillParams, resolveTemplate, type Template, type TemplateProblem, type TemplateUser } from '../../src/engine/templates.js';
+import { checkTemplate, fillParams, resolveTemplate, type Template, type TemplateProblem, type TemplateUser } from '../../src/config/template-resolution.js';
 import type { JsonObject, JsonValue } from '../../src/model/resources.js';
 
 // The source of a template or agent is its name here: problems say which document they are in.

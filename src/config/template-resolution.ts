@@ -1,11 +1,11 @@
 // Agent templates: an agent `extends` a template (which may extend another) and passes `params`;
 // its spec is the chain's specs merged by the overlay rules (src/config/merge.ts), root template
 // first, the agent's own spec last, with every `${param:NAME}` of a template filled in. Pure: the
-// caller says where each template is written (`S`) and turns the problems into located ones.
+// caller says where each template is written (`S`) and turns the problems into located ones
+// (templates.ts). Pure: no I/O, like merge.ts beside it.
 import type { JsonObject, JsonValue } from '../model/resources.js';
-// merge.ts and suggest.ts are pure leaves: the one merge of overlays, and the one "did you mean".
-import { mergeOverlay } from '../config/merge.js';
-import { didYouMean } from '../config/suggest.js';
+import { mergeOverlay } from './merge.js';
+import { didYouMean } from './suggest.js';
 
 export type Segment = string | number;
 
