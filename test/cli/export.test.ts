@@ -74,6 +74,7 @@ describe('export the quickstart from the local control plane (url: local)', () =
       'schemas/agent.schema.json',
       'schemas/agentform.schema.json',
       'schemas/agentform.test.schema.json',
+      'schemas/agenttemplate.schema.json',
       'schemas/apikey.schema.json',
       'schemas/connection.schema.json',
       'schemas/provider.schema.json',
