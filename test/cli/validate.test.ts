@@ -132,14 +132,17 @@ describe('agentform validate', () => {
 });
 
 describe('agentform schema', () => {
-  it.each(['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey'])('prints the %s schema, a valid draft 2020-12 schema', (kind) => {
-    const result = run(['schema', kind]);
-    expect(result.status).toBe(0);
-    const schema = JSON.parse(result.stdout) as { $id: string };
-    expect(schema.$id).toMatch(/^urn:agentform:schema:.+\.schema\.json$/);
-    const ajv = new Ajv2020({ strict: false });
-    expect(() => ajv.compile(schema)).not.toThrow();
-  });
+  it.each(['agentform', 'agent', 'provider', 'connection', 'secret', 'apikey', 'agenttemplate'])(
+    'prints the %s schema, a valid draft 2020-12 schema',
+    (kind) => {
+      const result = run(['schema', kind]);
+      expect(result.status).toBe(0);
+      const schema = JSON.parse(result.stdout) as { $id: string };
+      expect(schema.$id).toMatch(/^urn:agentform:schema:.+\.schema\.json$/);
+      const ajv = new Ajv2020({ strict: false });
+      expect(() => ajv.compile(schema)).not.toThrow();
+    },
+  );
 
   it('refuses an unknown kind', () => {
     const result = run(['schema', 'agnet']);
