@@ -25,7 +25,26 @@ export interface CustomRuleConfig {
   schemaLocation: SourceLocation;
 }
 
+export interface PlanCustomRuleConfig {
+  id: string;
+  message: string;
+  severity: SeverityConfig;
+  over: 'change' | 'plan';
+  schema: JsonObject;
+  location: SourceLocation;
+  schemaLocation: SourceLocation;
+}
+
+/** `policy.plan`: what the rules over the plan compare with, and custom rules over the plan's JSON. */
+export interface PlanPolicyConfig {
+  maxChangedAgents?: number;
+  /** Environment → the earlier environment its agents' models must already be in. */
+  modelsFrom: Record<string, { from: string; location: SourceLocation }>;
+  custom: PlanCustomRuleConfig[];
+}
+
 export interface PolicyConfig {
+  plan: PlanPolicyConfig;
   rules: Record<string, { severity: SeverityConfig; location: SourceLocation; environmentLocations: Record<string, SourceLocation> }>;
   thresholds: { subagentDepth?: number; subagentFanOut?: number };
   custom: CustomRuleConfig[];
@@ -117,5 +136,32 @@ export function policyConfigFor(project: Project, environment: string): PolicyCo
       suppressionsOf(value.suppress, (path) => document.source.locate(path), ['suppress']),
     );
   }
-  return { rules, thresholds, custom, suppressions };
+  return { rules, thresholds, custom, suppressions, plan: planPolicyOf(policy.plan, project) };
+}
+
+function planPolicyOf(value: unknown, project: Project): PlanPolicyConfig {
+  const plan = isObject(value) ? value : {};
+  const modelsFrom: PlanPolicyConfig['modelsFrom'] = {};
+  if (isObject(plan.modelsFrom))
+    for (const [environment, from] of Object.entries(plan.modelsFrom))
+      if (typeof from === 'string') modelsFrom[environment] = { from, location: project.root.locate(['policy', 'plan', 'modelsFrom', environment]) };
+  const custom: PlanCustomRuleConfig[] = [];
+  if (Array.isArray(plan.custom)) {
+    plan.custom.forEach((item: unknown, index: number) => {
+      if (!isObject(item) || typeof item.id !== 'string' || typeof item.message !== 'string' || !isObject(item.schema)) return;
+      const severity = severityOf(item.severity);
+      if (severity === undefined) return;
+      const base = ['policy', 'plan', 'custom', index];
+      custom.push({
+        id: item.id,
+        message: item.message,
+        severity,
+        over: item.over === 'plan' ? 'plan' : 'change',
+        schema: item.schema as JsonObject,
+        location: project.root.locate([...base, 'id']),
+        schemaLocation: project.root.locate([...base, 'schema']),
+      });
+    });
+  }
+  return { ...(typeof plan.maxChangedAgents === 'number' ? { maxChangedAgents: plan.maxChangedAgents } : {}), modelsFrom, custom };
 }
