@@ -13,6 +13,8 @@ export interface LocatedSuppression {
   rule: string;
   reason: string;
   location: SourceLocation;
+  /** An environment's entry naming one of its resources (`suppress: [{rule, reason, address}]`). */
+  address?: ResourceAddress;
 }
 
 export interface CustomRuleConfig {
@@ -74,7 +76,14 @@ function suppressionsOf(list: unknown, locate: (path: Array<string | number>) =>
   if (!Array.isArray(list)) return [];
   return list.flatMap((item, index) =>
     isObject(item) && typeof item.rule === 'string' && typeof item.reason === 'string'
-      ? [{ rule: item.rule, reason: item.reason, location: locate([...base, index, 'rule']) }]
+      ? [
+          {
+            rule: item.rule,
+            reason: item.reason,
+            location: locate([...base, index, 'rule']),
+            ...(typeof item.address === 'string' ? { address: item.address as ResourceAddress } : {}),
+          },
+        ]
       : [],
   );
 }
@@ -126,8 +135,12 @@ export function policyConfigFor(project: Project, environment: string): PolicyCo
   };
   const environmentEntry = isObject(root.environments) ? root.environments[environment] : undefined;
   const slug = project.environments[environment]?.slug ?? environment;
-  if (isObject(environmentEntry))
-    add(addressOf('environment', slug), suppressionsOf(environmentEntry.suppress, locate, ['environments', environment, 'suppress']));
+  if (isObject(environmentEntry)) {
+    // An entry may name a resource of the environment (`address`): a plan rule's finding on a
+    // resource the plan deletes has no document left to carry the suppression.
+    for (const item of suppressionsOf(environmentEntry.suppress, locate, ['environments', environment, 'suppress']))
+      add(item.address ?? addressOf('environment', slug), [item]);
+  }
   for (const document of project.documents) {
     const value = document.source.value as Record<string, JsonValue> | null;
     if (!isObject(value)) continue;

@@ -3,15 +3,15 @@
 // a destroy refuses apply (fresh and a saved plan) in prod, a custom rule over the plan's changes
 // refuses a promote, and a model dev's configuration does not have refuses a rollback; nothing is
 // written. The findings show in plan's text, JSON and Markdown like every other finding.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane } from '../../src/server/embedded.js';
+import type { ControlApiClient } from '../../src/api/client.js';
 import { latestAgentVersion } from '../../src/state/agents.js';
 import { READ_RPC, calledRpcs, runCli } from '../helpers/cli.js';
+import { startScratchPlane } from '../helpers/local-api.js';
 
 const ROOT = `version: 1
 policy:
@@ -53,23 +53,9 @@ afterEach(async () => {
 });
 
 async function startPlane(): Promise<Plane> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentform-plan-rules-plane-'));
-  const plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 10 });
-  const prod = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.prod as string } });
-  cleanups.push(async () => {
-    await prod.close();
-    await plane.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return {
-    prod,
-    env: {
-      AGENTFORM_URL_DEV: plane.url,
-      AGENTFORM_TOKEN_DEV: plane.tokens.dev as string,
-      AGENTFORM_URL_PROD: plane.url,
-      AGENTFORM_TOKEN_PROD: plane.tokens.prod as string,
-    },
-  };
+  const plane = await startScratchPlane(['dev', 'prod']);
+  cleanups.push(plane.close);
+  return { prod: plane.clients.prod as ControlApiClient, env: plane.env };
 }
 
 async function project(): Promise<string> {
@@ -93,7 +79,7 @@ async function applyBoth(dir: string, plane: Plane): Promise<void> {
 }
 
 describe('a destroy in prod', () => {
-  it('is an error finding in plan, refuses apply and a saved plan there, and only warns in dev', async () => {
+  it('is an error finding in plan, refuses apply and a saved plan there unless suppressed, and only warns in dev', async () => {
     const plane = await startPlane();
     const dir = await project();
     await applyBoth(dir, plane);
@@ -122,6 +108,14 @@ describe('a destroy in prod', () => {
     expect(saved.stderr).toContain('[plan-destroy] agent/old');
     expect(writes(saved.stderr)).toEqual([]);
     expect(await liveAgents(plane.prod)).toEqual(['old', 'support']);
+
+    // Accepted on the environment, naming the resource whose document is gone: the destroy goes through.
+    await writeFile(join(dir, 'agentform.yaml'), `${ROOT}    suppress:\n      - {rule: plan-destroy, reason: old is retired, address: agent/old}\n`);
+    const accepted = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
+    expect(accepted.stdout).toContain('suppressed [plan-destroy] agent/old: the plan destroys it in prod (suppressed: old is retired)');
+    const applied = await runCli(['apply', dir, '-e', 'prod', '--auto-approve'], { env: plane.env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await liveAgents(plane.prod)).toEqual(['support']);
 
     const devPlan = await runCli(['plan', dir, '-e', 'dev'], { env: plane.env });
     expect(devPlan.stdout).toContain('warning [plan-destroy] agent/old: the plan destroys it in dev');
