@@ -1,6 +1,7 @@
 // The safety review of one environment: policy findings (located in the files) and, when the live
-// state is known, the capability changes per agent. Used by check (offline), plan, apply and
-// promote; the computation is the engine's, this module only gathers its inputs and locations.
+// state is known, the capability changes per agent; given the plan, the rules over the plan too.
+// Used by check (offline, no plan), plan, apply, promote and rollback; the computation is the
+// engine's, this module only gathers its inputs and locations.
 import { relative, resolve } from 'node:path';
 import { desiredStateFor, specLocator, type Project } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
