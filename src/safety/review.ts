@@ -131,7 +131,9 @@ function planPolicyInput(project: Project, plan: Plan, planPolicy: ResolvedPolic
     try {
       models = agentModels(desiredStateFor(project, from).resources);
     } catch (error) {
-      notes.push(`the configuration of ${from} cannot be read (${error instanceof Error ? error.message : String(error)}): no model change counts as in ${from}`);
+      notes.push(
+        `the configuration of ${from} cannot be read (${error instanceof Error ? error.message : String(error)}): no model change counts as in ${from}`,
+      );
     }
     input.earlier = { environment: from, models };
   }
@@ -204,7 +206,8 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
     // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server
     // has. A plan whose apply sends no write leaves every agent as it is.
     const changes = inputs.plan ?? { changes: [] };
-    if (inputs.plan !== undefined && changes.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged')) review.capabilityChanges = [];
+    if (inputs.plan !== undefined && changes.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged'))
+      review.capabilityChanges = [];
     else {
       const covered = inputs.covered ? judgedResources(inputs.covered.desired, true).configured : configured;
       const after = effectiveState(covered, actual, changes);

@@ -52,7 +52,10 @@ export function policySettingsFor(project: Project, environment: string, cwd: st
     checkEnvironments(rule.severity, rule.environmentLocations, rule.location);
   }
   const seen = new Set<string>();
-  const checkCustom = (section: string, rules: ReadonlyArray<{ id: string; severity: SeveritySetting; location: SourceLocation; schemaLocation: SourceLocation }>) => {
+  const checkCustom = (
+    section: string,
+    rules: ReadonlyArray<{ id: string; severity: SeveritySetting; location: SourceLocation; schemaLocation: SourceLocation }>,
+  ) => {
     for (const rule of rules) {
       if (builtin.includes(rule.id))
         problems.push({ message: `${section}: "${rule.id}" is a built-in rule; give the custom rule its own id`, location: rule.location });
@@ -98,7 +101,10 @@ export function policySettingsFor(project: Project, environment: string, cwd: st
   const severities: Record<string, SeveritySetting> = {};
   for (const [id, rule] of Object.entries(config.rules)) severities[id] = rule.severity;
   const custom = compiled.map((rule, index) => ({ ...rule, severity: (config.custom[index] as (typeof config.custom)[number]).severity }));
-  const planCustom = planCompiled.compiled.map((rule, index) => ({ ...rule, severity: (config.plan.custom[index] as (typeof config.plan.custom)[number]).severity }));
+  const planCustom = planCompiled.compiled.map((rule, index) => ({
+    ...rule,
+    severity: (config.plan.custom[index] as (typeof config.plan.custom)[number]).severity,
+  }));
   const modelsFrom = config.plan.modelsFrom[environment]?.from;
   return {
     settings: { severities, custom, suppressions, planCustom },

@@ -122,7 +122,9 @@ export type CompiledPlanCustomRule = PlanCustomRule & { validate: ValidateFuncti
 /** A change's JSON as the plan document holds it (its entry of `changes[]`). */
 function changeDocuments(document: JsonObject): JsonObject[] {
   const changes = document.changes;
-  return Array.isArray(changes) ? changes.filter((change): change is JsonObject => typeof change === 'object' && change !== null && !Array.isArray(change)) : [];
+  return Array.isArray(changes)
+    ? changes.filter((change): change is JsonObject => typeof change === 'object' && change !== null && !Array.isArray(change))
+    : [];
 }
 
 export function evaluatePlanCustomRule(rule: CompiledPlanCustomRule, context: PlanRuleContext): RawFinding[] {

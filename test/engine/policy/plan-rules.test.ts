@@ -24,7 +24,10 @@ const MODEL_FIELD = [{ path: 'model.model', before: 'gpt-4o', after: 'gpt-5' }];
 
 /** The environment `name` (of kind production when so named) with one agent on `model`, and a plan. */
 function planned(name: 'production' | 'staging', changes: ResourceChange[], extra: Partial<PlanPolicyInput> = {}, model = 'gpt-5'): PolicyInput {
-  const base = environmentWith([desired('agent', 'support', goodAgent({ model: { provider: 'openai', model } }))], name === 'production' ? { kind: 'production' } : {});
+  const base = environmentWith(
+    [desired('agent', 'support', goodAgent({ model: { provider: 'openai', model } }))],
+    name === 'production' ? { kind: 'production' } : {},
+  );
   const document = { formatVersion: 1, environment: name, summary: {}, order: [], changes: changes as unknown as never[], warnings: [] };
   return { ...base, environment: name, plan: { changes, document, ...extra } };
 }
@@ -122,7 +125,10 @@ describe('plan-model-not-in-earlier-environment', () => {
 
   it('names the earlier environment when it does not declare the agent, and points at the model', () => {
     const [finding] = judge([change('agent', 'support', 'update', MODEL_FIELD)], earlier(undefined));
-    expect(finding).toMatchObject({ path: ['model'], message: "the model changes to openai/gpt-5, not yet in staging: staging's configuration does not declare agent support" });
+    expect(finding).toMatchObject({
+      path: ['model'],
+      message: "the model changes to openai/gpt-5, not yet in staging: staging's configuration does not declare agent support",
+    });
   });
 });
 
@@ -147,7 +153,9 @@ describe('custom rules over the plan', () => {
     ['each change: a warning elsewhere', noPromptChange, 'staging', [prompt], 'agent/support', 'warning'],
     ['the whole plan: the environment, error in production', noDestroys, 'production', [change('agent', 'old', 'delete')], 'environment/', 'error'],
   ] as const)('%s', (_, rule, environment, changes, address, severity) => {
-    const findings = evaluatePolicy(planned(environment, [...changes]), { ...NO_SETTINGS, planCustom: compile(rule) }).filter((finding) => finding.rule === rule.id);
+    const findings = evaluatePolicy(planned(environment, [...changes]), { ...NO_SETTINGS, planCustom: compile(rule) }).filter(
+      (finding) => finding.rule === rule.id,
+    );
     expect(findings).toHaveLength(1);
     expect(findings[0]).toMatchObject({ severity, custom: true });
     expect(findings[0]?.address.startsWith(address)).toBe(true);
