@@ -1,8 +1,9 @@
 // What promote and rollback run before they write agent definitions, in this order: the change
 // windows of the target (refused inside one, unless --break-glass, then recorded), the references
 // the target lacks (refused), the target's rules over the whole environment with the written
-// agents in it (refused on an error), and the tool-surface lock of the connections they use
-// (refused on a difference), each as apply runs it. One place, so the two commands cannot drift.
+// agents in it and over the writes as a plan (refused on an error), and the tool-surface lock of
+// the connections they use (refused on a difference), each as apply runs it. One place, so the
+// two commands cannot drift.
 import type { RpcCaller } from '../api/operations.js';
 import type { ToolLockGate } from '../apply/tool-lock-check.js';
 import type { Project } from '../config/index.js';
@@ -62,7 +63,14 @@ export async function reviewAgentWrites(input: {
         `agent/${slug} is judged as written, values its server filled in included: ${write.version} is not ${write.configuredIn}'s configuration of it`,
     );
   const judged = new Map([...writes].map(([slug, write]) => [slug, write.judged.definition]));
-  const policy = reviewPromotion({ project: input.project, desired: input.desired, promoted: judged, notes, ...(input.lock ? { lock: input.lock } : {}) });
+  const policy = reviewPromotion({
+    project: input.project,
+    desired: input.desired,
+    promoted: judged,
+    plan: input.plan,
+    notes,
+    ...(input.lock ? { lock: input.lock } : {}),
+  });
   if (policy.findings.length > 0 || policy.notes.length > 0) process.stdout.write(`${renderFindingsText(policy, paletteFor(input.color)).join('\n')}\n`);
   refuseOnBlockingFindings(policy, input.command);
   return lockGate(input.client, withWrittenAgents(input.desired, definitions), input.plan, input.command);

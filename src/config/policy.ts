@@ -13,6 +13,8 @@ export interface LocatedSuppression {
   rule: string;
   reason: string;
   location: SourceLocation;
+  /** An environment's entry naming one of its resources (`suppress: [{rule, reason, address}]`). */
+  address?: ResourceAddress;
 }
 
 export interface CustomRuleConfig {
@@ -25,7 +27,26 @@ export interface CustomRuleConfig {
   schemaLocation: SourceLocation;
 }
 
+export interface PlanCustomRuleConfig {
+  id: string;
+  message: string;
+  severity: SeverityConfig;
+  over: 'change' | 'plan';
+  schema: JsonObject;
+  location: SourceLocation;
+  schemaLocation: SourceLocation;
+}
+
+/** `policy.plan`: what the rules over the plan compare with, and custom rules over the plan's JSON. */
+export interface PlanPolicyConfig {
+  maxChangedAgents?: number;
+  /** Environment → the earlier environment its agents' models must already be in. */
+  modelsFrom: Record<string, { from: string; location: SourceLocation }>;
+  custom: PlanCustomRuleConfig[];
+}
+
 export interface PolicyConfig {
+  plan: PlanPolicyConfig;
   rules: Record<string, { severity: SeverityConfig; location: SourceLocation; environmentLocations: Record<string, SourceLocation> }>;
   thresholds: { subagentDepth?: number; subagentFanOut?: number };
   custom: CustomRuleConfig[];
@@ -55,7 +76,14 @@ function suppressionsOf(list: unknown, locate: (path: Array<string | number>) =>
   if (!Array.isArray(list)) return [];
   return list.flatMap((item, index) =>
     isObject(item) && typeof item.rule === 'string' && typeof item.reason === 'string'
-      ? [{ rule: item.rule, reason: item.reason, location: locate([...base, index, 'rule']) }]
+      ? [
+          {
+            rule: item.rule,
+            reason: item.reason,
+            location: locate([...base, index, 'rule']),
+            ...(typeof item.address === 'string' ? { address: item.address as ResourceAddress } : {}),
+          },
+        ]
       : [],
   );
 }
@@ -107,8 +135,12 @@ export function policyConfigFor(project: Project, environment: string): PolicyCo
   };
   const environmentEntry = isObject(root.environments) ? root.environments[environment] : undefined;
   const slug = project.environments[environment]?.slug ?? environment;
-  if (isObject(environmentEntry))
-    add(addressOf('environment', slug), suppressionsOf(environmentEntry.suppress, locate, ['environments', environment, 'suppress']));
+  if (isObject(environmentEntry)) {
+    // An entry may name a resource of the environment (`address`): a plan rule's finding on a
+    // resource the plan deletes has no document left to carry the suppression.
+    for (const item of suppressionsOf(environmentEntry.suppress, locate, ['environments', environment, 'suppress']))
+      add(item.address ?? addressOf('environment', slug), [item]);
+  }
   for (const document of project.documents) {
     const value = document.source.value as Record<string, JsonValue> | null;
     if (!isObject(value)) continue;
@@ -117,5 +149,32 @@ export function policyConfigFor(project: Project, environment: string): PolicyCo
       suppressionsOf(value.suppress, (path) => document.source.locate(path), ['suppress']),
     );
   }
-  return { rules, thresholds, custom, suppressions };
+  return { rules, thresholds, custom, suppressions, plan: planPolicyOf(policy.plan, project) };
+}
+
+function planPolicyOf(value: unknown, project: Project): PlanPolicyConfig {
+  const plan = isObject(value) ? value : {};
+  const modelsFrom: PlanPolicyConfig['modelsFrom'] = {};
+  if (isObject(plan.modelsFrom))
+    for (const [environment, from] of Object.entries(plan.modelsFrom))
+      if (typeof from === 'string') modelsFrom[environment] = { from, location: project.root.locate(['policy', 'plan', 'modelsFrom', environment]) };
+  const custom: PlanCustomRuleConfig[] = [];
+  if (Array.isArray(plan.custom)) {
+    plan.custom.forEach((item: unknown, index: number) => {
+      if (!isObject(item) || typeof item.id !== 'string' || typeof item.message !== 'string' || !isObject(item.schema)) return;
+      const severity = severityOf(item.severity);
+      if (severity === undefined) return;
+      const base = ['policy', 'plan', 'custom', index];
+      custom.push({
+        id: item.id,
+        message: item.message,
+        severity,
+        over: item.over === 'plan' ? 'plan' : 'change',
+        schema: item.schema as JsonObject,
+        location: project.root.locate([...base, 'id']),
+        schemaLocation: project.root.locate([...base, 'schema']),
+      });
+    });
+  }
+  return { ...(typeof plan.maxChangedAgents === 'number' ? { maxChangedAgents: plan.maxChangedAgents } : {}), modelsFrom, custom };
 }

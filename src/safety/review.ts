@@ -1,12 +1,14 @@
 // The safety review of one environment: policy findings (located in the files) and, when the live
-// state is known, the capability changes per agent. Used by check (offline), plan, apply and
-// promote; the computation is the engine's, this module only gathers its inputs and locations.
+// state is known, the capability changes per agent; given the plan, the rules over the plan too.
+// Used by check (offline, no plan), plan, apply, promote and rollback; the computation is the
+// engine's, this module only gathers its inputs and locations.
 import { relative, resolve } from 'node:path';
-import { specLocator, type Project } from '../config/index.js';
+import { desiredStateFor, specLocator, type Project } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
 import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
 import type { AgentCapabilityDiff } from '../model/safety.js';
-import { blockingFindings, evaluatePolicy } from '../engine/policy/index.js';
+import { type AgentModel, agentModels, blockingFindings, evaluatePolicy, type PlanPolicyInput } from '../engine/policy/index.js';
+import { planToJson } from '../render/json.js';
 import type { Finding, SafetyReview } from '../model/safety.js';
 import type { SourceLocation } from '../errors.js';
 import {
@@ -21,7 +23,7 @@ import {
 } from '../model/resources.js';
 import { effectiveState } from '../engine/effective-state.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
-import { policySettingsFor } from './settings.js';
+import { policySettingsFor, type ResolvedPolicy } from './settings.js';
 import { lazyProperty } from '../util/lazy-property.js';
 
 export type { SafetyReview } from '../model/safety.js';
@@ -31,7 +33,8 @@ export interface ReviewInputs {
   desired: DesiredState;
   /** The live state and the plan: they add the capability diff (the rules judge the configuration alone). */
   actual?: ActualState;
-  plan?: Pick<Plan, 'changes'>;
+  /** The computed plan: with it the plan rules run too (plan, apply, promote, rollback; not check). */
+  plan?: Plan;
   lock?: ToolSurfaceLock;
   cwd?: string;
   /**
@@ -101,7 +104,7 @@ function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfac
   const environment = desired.target.name;
   const environmentKind = project.environments[environment]?.settings?.kind;
   const kind = typeof environmentKind === 'string' ? environmentKind : undefined;
-  const { settings, thresholds } = policySettingsFor(project, environment, cwd);
+  const { settings, thresholds, plan } = policySettingsFor(project, environment, cwd);
   const surfaces = surfacesFor(lock, environment);
   const policyInput = {
     environment,
@@ -110,7 +113,31 @@ function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfac
     ...(surfaces ? { surfaces } : {}),
     thresholds,
   };
-  return { environment, kind, settings, surfaces, policyInput };
+  return { environment, kind, settings, surfaces, policyInput, planPolicy: plan };
+}
+
+/**
+ * What the plan rules judge: the plan, its JSON document (without the review itself) and, with
+ * `policy.plan.modelsFrom`, the agents' models as the earlier environment's configuration declares
+ * them (offline, like check: its server is not read). A configuration that cannot be built leaves
+ * every model change unconfirmed, and a note says why.
+ */
+function planPolicyInput(project: Project, plan: Plan, planPolicy: ResolvedPolicy['plan'], notes: string[]): PlanPolicyInput {
+  const input: PlanPolicyInput = { changes: plan.changes, document: planToJson(plan) as JsonObject };
+  if (planPolicy.maxChangedAgents !== undefined) input.maxChangedAgents = planPolicy.maxChangedAgents;
+  const from = planPolicy.modelsFrom;
+  if (from) {
+    let models = new Map<string, AgentModel>();
+    try {
+      models = agentModels(desiredStateFor(project, from).resources);
+    } catch (error) {
+      notes.push(
+        `the configuration of ${from} cannot be read (${error instanceof Error ? error.message : String(error)}): no model change counts as in ${from}`,
+      );
+    }
+    input.earlier = { environment: from, models };
+  }
+  return input;
 }
 
 /**
@@ -145,8 +172,9 @@ export function policyErrors(inputs: { project: Project; desired: DesiredState; 
 export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const { project, desired } = inputs;
   const cwd = inputs.cwd ?? process.cwd();
-  const { environment, kind, settings, surfaces, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
+  const { environment, kind, settings, surfaces, policyInput, planPolicy } = reviewContext(project, desired, inputs.lock, cwd);
   const notes: string[] = [];
+  const plan = inputs.plan ? planPolicyInput(project, inputs.plan, planPolicy, notes) : undefined;
   const { promoted, configured, judged } = judgedResources(desired, inputs.actual !== undefined);
   if (promoted.length > 0)
     notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
@@ -161,7 +189,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // of the review. JSON, annotations and apply's refusal read every location they print.
   const location = lazyProperty(locate);
   const setAside = inputs.covered ? setAsideAddresses(desired, inputs.covered.desired) : undefined;
-  const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured }, settings)
+  const findings = evaluatePolicy({ ...policyInput, resources: judged, capabilities: capabilitiesConfigured, ...(plan ? { plan } : {}) }, settings)
     .filter((finding) => !setAside?.has(finding.address))
     .map((finding) => Object.defineProperty(finding, 'location', location));
   const unknown = [...new Set([...capabilitiesConfigured.values()].flatMap((agent) => agent.unknownConnections))].sort();
@@ -177,11 +205,12 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
     // The capability diff is what the server runs, before and after: each configured resource as
     // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server
     // has. A plan whose apply sends no write leaves every agent as it is.
-    const plan = inputs.plan ?? { changes: [] };
-    if (inputs.plan !== undefined && plan.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged')) review.capabilityChanges = [];
+    const changes = inputs.plan ?? { changes: [] };
+    if (inputs.plan !== undefined && changes.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged'))
+      review.capabilityChanges = [];
     else {
       const covered = inputs.covered ? judgedResources(inputs.covered.desired, true).configured : configured;
-      const after = effectiveState(covered, actual, plan);
+      const after = effectiveState(covered, actual, changes);
       const before = computeCapabilities(agentsOf(actual.resources), surfaces);
       review.capabilityChanges = diffCapabilities(before, computeCapabilities(agentsOf(after), surfaces));
     }
@@ -205,6 +234,8 @@ export function reviewPromotion(inputs: {
   project: Project;
   desired: DesiredState;
   promoted: ReadonlyMap<string, JsonObject>;
+  /** The writes as a plan: the plan rules judge it as they judge apply's. */
+  plan?: Plan;
   lock?: ToolSurfaceLock;
   cwd?: string;
   notes?: string[];
@@ -213,6 +244,7 @@ export function reviewPromotion(inputs: {
   const review = reviewEnvironment({
     project,
     desired: withWrittenAgents(desired, promoted),
+    ...(inputs.plan ? { plan: inputs.plan } : {}),
     ...(inputs.lock ? { lock: inputs.lock } : {}),
     ...(inputs.cwd ? { cwd: inputs.cwd } : {}),
   });

@@ -18,24 +18,35 @@ export async function withLocalApi<T>(dir: string, use: (client: ControlApiClien
   }
 }
 
-/** A local control plane of its own (environment `dev`, in a scratch directory) that a test reaches over HTTP, as a remote one. */
+/** A local control plane of its own (in a scratch directory) that a test reaches over HTTP, as a remote one. */
 export interface ScratchPlane {
+  /** A client of the first environment (`dev` by default). */
   client: ControlApiClient;
-  /** AGENTFORM_URL_DEV and AGENTFORM_TOKEN_DEV: a project's `url: ${env:...}` points at it. */
+  /** A client of each environment. */
+  clients: Readonly<Record<string, ControlApiClient>>;
+  /** AGENTFORM_URL_<ENV> and AGENTFORM_TOKEN_<ENV> of each: a project's `url: ${env:...}` points at it. */
   env: NodeJS.ProcessEnv;
   close(): Promise<void>;
 }
 
-export async function startScratchPlane(): Promise<ScratchPlane> {
+export async function startScratchPlane(environments: readonly string[] = ['dev']): Promise<ScratchPlane> {
   const dataDir = mkdtempSync(join(tmpdir(), 'agentform-plane-'));
-  const plane = await startLocalControlPlane({ dataDir, environments: ['dev'], bakeMs: 10 });
-  const token = plane.tokens.dev as string;
-  const client = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token } });
+  const plane = await startLocalControlPlane({ dataDir, environments: [...environments], bakeMs: 10 });
+  const clients: Record<string, ControlApiClient> = {};
+  const env: NodeJS.ProcessEnv = {};
+  for (const environment of environments) {
+    const token = plane.tokens[environment] as string;
+    clients[environment] = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token } });
+    const suffix = environment.toUpperCase().replace(/-/g, '_');
+    env[`AGENTFORM_URL_${suffix}`] = plane.url;
+    env[`AGENTFORM_TOKEN_${suffix}`] = token;
+  }
   return {
-    client,
-    env: { AGENTFORM_URL_DEV: plane.url, AGENTFORM_TOKEN_DEV: token },
+    client: clients[environments[0] as string] as ControlApiClient,
+    clients,
+    env,
     close: async () => {
-      await client.close();
+      for (const client of Object.values(clients)) await client.close();
       await plane.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

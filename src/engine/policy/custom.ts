@@ -22,13 +22,15 @@ export interface CompiledCustomRule extends CustomRule {
   validate: ValidateFunction;
 }
 
-/** Compiles every rule; a rule whose schema does not compile comes back as an error message. */
-export function compileCustomRules(rules: readonly CustomRule[]): { compiled: CompiledCustomRule[]; errors: Array<{ index: number; message: string }> } {
+/** Compiles every rule (over resources or over the plan); a schema that does not compile comes back as an error message. */
+export function compileCustomRules<Rule extends { id: string; schema: JsonObject }>(
+  rules: readonly Rule[],
+): { compiled: Array<Rule & { validate: ValidateFunction }>; errors: Array<{ index: number; message: string }> } {
   if (rules.length === 0) return { compiled: [], errors: [] };
   // One instance per call: custom schemas never share ids with one another or the project's.
   const Ajv2020 = ajvClass();
   const ajv = new Ajv2020({ allErrors: false, strict: false, validateSchema: true });
-  const compiled: CompiledCustomRule[] = [];
+  const compiled: Array<Rule & { validate: ValidateFunction }> = [];
   const errors: Array<{ index: number; message: string }> = [];
   rules.forEach((rule, index) => {
     try {
@@ -50,8 +52,9 @@ function pathOf(pointer: string): PathSegment[] {
     .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 }
 
-function describe(error: ErrorObject): string {
-  const where = error.instancePath === '' ? 'spec' : error.instancePath.slice(1).replace(/\//g, '.');
+/** `tools.0.name must be string`; `root` names the value itself (a resource's spec, a plan's change). */
+export function describe(error: ErrorObject, root = 'spec'): string {
+  const where = error.instancePath === '' ? root : error.instancePath.slice(1).replace(/\//g, '.');
   return `${where} ${error.message ?? 'does not match'}`;
 }
 

@@ -6,14 +6,17 @@ import { computeCapabilities } from '../capabilities.js';
 import { fallbackProviderWithoutSecret, identityNotRequiredWithGrants, subagentDepthRule } from './agent-rules.js';
 import { controlKeyWithoutExpiry, environmentSpendCapsMissing, keySpendCapsMissing, limitsMissing } from './budget-rules.js';
 import { type CompiledCustomRule, evaluateCustomRule } from './custom.js';
+import { type CompiledPlanCustomRule, evaluatePlanCustomRule, PLAN_RULES } from './plan-rules.js';
 import { sandboxToolsTooWide, sandboxUnrestrictedEgress } from './sandbox-rules.js';
 import { decisionExpiryAllows, defaultAllowWithoutHook, destructiveToolWithoutDecision, hookFailsOpen } from './tool-rules.js';
 import type { Finding } from '../../model/safety.js';
-import type { BuiltinRule, DefaultSeverity, PolicyInput, RawFinding, RuleContext, Severity } from './types.js';
+import type { BuiltinRule, DefaultSeverity, PlanRuleContext, PolicyInput, RawFinding, RuleContext, Severity } from './types.js';
 
 export type { BuiltinRule, Finding, PolicyInput, PolicyThresholds, Severity } from './types.js';
 export { DEFAULT_THRESHOLDS } from './types.js';
 export { compileCustomRules, type CompiledCustomRule, type CustomRule } from './custom.js';
+export { agentModels, PLAN_RULES, type CompiledPlanCustomRule, type PlanCustomRule } from './plan-rules.js';
+export type { AgentModel, PlanPolicyInput } from './types.js';
 
 export const BUILTIN_RULES: readonly BuiltinRule[] = [
   destructiveToolWithoutDecision,
@@ -31,7 +34,9 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   fallbackProviderWithoutSecret,
 ];
 
+/** The ids of the built-in rules over the resources (PLAN_RULE_IDS: over the plan). */
 export const BUILTIN_RULE_IDS: readonly string[] = BUILTIN_RULES.map((rule) => rule.id);
+export const PLAN_RULE_IDS: readonly string[] = PLAN_RULES.map((rule) => rule.id);
 
 /** `error` everywhere, or per environment name with `*` for the others. */
 export type SeveritySetting = Severity | Readonly<Record<string, Severity>>;
@@ -45,6 +50,8 @@ export interface PolicySettings {
   /** Severity overrides by rule id (built-in or custom). */
   severities: Readonly<Record<string, SeveritySetting>>;
   custom: ReadonlyArray<CompiledCustomRule & { severity: SeveritySetting }>;
+  /** Custom rules over the plan's JSON document (`policy.plan.custom`). */
+  planCustom?: ReadonlyArray<CompiledPlanCustomRule & { severity: SeveritySetting }>;
   /** Suppressions by resource address. */
   suppressions: Readonly<Record<ResourceAddress, readonly Suppression[]>>;
 }
@@ -121,6 +128,19 @@ export function evaluatePolicy(input: PolicyInput, settings: PolicySettings = NO
   for (const rule of settings.custom) {
     const severity = settingFor(settings.severities[rule.id], input.environment) ?? settingFor(rule.severity, input.environment) ?? 'off';
     if (severity === 'error' || (severity === 'warning' && !options.errorsOnly)) add(rule.id, severity, evaluateCustomRule(rule, input.resources), true);
+  }
+  // The plan rules judge the change, so they run only where there is a plan (not in check or validate).
+  if (context.plan) {
+    // Not a spread copy: that would read the lazy capabilities getter of the context.
+    const planContext = context as PlanRuleContext;
+    for (const rule of PLAN_RULES) {
+      const severity = severityFor(rule.severity, settings.severities[rule.id], input.environment, input.environmentKind);
+      if (severity === 'error' || (severity === 'warning' && !options.errorsOnly)) add(rule.id, severity, rule.check(planContext), false);
+    }
+    for (const rule of settings.planCustom ?? []) {
+      const severity = settingFor(settings.severities[rule.id], input.environment) ?? settingFor(rule.severity, input.environment) ?? 'off';
+      if (severity === 'error' || (severity === 'warning' && !options.errorsOnly)) add(rule.id, severity, evaluatePlanCustomRule(rule, planContext), true);
+    }
   }
   return findings.sort(compareFindings);
 }

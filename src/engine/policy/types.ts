@@ -1,5 +1,5 @@
 // The vocabulary of policy checks: rules, their severities per environment kind, findings.
-import type { DesiredResource, ResourceAddress, ResourceKind } from '../../model/resources.js';
+import type { DesiredResource, JsonObject, ResourceAddress, ResourceChange, ResourceKind } from '../../model/resources.js';
 import type { AgentCapabilities, LockedSurfaces } from '../capabilities.js';
 
 export type Severity = 'error' | 'warning' | 'off';
@@ -29,6 +29,8 @@ export interface PolicyInput {
    * computed them already (the review needs them too); computed here when left out.
    */
   capabilities?: ReadonlyMap<string, AgentCapabilities>;
+  /** The computed plan, when there is one (plan, apply, promote, rollback): the plan rules judge it. */
+  plan?: PlanPolicyInput;
 }
 
 export interface PolicyThresholds {
@@ -93,4 +95,36 @@ export function resourceRule(
       return findings;
     },
   };
+}
+
+/** What the plan rules see besides the environment: the computed plan and what they compare it with. */
+export interface PlanPolicyInput {
+  changes: readonly ResourceChange[];
+  /** The plan as its JSON document (docs/plan-format.md, without `safety`): custom plan rules judge it. */
+  document: JsonObject;
+  /** `plan-changed-agents` fires when more agents than this change; undefined: the rule does not run. */
+  maxChangedAgents?: number;
+  /**
+   * The environment each changed model must already be in (`policy.plan.modelsFrom`), with the
+   * model of each agent its configuration declares (offline: its desired state, not its server).
+   */
+  earlier?: { environment: string; models: ReadonlyMap<string, AgentModel> };
+}
+
+/** An agent's `model.provider` and `model.model` (either may be left out). */
+export interface AgentModel {
+  provider?: string;
+  model?: string;
+}
+
+/** What a plan rule sees: the environment's rule context and the plan. */
+export interface PlanRuleContext extends RuleContext {
+  plan: PlanPolicyInput;
+}
+
+export interface PlanRule {
+  id: string;
+  rationale: string;
+  severity: DefaultSeverity;
+  check(context: PlanRuleContext): RawFinding[];
 }

@@ -3,7 +3,7 @@
 // severities, and the descriptions in the JSON Schemas. No I/O beyond reading the schemas.
 import { specSchemas } from '../../../config/schemas.js';
 import { UserError } from '../../../errors.js';
-import { BUILTIN_RULES } from '../../../engine/policy/index.js';
+import { BUILTIN_RULES, PLAN_RULES } from '../../../engine/policy/index.js';
 import { resolveSchemaRef, type SpecSchema } from '../../../export/prune.js';
 
 export type ExplainKind = keyof ReturnType<typeof specSchemas>;
@@ -23,16 +23,20 @@ const KINDS: readonly ExplainKind[] = ['agent', 'provider', 'connection', 'apiKe
 
 export function explain(topic: string, kind: ExplainKind | undefined): Record<string, unknown> {
   const rule = BUILTIN_RULES.find((candidate) => candidate.id === topic);
-  if (rule) {
+  const planRule = PLAN_RULES.find((candidate) => candidate.id === topic);
+  const found = rule ?? planRule;
+  if (found) {
     return {
-      rule: rule.id,
-      rationale: rule.rationale,
-      defaultSeverity: rule.severity,
-      docs: 'docs/policy.md#built-in-rules',
+      rule: found.id,
+      rationale: found.rationale,
+      defaultSeverity: found.severity,
+      docs: rule ? 'docs/policy.md#built-in-rules' : 'docs/policy.md#rules-over-the-plan',
       fix: [
-        'change the resource so that the rule no longer fires (the finding names the resource and the path)',
-        `or accept it on the resource with a reason: suppress: [{rule: ${rule.id}, reason: ...}] (docs/policy.md#suppressing-a-finding)`,
-        `or set its severity per environment in agentform.yaml: policy.rules.${rule.id} (docs/policy.md#configuring-the-rules-agentformyaml)`,
+        rule
+          ? 'change the resource so that the rule no longer fires (the finding names the resource and the path)'
+          : 'change the plan so that the rule no longer fires (the finding names the resource or the environment)',
+        `or accept it on the resource with a reason: suppress: [{rule: ${found.id}, reason: ...}] (docs/policy.md#suppressing-a-finding)`,
+        `or set its severity per environment in agentform.yaml: policy.rules.${found.id} (docs/policy.md#configuring-the-rules-agentformyaml)`,
       ],
     };
   }
@@ -51,7 +55,7 @@ function explainField(topic: string, kind: ExplainKind | undefined): Record<stri
   if (node === undefined || path.length === 0) {
     throw new UserError(
       `"${topic}" is neither a built-in policy rule nor a field of ${fieldKind}`,
-      `rules: ${BUILTIN_RULES.map((candidate) => candidate.id).join(', ')}; fields: a path such as limits.maxTurns, with kind one of ${KINDS.join(', ')}`,
+      `rules: ${[...BUILTIN_RULES, ...PLAN_RULES].map((candidate) => candidate.id).join(', ')}; fields: a path such as limits.maxTurns, with kind one of ${KINDS.join(', ')}`,
     );
   }
   return {

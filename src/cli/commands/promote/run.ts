@@ -13,6 +13,7 @@ import { unknownFieldsNotice } from '../../../pipeline/known-definition.js';
 import { planPromotion, writePromotion } from '../../../promotion/promote.js';
 import { renderPromotionStep } from '../../../render/promotion.js';
 import { jsonOf } from '../../../model/specs.js';
+import type { Plan } from '../../../model/resources.js';
 import { promotionCapabilityChanges, readToolLock } from '../../../safety/index.js';
 import { latestAgentVersion } from '../../../state/agents.js';
 import type { GlobalOptions } from '../../global-options.js';
@@ -72,8 +73,9 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     const promoted = new Map(
       writes.map((step) => [step.slug, { definition: step.definition, judged: step.judged, version: `${from} v${step.from.version}`, configuredIn: from }]),
     );
-    // The writes as one plan, for the tool-surface lock (which agents change, and how).
-    const plan = { ...writes[0]!.plan, changes: writes.flatMap((step) => step.plan.changes) };
+    // The writes as one plan, for the tool-surface lock (which agents change, and how) and the
+    // rules over the plan (which judge its counts too).
+    const plan = mergedPlan(writes.map((step) => step.plan));
     const lockGate = await reviewAgentWrites({
       client: target.client,
       project,
@@ -100,4 +102,17 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
     await sources.close();
     await target.close();
   }
+}
+
+/** Several one-agent plans as one: changes, order and counts together. */
+function mergedPlan(plans: readonly Plan[]): Plan {
+  const summary = { add: 0, change: 0, adopt: 0, replace: 0, destroy: 0, unmanaged: 0 };
+  for (const plan of plans) for (const key of Object.keys(summary) as Array<keyof Plan['summary']>) summary[key] += plan.summary[key];
+  return {
+    ...plans[0]!,
+    changes: plans.flatMap((plan) => plan.changes),
+    order: plans.flatMap((plan) => plan.order),
+    summary,
+    warnings: plans.flatMap((plan) => plan.warnings),
+  };
 }

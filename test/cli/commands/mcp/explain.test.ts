@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { explain } from '../../../../src/cli/commands/mcp/explain.js';
 import { isProductionKind } from '../../../../src/cli/commands/mcp/plans.js';
-import { BUILTIN_RULES } from '../../../../src/engine/policy/index.js';
+import { BUILTIN_RULES, PLAN_RULES } from '../../../../src/engine/policy/index.js';
 
 describe('explain', () => {
   it.each(BUILTIN_RULES.map((rule) => [rule.id, rule.rationale]))('the rule %s: its rationale, docs and fixes', (id, rationale) => {
@@ -12,6 +12,15 @@ describe('explain', () => {
       rationale,
       docs: 'docs/policy.md#built-in-rules',
       fix: expect.arrayContaining([expect.stringContaining(`policy.rules.${id}`)]),
+    });
+  });
+
+  it.each(PLAN_RULES.map((rule) => [rule.id, rule.rationale]))('the plan rule %s: its rationale and docs', (id, rationale) => {
+    expect(explain(id, undefined)).toMatchObject({
+      rule: id,
+      rationale,
+      docs: 'docs/policy.md#rules-over-the-plan',
+      fix: expect.arrayContaining([expect.stringContaining('change the plan'), expect.stringContaining(`policy.rules.${id}`)]),
     });
   });
 

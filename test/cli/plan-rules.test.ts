@@ -1,0 +1,187 @@
+// Rules over the plan (issue 48), end to end: the real CLI against a local control plane on
+// 127.0.0.1, under the profile of the vitest project. Configured to refuse in prod and warn in dev,
+// a destroy refuses apply (fresh and a saved plan) in prod, a custom rule over the plan's changes
+// refuses a promote, and a model dev's configuration does not have refuses a rollback; nothing is
+// written. The findings show in plan's text, JSON and Markdown like every other finding.
+import { mkdtempSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ControlApiClient } from '../../src/api/client.js';
+import { latestAgentVersion } from '../../src/state/agents.js';
+import { READ_RPC, calledRpcs, runCli } from '../helpers/cli.js';
+import { startScratchPlane } from '../helpers/local-api.js';
+
+const ROOT = `version: 1
+policy:
+  rules:
+    plan-destroy: {prod: error, '*': warning}
+    plan-model-not-in-earlier-environment: {prod: error, '*': warning}
+  plan:
+    modelsFrom: {prod: dev}
+    custom:
+      - id: prompt-change-reviewed
+        message: a system prompt change needs the prompt team's review
+        severity: {prod: error, '*': warning}
+        schema:
+          if: {properties: {action: {const: update}}}
+          then:
+            properties:
+              fields: {not: {contains: {properties: {path: {const: system}}, required: [path]}}}
+environments:
+  dev:
+    url: local
+    prune: true
+  prod:
+    url: local
+    prune: true
+`;
+
+const PROVIDER = 'kind: Provider\nname: openai\nspec:\n  type: openai\n  secret: ${env:OPENAI_API_KEY:-sk-test-provider}\n';
+const agent = (name: string, options: { model?: string; system?: string } = {}) =>
+  `kind: Agent\nname: ${name}\nspec:\n  model: {provider: openai, model: ${options.model ?? 'gpt-4o-mini'}}\n  system: ${JSON.stringify(options.system ?? 'You are helpful.')}\n  tools: []\n  policies: {}\n  limits: {maxTurns: 5}\n`;
+
+interface Plane {
+  prod: ControlApiClient;
+  env: NodeJS.ProcessEnv;
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+async function startPlane(): Promise<Plane> {
+  const plane = await startScratchPlane(['dev', 'prod']);
+  cleanups.push(plane.close);
+  return { prod: plane.clients.prod as ControlApiClient, env: plane.env };
+}
+
+async function project(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentform-plan-rules-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'agentform.yaml'), ROOT);
+  await writeFile(join(dir, 'openai.yaml'), PROVIDER);
+  await writeFile(join(dir, 'support.yaml'), agent('support'));
+  await writeFile(join(dir, 'old.yaml'), agent('old'));
+  return dir;
+}
+
+const writes = (stderr: string) => calledRpcs(stderr).filter((rpc) => !READ_RPC.test(rpc));
+const liveAgents = async (client: ControlApiClient) => (await client.agentsList()).map((item) => item.slug).sort();
+
+async function applyBoth(dir: string, plane: Plane): Promise<void> {
+  for (const environment of ['dev', 'prod']) {
+    const apply = await runCli(['apply', dir, '-e', environment, '--auto-approve'], { env: plane.env });
+    expect(apply.code, `${environment}: ${apply.stdout}${apply.stderr}`).toBe(0);
+  }
+}
+
+describe('a destroy in prod', () => {
+  it('is an error finding in plan, refuses apply and a saved plan there unless suppressed, and only warns in dev', async () => {
+    const plane = await startPlane();
+    const dir = await project();
+    await applyBoth(dir, plane);
+    await rm(join(dir, 'old.yaml'));
+
+    const text = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('error [plan-destroy] agent/old: the plan destroys it in prod');
+    const json = await runCli(['plan', dir, '-e', 'prod', '--json'], { env: plane.env });
+    const safety = (JSON.parse(json.stdout) as { safety: { counts: { errors: number }; findings: Array<Record<string, unknown>> } }).safety;
+    expect(safety.findings).toContainEqual(expect.objectContaining({ rule: 'plan-destroy', severity: 'error', address: 'agent/old' }));
+    expect(safety.counts.errors).toBeGreaterThan(0);
+    const markdown = await runCli(['plan', dir, '-e', 'prod', '--markdown'], { env: plane.env });
+    expect(markdown.stdout).toContain('plan-destroy');
+
+    const apply = await runCli(['apply', dir, '-e', 'prod', '--auto-approve', '--debug'], { env: plane.env });
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('refusing to apply: 1 policy error in environment prod (nothing was changed)');
+    expect(apply.stderr).toContain('[plan-destroy] agent/old');
+    expect(writes(apply.stderr)).toEqual([]);
+
+    const out = join(dir, 'plan.json');
+    expect((await runCli(['plan', dir, '-e', 'prod', '--out', out], { env: plane.env })).code).toBe(0);
+    const saved = await runCli(['apply', out, '--debug'], { env: plane.env });
+    expect(saved.code).toBe(1);
+    expect(saved.stderr).toContain('[plan-destroy] agent/old');
+    expect(writes(saved.stderr)).toEqual([]);
+    expect(await liveAgents(plane.prod)).toEqual(['old', 'support']);
+
+    // Accepted on the environment, naming the resource whose document is gone: the destroy goes through.
+    await writeFile(join(dir, 'agentform.yaml'), `${ROOT}    suppress:\n      - {rule: plan-destroy, reason: old is retired, address: agent/old}\n`);
+    const accepted = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
+    expect(accepted.stdout).toContain('suppressed [plan-destroy] agent/old: the plan destroys it in prod (suppressed: old is retired)');
+    const applied = await runCli(['apply', dir, '-e', 'prod', '--auto-approve'], { env: plane.env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await liveAgents(plane.prod)).toEqual(['support']);
+
+    const devPlan = await runCli(['plan', dir, '-e', 'dev'], { env: plane.env });
+    expect(devPlan.stdout).toContain('warning [plan-destroy] agent/old: the plan destroys it in dev');
+    const dev = await runCli(['apply', dir, '-e', 'dev', '--auto-approve'], { env: plane.env });
+    expect(dev.code, dev.stderr).toBe(0);
+  });
+});
+
+describe('promote and rollback', () => {
+  it('a promote a custom rule over the plan refuses in prod (a warning in dev)', async () => {
+    const plane = await startPlane();
+    const dir = await project();
+    await applyBoth(dir, plane);
+    await writeFile(join(dir, 'support.yaml'), agent('support', { system: 'You are terse.' }));
+    const devPlan = await runCli(['plan', dir, '-e', 'dev'], { env: plane.env });
+    expect(devPlan.stdout).toContain("warning [prompt-change-reviewed] agent/support: a system prompt change needs the prompt team's review");
+    const dev = await runCli(['apply', dir, '-e', 'dev', '--auto-approve'], { env: plane.env });
+    expect(dev.code, dev.stderr).toBe(0);
+
+    const promote = await runCli(['promote', 'support', '--from', 'dev', '--to', 'prod', '-C', dir, '--auto-approve', '--debug'], { env: plane.env });
+    expect(promote.code).toBe(1);
+    expect(promote.stderr).toContain('refusing to promote: 1 policy error in environment prod');
+    expect(promote.stderr).toContain('[prompt-change-reviewed] agent/support');
+    expect(writes(promote.stderr)).toEqual([]);
+    expect((await latestAgentVersion(plane.prod, 'support'))?.version).toBe(1);
+  });
+
+  it("a rollback to a model dev's configuration no longer has is refused in prod", async () => {
+    const plane = await startPlane();
+    const dir = await project();
+    await applyBoth(dir, plane);
+    // The new model reaches dev's configuration first, then prod: both pass.
+    await writeFile(join(dir, 'support.yaml'), agent('support', { model: 'gpt-4o' }));
+    await applyBoth(dir, plane);
+    expect((await latestAgentVersion(plane.prod, 'support'))?.version).toBe(2);
+
+    const rollback = await runCli(['rollback', 'support', '--to', '1', '-e', 'prod', '-C', dir, '--auto-approve', '--debug'], { env: plane.env });
+    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(1);
+    expect(rollback.stderr).toContain('refusing to roll back: 1 policy error in environment prod');
+    expect(rollback.stderr).toContain(
+      "[plan-model-not-in-earlier-environment] agent/support: the model changes to openai/gpt-4o-mini, not yet in dev: dev's configuration has openai/gpt-4o",
+    );
+    expect(writes(rollback.stderr)).toEqual([]);
+    expect((await latestAgentVersion(plane.prod, 'support'))?.version).toBe(2);
+  });
+});
+
+describe('the configuration of the plan rules', () => {
+  it('check accepts it and runs no plan rule (it has no plan)', async () => {
+    const dir = await project();
+    const check = await runCli(['check', dir, '-e', 'prod']);
+    expect(check.stdout).not.toContain('[plan-');
+    expect(check.stdout).not.toContain('prompt-change-reviewed');
+  });
+
+  it('an unknown environment, a built-in id and a schema that does not compile are located errors', async () => {
+    const dir = await project();
+    const broken = ROOT.replace('modelsFrom: {prod: dev}', 'modelsFrom: {prod: staging}')
+      .replace('id: prompt-change-reviewed', 'id: plan-destroy')
+      .replace('if: {properties: {action: {const: update}}}', 'type: nope');
+    await writeFile(join(dir, 'agentform.yaml'), broken);
+    const check = await runCli(['check', dir, '-e', 'prod']);
+    expect(check.code).toBe(1);
+    const output = check.stdout + check.stderr;
+    expect(output).toMatch(/agentform\.yaml:7:24: policy\.plan\.modelsFrom: unknown environment "staging"/);
+    expect(output).toMatch(/agentform\.yaml:\d+:\d+: policy\.plan\.custom: "plan-destroy" is a built-in rule/);
+    expect(output).toMatch(/agentform\.yaml:\d+:\d+: custom rule plan-destroy: its schema does not compile/);
+  });
+});
