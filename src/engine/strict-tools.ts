@@ -1,0 +1,115 @@
+// Least privilege from the lock (`strictTools: true` on an environment): each agent's tool policy
+// is derived from agentform.lock.yaml, so that a tool a connection's server adds after the review
+// is denied at call time instead of inheriting a `default: allow`. Pure: specs and the lock come in
+// as values; the plan edge applies the result before diffing.
+//
+// The API keys `policies.toolCalls.byTool` by bare tool name, with one `default` per agent (no
+// per-connection default is shown), so strictness is per agent: an agent under strict mode gets
+// `default: deny` and one derived `byTool` entry for each tool it is known to reach.
+import type { DesiredResource, DesiredState, JsonObject, JsonValue } from '../model/resources.js';
+import type { LockedConnection } from '../model/tool-lock.js';
+
+/** The locked surface of each connection of one environment, by connection name. */
+export type StrictSurfaces = Readonly<Record<string, LockedConnection>>;
+
+/** One `byTool` entry agentform adds (never one the user wrote: theirs is kept as written). */
+export interface DerivedToolEntry {
+  tool: string;
+  decision: string;
+  /** Where the tool comes from: `connection github`, `builtin`, `sandbox allow list`. */
+  from: string;
+}
+
+/** What strict mode derived for one agent, shown in the plan apart from what the user wrote. */
+export interface DerivedToolPolicy {
+  agent: string;
+  /** Always `deny`: a tool not listed in `byTool` (one not in the lock) is refused. */
+  default: 'deny';
+  /** What the user wrote as `policies.toolCalls.default`, when anything. */
+  userDefault?: string;
+  /** Sorted by tool name. */
+  entries: DerivedToolEntry[];
+  /** Connections the agent names that have no lock entry: none of their tools is allowed yet. */
+  unlockedConnections: string[];
+}
+
+function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The decision a tool the user did not list gets: what their `default` says, or `allow` when
+ * they wrote none. Where a hook decides such calls (a hook with `default: allow` or none), the
+ * derived entry must not bypass it (a `byTool: allow` runs without asking the hook), so it is
+ * `ask`, which waits for a decision. `undefined`: the tool stays denied, no entry is needed.
+ */
+export function lockedToolDecision(toolCalls: JsonObject): string | undefined {
+  const userDefault = typeof toolCalls.default === 'string' ? toolCalls.default : undefined;
+  if (userDefault === 'deny') return undefined;
+  const hasHook = isObject(toolCalls.hook) && typeof toolCalls.hook.connection === 'string';
+  if (userDefault === undefined || userDefault === 'allow') return hasHook ? 'ask' : 'allow';
+  return userDefault;
+}
+
+/** The tools an agent can reach and where each comes from, sandbox presets aside (their names are not published). */
+function knownTools(spec: JsonObject, surfaces: StrictSurfaces): { tools: Array<{ tool: string; from: string }>; unlocked: string[] } {
+  const tools: Array<{ tool: string; from: string }> = [];
+  const unlocked: string[] = [];
+  for (const item of Array.isArray(spec.tools) ? spec.tools : []) {
+    if (!isObject(item) || typeof item.name !== 'string') continue;
+    if (item.type === 'connection') {
+      const surface = Object.hasOwn(surfaces, item.name) ? surfaces[item.name] : undefined;
+      if (!surface) unlocked.push(item.name);
+      else for (const tool of surface.tools) tools.push({ tool: tool.name, from: `connection ${item.name}` });
+    } else {
+      tools.push({ tool: item.name, from: typeof item.type === 'string' ? item.type : 'tool' });
+    }
+  }
+  const sandbox = isObject(spec.sandbox) && isObject(spec.sandbox.tools) ? spec.sandbox.tools : {};
+  const denied = new Set(Array.isArray(sandbox.deny) ? sandbox.deny : []);
+  for (const name of Array.isArray(sandbox.allow) ? sandbox.allow : []) {
+    if (typeof name === 'string' && !denied.has(name)) tools.push({ tool: name, from: 'sandbox allow list' });
+  }
+  return { tools, unlocked: [...new Set(unlocked)].sort() };
+}
+
+/** One agent's spec under strict mode, and what was derived (the user's own byTool entries win). */
+export function deriveStrictPolicy(agent: string, spec: JsonObject, surfaces: StrictSurfaces): { spec: JsonObject; derived: DerivedToolPolicy } {
+  const policies = isObject(spec.policies) ? spec.policies : {};
+  const toolCalls = isObject(policies.toolCalls) ? policies.toolCalls : {};
+  const userByTool = isObject(toolCalls.byTool) ? toolCalls.byTool : {};
+  const decision = lockedToolDecision(toolCalls);
+  const { tools, unlocked } = knownTools(spec, surfaces);
+  const entries = new Map<string, DerivedToolEntry>();
+  if (decision !== undefined) {
+    for (const { tool, from } of tools) {
+      if (Object.hasOwn(userByTool, tool) || entries.has(tool)) continue;
+      entries.set(tool, { tool, decision, from });
+    }
+  }
+  const sorted = [...entries.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+  const byTool: JsonObject = {};
+  for (const entry of sorted) byTool[entry.tool] = entry.decision;
+  Object.assign(byTool, userByTool);
+  const derived: DerivedToolPolicy = {
+    agent,
+    default: 'deny',
+    ...(typeof toolCalls.default === 'string' ? { userDefault: toolCalls.default } : {}),
+    entries: sorted,
+    unlockedConnections: unlocked,
+  };
+  return { spec: { ...spec, policies: { ...policies, toolCalls: { ...toolCalls, default: 'deny', byTool } } }, derived };
+}
+
+/** Every agent of the desired state under strict mode; other resources as they were. */
+export function withStrictToolPolicies(desired: DesiredState, surfaces: StrictSurfaces): { desired: DesiredState; derived: DerivedToolPolicy[] } {
+  const derived: DerivedToolPolicy[] = [];
+  const resources = desired.resources.map((resource): DesiredResource => {
+    if (resource.kind !== 'agent') return resource;
+    const result = deriveStrictPolicy(resource.name, resource.spec, surfaces);
+    derived.push(result.derived);
+    return { ...resource, spec: result.spec };
+  });
+  derived.sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0));
+  return { desired: { ...desired, resources }, derived };
+}

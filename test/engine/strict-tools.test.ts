@@ -1,0 +1,103 @@
+// Strict mode: each agent's tool policy derived from the lock (default deny, one byTool entry per
+// tool the agent is known to reach, the user's own entries kept as written).
+import { describe, expect, it } from 'vitest';
+import { deriveStrictPolicy, lockedToolDecision, withStrictToolPolicies } from '../../src/engine/strict-tools.js';
+import type { JsonObject } from '../../src/model/resources.js';
+import { desired, desiredState } from './builders.js';
+import { GITHUB_SURFACE } from './policy/builders.js';
+
+const surfaces = { github: GITHUB_SURFACE };
+const githubTools = GITHUB_SURFACE.tools.map((tool) => tool.name);
+const gate = { connection: 'gate' };
+
+describe('lockedToolDecision', () => {
+  it.each([
+    ['nothing written: allow', {}, 'allow'],
+    ['default allow: allow', { default: 'allow' }, 'allow'],
+    ['default deny: no entry, the tool stays denied', { default: 'deny' }, undefined],
+    ['another decision value is kept', { default: 'ask' }, 'ask'],
+    ['a hook and no default: the hook must still decide', { hook: gate }, 'ask'],
+    ['a hook with default allow: the hook must still decide', { hook: gate, default: 'allow' }, 'ask'],
+    ['a hook with default deny: denied', { hook: gate, default: 'deny' }, undefined],
+  ] as const)('%s', (_, toolCalls, expected) => {
+    expect(lockedToolDecision(toolCalls as JsonObject)).toBe(expected);
+  });
+});
+
+describe('deriveStrictPolicy', () => {
+  const connection = { type: 'connection', name: 'github' };
+  it.each([
+    {
+      name: 'locked tools get allow, the default becomes deny',
+      spec: { tools: [connection] },
+      byTool: Object.fromEntries(githubTools.map((tool) => [tool, 'allow'])),
+      derived: githubTools,
+      unlocked: [],
+    },
+    {
+      name: "the user's byTool entries are kept as written and not derived",
+      spec: { tools: [connection], policies: { toolCalls: { default: 'allow', byTool: { [githubTools[0]!]: 'deny', other: 'ask' } } } },
+      byTool: { ...Object.fromEntries(githubTools.map((tool) => [tool, 'allow'])), [githubTools[0]!]: 'deny', other: 'ask' },
+      derived: githubTools.slice(1),
+      unlocked: [],
+    },
+    {
+      name: "the user's default is the decision of locked tools",
+      spec: { tools: [connection], policies: { toolCalls: { default: 'ask' } } },
+      byTool: Object.fromEntries(githubTools.map((tool) => [tool, 'ask'])),
+      derived: githubTools,
+      unlocked: [],
+    },
+    {
+      name: 'default deny written: nothing derived',
+      spec: { tools: [connection], policies: { toolCalls: { default: 'deny' } } },
+      byTool: {},
+      derived: [],
+      unlocked: [],
+    },
+    {
+      name: 'builtin tools and the sandbox allow list (less its deny list) are known tools too',
+      spec: { tools: [{ type: 'builtin', name: 'current_time' }], sandbox: { tools: { allow: ['git', 'rm'], deny: ['rm'] } } },
+      byTool: { current_time: 'allow', git: 'allow' },
+      derived: ['current_time', 'git'],
+      unlocked: [],
+    },
+    {
+      name: 'a connection without a lock entry: none of its tools is allowed',
+      spec: { tools: [{ type: 'connection', name: 'crm' }] },
+      byTool: {},
+      derived: [],
+      unlocked: ['crm'],
+    },
+  ])('$name', ({ spec, byTool, derived, unlocked }) => {
+    const result = deriveStrictPolicy('support', spec as JsonObject, surfaces);
+    const toolCalls = (result.spec.policies as JsonObject).toolCalls as JsonObject;
+    expect(toolCalls.default).toBe('deny');
+    expect(toolCalls.byTool).toEqual(byTool);
+    expect(result.derived.entries.map((entry) => entry.tool)).toEqual([...derived].sort());
+    expect(result.derived.unlockedConnections).toEqual(unlocked);
+  });
+
+  it('keeps the rest of the policy (hook, onError, decisions) and records what the user wrote as default', () => {
+    const spec = { tools: [connection], policies: { toolCalls: { hook: gate, default: 'allow', onError: 'deny' }, decisions: { onExpire: 'deny' } } };
+    const result = deriveStrictPolicy('support', spec, surfaces);
+    expect(result.spec.policies).toMatchObject({ toolCalls: { hook: gate, default: 'deny', onError: 'deny' }, decisions: { onExpire: 'deny' } });
+    expect(result.derived).toMatchObject({ agent: 'support', default: 'deny', userDefault: 'allow' });
+    expect(result.derived.entries[0]).toEqual({ tool: githubTools.slice().sort()[0], decision: 'ask', from: 'connection github' });
+    expect(spec.policies.toolCalls.default).toBe('allow');
+  });
+});
+
+describe('withStrictToolPolicies', () => {
+  it('derives for every agent, sorted, and leaves other resources alone', () => {
+    const state = desiredState([
+      desired('agent', 'b', { tools: [{ type: 'connection', name: 'github' }] }),
+      desired('connection', 'github', { url: 'http://127.0.0.1/mcp' }),
+      desired('agent', 'a', { tools: [] }),
+    ]);
+    const result = withStrictToolPolicies(state, surfaces);
+    expect(result.derived.map((policy) => policy.agent)).toEqual(['a', 'b']);
+    expect(result.desired.resources[1]).toBe(state.resources[1]);
+    expect(((result.desired.resources[2]!.spec.policies as JsonObject).toolCalls as JsonObject).default).toBe('deny');
+  });
+});
