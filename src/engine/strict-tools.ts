@@ -7,31 +7,13 @@
 // per-connection default is shown), so strictness is per agent: an agent under strict mode gets
 // `default: deny` and one derived `byTool` entry for each tool it is known to reach.
 import type { DesiredResource, DesiredState, JsonObject, JsonValue } from '../model/resources.js';
-import type { LockedConnection } from '../model/tool-lock.js';
+import type { ToolSurfaceReport } from './tool-surface.js';
+import type { DerivedToolEntry, DerivedToolPolicy, LockedConnection } from '../model/tool-lock.js';
+
+export type { DerivedToolEntry, DerivedToolPolicy } from '../model/tool-lock.js';
 
 /** The locked surface of each connection of one environment, by connection name. */
 export type StrictSurfaces = Readonly<Record<string, LockedConnection>>;
-
-/** One `byTool` entry agentform adds (never one the user wrote: theirs is kept as written). */
-export interface DerivedToolEntry {
-  tool: string;
-  decision: string;
-  /** Where the tool comes from: `connection github`, `builtin`, `sandbox allow list`. */
-  from: string;
-}
-
-/** What strict mode derived for one agent, shown in the plan apart from what the user wrote. */
-export interface DerivedToolPolicy {
-  agent: string;
-  /** Always `deny`: a tool not listed in `byTool` (one not in the lock) is refused. */
-  default: 'deny';
-  /** What the user wrote as `policies.toolCalls.default`, when anything. */
-  userDefault?: string;
-  /** Sorted by tool name. */
-  entries: DerivedToolEntry[];
-  /** Connections the agent names that have no lock entry: none of their tools is allowed yet. */
-  unlockedConnections: string[];
-}
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -112,4 +94,29 @@ export function withStrictToolPolicies(desired: DesiredState, surfaces: StrictSu
   });
   derived.sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0));
   return { desired: { ...desired, resources }, derived };
+}
+
+/**
+ * The derived policies with, for each agent, the tools its connections serve now but the lock does
+ * not record (`plan --check-tools` read them): what strict mode denies at call time. A tool the
+ * user lists in `byTool` is theirs to decide and is not shown as denied.
+ */
+export function withServedButUnlocked(derived: readonly DerivedToolPolicy[], desired: DesiredState, report: ToolSurfaceReport): DerivedToolPolicy[] {
+  if (!report.checked) return [...derived];
+  const added = new Map(report.connections.map((check) => [check.connection, check.diff?.added.map((tool) => tool.name) ?? []]));
+  const specs = new Map(desired.resources.filter((resource) => resource.kind === 'agent').map((resource) => [resource.name, resource.spec]));
+  return derived.map((policy) => {
+    const spec = specs.get(policy.agent) ?? {};
+    const toolCalls = isObject(spec.policies) && isObject(spec.policies.toolCalls) ? spec.policies.toolCalls : {};
+    const byTool = isObject(toolCalls.byTool) ? toolCalls.byTool : {};
+    const denied: DerivedToolEntry[] = [];
+    for (const item of Array.isArray(spec.tools) ? spec.tools : []) {
+      if (!isObject(item) || item.type !== 'connection' || typeof item.name !== 'string') continue;
+      for (const tool of added.get(item.name) ?? []) {
+        if (!Object.hasOwn(byTool, tool) && !denied.some((entry) => entry.tool === tool)) denied.push({ tool, decision: 'deny', from: `connection ${item.name}` });
+      }
+    }
+    denied.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+    return { ...policy, denied };
+  });
 }
