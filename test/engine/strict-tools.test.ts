@@ -1,7 +1,8 @@
 // Strict mode: each agent's tool policy derived from the lock (default deny, one byTool entry per
 // tool the agent is known to reach, the user's own entries kept as written).
 import { describe, expect, it } from 'vitest';
-import { deriveStrictPolicy, lockedToolDecision, withStrictToolPolicies } from '../../src/engine/strict-tools.js';
+import { deriveStrictPolicy, lockedToolDecision, withServedButUnlocked, withStrictToolPolicies } from '../../src/engine/strict-tools.js';
+import type { ToolSurfaceReport } from '../../src/engine/tool-surface.js';
 import type { JsonObject } from '../../src/model/resources.js';
 import { desired, desiredState } from './builders.js';
 import { GITHUB_SURFACE } from './policy/builders.js';
@@ -99,5 +100,31 @@ describe('withStrictToolPolicies', () => {
     expect(result.derived.map((policy) => policy.agent)).toEqual(['a', 'b']);
     expect(result.desired.resources[1]).toBe(state.resources[1]);
     expect(((result.desired.resources[2]!.spec.policies as JsonObject).toolCalls as JsonObject).default).toBe('deny');
+  });
+});
+
+describe('withServedButUnlocked', () => {
+  const added = (name: string) => ({ name, annotations: GITHUB_SURFACE.tools[0]!.annotations, digest: 'sha256:x' });
+  const report: ToolSurfaceReport = {
+    checked: true,
+    connections: [
+      { connection: 'github', status: 'differs', diff: { added: [added('wipe'), added('mine')], removed: [], changed: [] } },
+      { connection: 'crm', status: 'differs', diff: { added: [added('other')], removed: [], changed: [] } },
+    ],
+  };
+  it.each([
+    ['names the added tools of the connections the agent uses, sorted', { tools: [{ type: 'connection', name: 'github' }] }, ['mine', 'wipe']],
+    ["leaves out a tool the user's byTool decides", { tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { byTool: { mine: 'ask' } } } }, ['wipe']],
+    ['nothing for an agent that does not use the connection', { tools: [{ type: 'connection', name: 'slack' }] }, []],
+  ])('%s', (_, spec, denied) => {
+    const state = desiredState([desired('agent', 'support', spec as JsonObject)]);
+    const [policy] = withServedButUnlocked(withStrictToolPolicies(state, {}).derived, state, report);
+    expect(policy?.denied?.map((entry) => entry.tool)).toEqual(denied);
+  });
+
+  it('a report that did not check leaves the policies as they were', () => {
+    const state = desiredState([desired('agent', 'support', { tools: [] })]);
+    const derived = withStrictToolPolicies(state, {}).derived;
+    expect(withServedButUnlocked(derived, state, { checked: false, reason: 'no control scope' })).toEqual(derived);
   });
 });
