@@ -113,7 +113,8 @@ export function withServedButUnlocked(derived: readonly DerivedToolPolicy[], des
     for (const item of Array.isArray(spec.tools) ? spec.tools : []) {
       if (!isObject(item) || item.type !== 'connection' || typeof item.name !== 'string') continue;
       for (const tool of added.get(item.name) ?? []) {
-        if (!Object.hasOwn(byTool, tool) && !denied.some((entry) => entry.tool === tool)) denied.push({ tool, decision: 'deny', from: `connection ${item.name}` });
+        if (!Object.hasOwn(byTool, tool) && !denied.some((entry) => entry.tool === tool))
+          denied.push({ tool, decision: 'deny', from: `connection ${item.name}` });
       }
     }
     denied.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));

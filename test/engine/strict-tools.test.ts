@@ -27,7 +27,7 @@ describe('lockedToolDecision', () => {
 
 describe('deriveStrictPolicy', () => {
   const connection = { type: 'connection', name: 'github' };
-  it.each([
+  it.each<{ name: string; spec: JsonObject; byTool: JsonObject; derived: string[]; unlocked: string[] }>([
     {
       name: 'locked tools get allow, the default becomes deny',
       spec: { tools: [connection] },
@@ -71,7 +71,7 @@ describe('deriveStrictPolicy', () => {
       unlocked: ['crm'],
     },
   ])('$name', ({ spec, byTool, derived, unlocked }) => {
-    const result = deriveStrictPolicy('support', spec as JsonObject, surfaces);
+    const result = deriveStrictPolicy('support', spec, surfaces);
     const toolCalls = (result.spec.policies as JsonObject).toolCalls as JsonObject;
     expect(toolCalls.default).toBe('deny');
     expect(toolCalls.byTool).toEqual(byTool);
@@ -114,7 +114,11 @@ describe('withServedButUnlocked', () => {
   };
   it.each([
     ['names the added tools of the connections the agent uses, sorted', { tools: [{ type: 'connection', name: 'github' }] }, ['mine', 'wipe']],
-    ["leaves out a tool the user's byTool decides", { tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { byTool: { mine: 'ask' } } } }, ['wipe']],
+    [
+      "leaves out a tool the user's byTool decides",
+      { tools: [{ type: 'connection', name: 'github' }], policies: { toolCalls: { byTool: { mine: 'ask' } } } },
+      ['wipe'],
+    ],
     ['nothing for an agent that does not use the connection', { tools: [{ type: 'connection', name: 'slack' }] }, []],
   ])('%s', (_, spec, denied) => {
     const state = desiredState([desired('agent', 'support', spec as JsonObject)]);

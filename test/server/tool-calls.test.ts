@@ -38,7 +38,13 @@ describe('/dev/tools/call', () => {
   it.each([
     ['an allowed tool runs on both', 'echo', { message: 'hi' }, { status: 200, outcome: 'called' }, { status: 200, outcome: 'called' }],
     ['a denied tool runs only where the policy is not enforced', 'get-tiny-image', {}, { status: 200, outcome: 'called' }, { status: 403 }],
-    ['a tool waiting for a decision is not run where enforced', 'get-sum', { a: 1, b: 2 }, { status: 200, outcome: 'called' }, { status: 200, outcome: 'pending' }],
+    [
+      'a tool waiting for a decision is not run where enforced',
+      'get-sum',
+      { a: 1, b: 2 },
+      { status: 200, outcome: 'called' },
+      { status: 200, outcome: 'pending' },
+    ],
   ] as const)('%s', async (_, tool, args, withoutEnforcement, withEnforcement) => {
     const reported = await toolCall(reporting, tool, { arguments: args });
     expect(reported.status, reported.text).toBe(withoutEnforcement.status);
