@@ -20,16 +20,18 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 }
 
 /**
- * The decision a tool the user did not list gets: what their `default` says, or `allow` when
- * they wrote none. Where a hook decides such calls (a hook with `default: allow` or none), the
- * derived entry must not bypass it (a `byTool: allow` runs without asking the hook), so it is
- * `ask`, which waits for a decision. `undefined`: the tool stays denied, no entry is needed.
+ * The decision a tool the user did not list gets: what their `default` says. With none written it
+ * is `ask`: the API does not show what a missing default means (a server may fill `ask`), and
+ * strict mode must never grant more than the server would. Where a hook decides such calls (a hook
+ * with `default: allow`), the derived entry must not bypass it (a `byTool: allow` runs without
+ * asking the hook), so it is `ask` too. `undefined`: the tool stays denied, no entry is needed.
  */
 export function lockedToolDecision(toolCalls: JsonObject): string | undefined {
   const userDefault = typeof toolCalls.default === 'string' ? toolCalls.default : undefined;
   if (userDefault === 'deny') return undefined;
+  if (userDefault === undefined) return 'ask';
   const hasHook = isObject(toolCalls.hook) && typeof toolCalls.hook.connection === 'string';
-  if (userDefault === undefined || userDefault === 'allow') return hasHook ? 'ask' : 'allow';
+  if (userDefault === 'allow') return hasHook ? 'ask' : 'allow';
   return userDefault;
 }
 

@@ -13,7 +13,7 @@ const gate = { connection: 'gate' };
 
 describe('lockedToolDecision', () => {
   it.each([
-    ['nothing written: allow', {}, 'allow'],
+    ['nothing written: ask, never more than a server may fill in', {}, 'ask'],
     ['default allow: allow', { default: 'allow' }, 'allow'],
     ['default deny: no entry, the tool stays denied', { default: 'deny' }, undefined],
     ['another decision value is kept', { default: 'ask' }, 'ask'],
@@ -30,7 +30,7 @@ describe('deriveStrictPolicy', () => {
   it.each<{ name: string; spec: JsonObject; byTool: JsonObject; derived: string[]; unlocked: string[] }>([
     {
       name: 'locked tools get allow, the default becomes deny',
-      spec: { tools: [connection] },
+      spec: { tools: [connection], policies: { toolCalls: { default: 'allow' } } },
       byTool: Object.fromEntries(githubTools.map((tool) => [tool, 'allow'])),
       derived: githubTools,
       unlocked: [],
@@ -58,7 +58,7 @@ describe('deriveStrictPolicy', () => {
     },
     {
       name: 'builtin tools and the sandbox allow list (less its deny list) are known tools too',
-      spec: { tools: [{ type: 'builtin', name: 'current_time' }], sandbox: { tools: { allow: ['git', 'rm'], deny: ['rm'] } } },
+      spec: { tools: [{ type: 'builtin', name: 'current_time' }], sandbox: { tools: { allow: ['git', 'rm'], deny: ['rm'] } }, policies: { toolCalls: { default: 'allow' } } },
       byTool: { current_time: 'allow', git: 'allow' },
       derived: ['current_time', 'git'],
       unlocked: [],
