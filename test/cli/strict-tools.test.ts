@@ -110,6 +110,16 @@ describe('strictTools: tool policies derived from the lock, enforced by the loca
     expect(markdown.stdout).toContain(`- ${ADDED}: deny`);
   });
 
+  it('apply --update-lock and rollback refuse: the derived policy would not follow the lock', async () => {
+    const updating = await cli(['apply', '--auto-approve', '--update-lock']);
+    expect(updating.code).toBe(1);
+    expect(updating.stderr).toContain('refusing apply --update-lock in dev: agentform.yaml sets strictTools: true');
+    expect(updating.stderr).toContain('agentform lock --update -e dev');
+    const rollback = await cli(['rollback', 'support', '--to', '1', '-e', 'dev', '--auto-approve']);
+    expect(rollback.code).toBe(1);
+    expect(rollback.stderr).toContain('refusing to roll back support into dev: agentform.yaml sets strictTools: true');
+  });
+
   it('after agentform lock --update and an apply, the plan shows the derived allow and the call runs', async () => {
     const locked = await cli(['lock', '--update', '-e', 'dev']);
     expect(locked.code, locked.stdout + locked.stderr).toBe(0);
@@ -122,5 +132,14 @@ describe('strictTools: tool policies derived from the lock, enforced by the loca
     expect(body).toMatchObject({ decision: 'allowed', outcome: 'called' });
     expect(JSON.stringify(body.result)).toContain(`${ADDED} ran`);
     await rm(extraToolFile);
+  });
+
+  it('promote into a strict environment refuses, before connecting to it', async () => {
+    const root = join(dir, 'agentform.yaml');
+    await writeFile(root, (await readFile(root, 'utf8')).replace('defaultEnvironment: dev', '  prod:\n    url: http://127.0.0.1:9\n    strictTools: true\ndefaultEnvironment: dev'));
+    const promoted = await cli(['promote', 'support', '--from', 'dev', '--to', 'prod', '--auto-approve']);
+    expect(promoted.code, promoted.stderr).toBe(1);
+    expect(promoted.stderr).toContain('refusing to promote support into prod: agentform.yaml sets strictTools: true');
+    expect(promoted.stderr).toContain('promote: on the agent');
   });
 });
