@@ -85,14 +85,40 @@ export function deriveStrictPolicy(agent: string, spec: JsonObject, surfaces: St
   return { spec: { ...spec, policies: { ...policies, toolCalls: { ...toolCalls, default: 'deny', byTool } } }, derived };
 }
 
-/** Every agent of the desired state under strict mode; other resources as they were. */
-export function withStrictToolPolicies(desired: DesiredState, surfaces: StrictSurfaces): { desired: DesiredState; derived: DerivedToolPolicy[] } {
+/** The spec with `policies.toolCalls` replaced (removed when `toolCalls` is undefined). */
+function withToolCalls(spec: JsonObject, toolCalls: JsonValue | undefined): JsonObject {
+  const { toolCalls: _replaced, ...policies } = isObject(spec.policies) ? spec.policies : {};
+  const next: JsonObject = toolCalls === undefined ? policies : { ...policies, toolCalls };
+  const { policies: _old, ...rest } = spec;
+  return Object.keys(next).length === 0 ? rest : { ...rest, policies: next };
+}
+
+/**
+ * Every agent of the desired state under strict mode; other resources as they were. `configured`:
+ * the state before declarative promotion. A promoted agent's tool policy is the target's own
+ * (what its configuration writes), not the source's live one: that one was derived from the
+ * source's lock, and its `default: deny` and entries would pass for the user's. What the rules
+ * judge of a promoted agent (`judgedSpec`) gets the derived policy too.
+ */
+export function withStrictToolPolicies(
+  desired: DesiredState,
+  surfaces: StrictSurfaces,
+  configured?: DesiredState,
+): { desired: DesiredState; derived: DerivedToolPolicy[] } {
   const derived: DerivedToolPolicy[] = [];
   const resources = desired.resources.map((resource): DesiredResource => {
     if (resource.kind !== 'agent') return resource;
-    const result = deriveStrictPolicy(resource.name, resource.spec, surfaces);
+    const own = resource.promotion && configured?.resources.find((other) => other.kind === 'agent' && other.name === resource.name);
+    const ownToolCalls = own && isObject(own.spec.policies) ? own.spec.policies.toolCalls : undefined;
+    const written = resource.promotion && configured ? withToolCalls(resource.spec, ownToolCalls) : resource.spec;
+    const result = deriveStrictPolicy(resource.name, written, surfaces);
     derived.push(result.derived);
-    return { ...resource, spec: result.spec };
+    const derivedToolCalls = (result.spec.policies as JsonObject).toolCalls;
+    return {
+      ...resource,
+      spec: result.spec,
+      ...(resource.judgedSpec ? { judgedSpec: withToolCalls(resource.judgedSpec, derivedToolCalls) } : {}),
+    };
   });
   derived.sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0));
   return { desired: { ...desired, resources }, derived };

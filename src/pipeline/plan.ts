@@ -87,7 +87,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   // this function, so none of them ever reverts one (the one verdict of plan, apply and saved plans).
   const { actual } = reconciled;
   // Strict mode: the tool policies the lock implies replace the written ones before anything compares them.
-  const strict = await applyStrictTools(reconciled.desired);
+  const strict = await applyStrictTools(reconciled.desired, session.desired);
   const kept = keepIgnored(strict.desired, actual, ignoreRulesOf(session.project.root));
   const { desired } = kept;
   const rules = ownershipRulesOf(session.project, session.desired.target.name);

@@ -103,6 +103,33 @@ describe('withStrictToolPolicies', () => {
   });
 });
 
+describe('withStrictToolPolicies: declarative promotion', () => {
+  const promotion = { fromEnvironment: 'staging', version: 3 };
+  const tools = [{ type: 'connection', name: 'github' }];
+  // The source's live policy, itself derived in a strict source: its deny and entries are not the user's.
+  const sourceLive = { default: 'deny', byTool: { [githubTools[0]!]: 'allow', wipe: 'allow' } };
+  const promoted = (judgedSpec?: JsonObject) =>
+    desiredState([desired('agent', 'support', { tools, policies: { toolCalls: sourceLive } }, { promotion, ...(judgedSpec ? { judgedSpec } : {}) })]);
+
+  it.each<{ name: string; own: JsonObject; decision: string; userDefault: string | undefined }>([
+    { name: 'the target writes no policy: derived from the lock as ask', own: { tools }, decision: 'ask', userDefault: undefined },
+    { name: "the target's own default decides", own: { tools, policies: { toolCalls: { default: 'allow' } } }, decision: 'allow', userDefault: 'allow' },
+  ])('$name', ({ own, decision, userDefault }) => {
+    const configured = desiredState([desired('agent', 'support', own, { promotion })]);
+    const result = withStrictToolPolicies(promoted(), surfaces, configured);
+    const toolCalls = (result.desired.resources[0]!.spec.policies as JsonObject).toolCalls as JsonObject;
+    expect(toolCalls.byTool).toEqual(Object.fromEntries(githubTools.map((tool) => [tool, decision])));
+    expect(result.derived[0]?.userDefault).toBe(userDefault);
+  });
+
+  it('what the rules judge of a promoted agent carries the derived policy', () => {
+    const configured = desiredState([desired('agent', 'support', { tools }, { promotion })]);
+    const result = withStrictToolPolicies(promoted({ tools, policies: { toolCalls: { default: 'allow' } } }), surfaces, configured);
+    const resource = result.desired.resources[0]!;
+    expect((resource.judgedSpec?.policies as JsonObject).toolCalls).toEqual((resource.spec.policies as JsonObject).toolCalls);
+  });
+});
+
 describe('withServedButUnlocked', () => {
   const added = (name: string) => ({ name, annotations: GITHUB_SURFACE.tools[0]!.annotations, digest: 'sha256:x' });
   const report: ToolSurfaceReport = {
