@@ -127,7 +127,9 @@ export function withStrictToolPolicies(
 /**
  * The derived policies with, for each agent, the tools its connections serve now but the lock does
  * not record (`plan --check-tools` read them): what strict mode denies at call time. A tool the
- * user lists in `byTool` is theirs to decide and is not shown as denied.
+ * user lists in `byTool` is theirs to decide and is not shown as denied. One named like a tool
+ * derived from elsewhere (another connection, a builtin) takes that entry's decision, as `byTool`
+ * is keyed by bare name: it is a collision, shown as such.
  */
 export function withServedButUnlocked(derived: readonly DerivedToolPolicy[], desired: DesiredState, report: ToolSurfaceReport): DerivedToolPolicy[] {
   if (!report.checked) return [...derived];
@@ -136,16 +138,26 @@ export function withServedButUnlocked(derived: readonly DerivedToolPolicy[], des
   return derived.map((policy) => {
     const spec = specs.get(policy.agent) ?? {};
     const toolCalls = isObject(spec.policies) && isObject(spec.policies.toolCalls) ? spec.policies.toolCalls : {};
-    const byTool = isObject(toolCalls.byTool) ? toolCalls.byTool : {};
+    const derivedEntries = new Map(policy.entries.map((entry) => [entry.tool, entry]));
+    // The spec may already carry the derived entries: only the others are the user's.
+    const userWritten = new Set(Object.keys(isObject(toolCalls.byTool) ? toolCalls.byTool : {}).filter((tool) => !derivedEntries.has(tool)));
     const denied: DerivedToolEntry[] = [];
+    const collisions: DerivedToolEntry[] = [];
     for (const item of Array.isArray(spec.tools) ? spec.tools : []) {
       if (!isObject(item) || item.type !== 'connection' || typeof item.name !== 'string') continue;
       for (const tool of added.get(item.name) ?? []) {
-        if (!Object.hasOwn(byTool, tool) && !denied.some((entry) => entry.tool === tool))
-          denied.push({ tool, decision: 'deny', from: `connection ${item.name}` });
+        if (userWritten.has(tool) || denied.some((entry) => entry.tool === tool) || collisions.some((entry) => entry.tool === tool)) continue;
+        const same = derivedEntries.get(tool);
+        if (same) collisions.push({ tool, decision: same.decision, from: `connection ${item.name}` });
+        else denied.push({ tool, decision: 'deny', from: `connection ${item.name}` });
       }
     }
-    denied.sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-    return { ...policy, denied };
+    denied.sort(byToolName);
+    collisions.sort(byToolName);
+    return { ...policy, denied, ...(collisions.length > 0 ? { collisions } : {}) };
   });
+}
+
+function byToolName(a: DerivedToolEntry, b: DerivedToolEntry): number {
+  return a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0;
 }

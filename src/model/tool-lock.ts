@@ -63,4 +63,10 @@ export interface DerivedToolPolicy {
    * derived default denies (decision `deny`). Absent when the surfaces were not read.
    */
   denied?: DerivedToolEntry[];
+  /**
+   * `plan --check-tools`: tools a connection serves now that its lock entry does not record, but
+   * named like a tool derived from elsewhere (`byTool` is by bare name): that entry's decision
+   * applies to them too. `from`: the connection that serves it. Absent when there are none.
+   */
+  collisions?: DerivedToolEntry[];
 }

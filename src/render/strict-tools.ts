@@ -14,6 +14,10 @@ export function derivedPolicyLines(policies: readonly DerivedToolPolicy[]): stri
     for (const entry of policy.entries) out.push(`  + byTool.${visible(entry.tool)} = ${visible(entry.decision)}  # ${visible(entry.from)}, in the lock`);
     for (const entry of policy.denied ?? [])
       out.push(`  - ${visible(entry.tool)}: deny  # ${visible(entry.from)} serves it, the lock does not record it (agentform lock --update to allow)`);
+    for (const entry of policy.collisions ?? [])
+      out.push(
+        `  ! ${visible(entry.tool)}: ${visible(entry.decision)}  # ${visible(entry.from)} serves it unlocked, named like a derived entry (byTool is by bare tool name)`,
+      );
     for (const connection of policy.unlockedConnections)
       out.push(`  ! connection ${visible(connection)} has no lock entry: all its tools are denied (run agentform lock)`);
   }

@@ -136,7 +136,10 @@ describe('strictTools: tool policies derived from the lock, enforced by the loca
 
   it('promote into a strict environment refuses, before connecting to it', async () => {
     const root = join(dir, 'agentform.yaml');
-    await writeFile(root, (await readFile(root, 'utf8')).replace('defaultEnvironment: dev', '  prod:\n    url: http://127.0.0.1:9\n    strictTools: true\ndefaultEnvironment: dev'));
+    await writeFile(
+      root,
+      (await readFile(root, 'utf8')).replace('defaultEnvironment: dev', '  prod:\n    url: http://127.0.0.1:9\n    strictTools: true\ndefaultEnvironment: dev'),
+    );
     const promoted = await cli(['promote', 'support', '--from', 'dev', '--to', 'prod', '--auto-approve']);
     expect(promoted.code, promoted.stderr).toBe(1);
     expect(promoted.stderr).toContain('refusing to promote support into prod: agentform.yaml sets strictTools: true');

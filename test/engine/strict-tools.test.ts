@@ -58,7 +58,11 @@ describe('deriveStrictPolicy', () => {
     },
     {
       name: 'builtin tools and the sandbox allow list (less its deny list) are known tools too',
-      spec: { tools: [{ type: 'builtin', name: 'current_time' }], sandbox: { tools: { allow: ['git', 'rm'], deny: ['rm'] } }, policies: { toolCalls: { default: 'allow' } } },
+      spec: {
+        tools: [{ type: 'builtin', name: 'current_time' }],
+        sandbox: { tools: { allow: ['git', 'rm'], deny: ['rm'] } },
+        policies: { toolCalls: { default: 'allow' } },
+      },
       byTool: { current_time: 'allow', git: 'allow' },
       derived: ['current_time', 'git'],
       unlocked: [],
@@ -126,7 +130,7 @@ describe('withStrictToolPolicies: declarative promotion', () => {
     const configured = desiredState([desired('agent', 'support', { tools }, { promotion })]);
     const result = withStrictToolPolicies(promoted({ tools, policies: { toolCalls: { default: 'allow' } } }), surfaces, configured);
     const resource = result.desired.resources[0]!;
-    expect((resource.judgedSpec?.policies as JsonObject).toolCalls).toEqual((resource.spec.policies as JsonObject).toolCalls);
+    expect((resource.judgedSpec!.policies as JsonObject).toolCalls).toEqual((resource.spec.policies as JsonObject).toolCalls);
   });
 });
 
@@ -151,6 +155,22 @@ describe('withServedButUnlocked', () => {
     const state = desiredState([desired('agent', 'support', spec as JsonObject)]);
     const [policy] = withServedButUnlocked(withStrictToolPolicies(state, {}).derived, state, report);
     expect(policy?.denied?.map((entry) => entry.tool)).toEqual(denied);
+  });
+
+  it('an added tool named like a derived entry of elsewhere is a collision, not hidden (derived state read)', () => {
+    const state = desiredState([
+      desired('agent', 'support', {
+        tools: [
+          { type: 'connection', name: 'github' },
+          { type: 'builtin', name: 'mine' },
+        ],
+        policies: { toolCalls: { default: 'allow' } },
+      }),
+    ]);
+    const strict = withStrictToolPolicies(state, {});
+    const [policy] = withServedButUnlocked(strict.derived, strict.desired, report);
+    expect(policy?.denied?.map((entry) => entry.tool)).toEqual(['wipe']);
+    expect(policy?.collisions).toEqual([{ tool: 'mine', decision: 'allow', from: 'connection github' }]);
   });
 
   it('a report that did not check leaves the policies as they were', () => {

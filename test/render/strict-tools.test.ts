@@ -18,6 +18,7 @@ const derived: DerivedToolPolicy[] = [
     entries: [{ tool: 'echo', decision: 'allow', from: 'connection tools' }],
     unlockedConnections: ['crm'],
     denied: [{ tool: 'wipe', decision: 'deny', from: 'connection tools' }],
+    collisions: [{ tool: 'current_time', decision: 'allow', from: 'connection tools' }],
   },
 ];
 
@@ -28,6 +29,7 @@ describe('derived tool policies in the plan', () => {
       '  agent/support: default = deny, any tool not listed is refused (configuration: allow)',
       '    + byTool.echo = allow  # connection tools, in the lock',
       '    - wipe: deny  # connection tools serves it, the lock does not record it (agentform lock --update to allow)',
+      '    ! current_time: allow  # connection tools serves it unlocked, named like a derived entry (byTool is by bare tool name)',
       '    ! connection crm has no lock entry: all its tools are denied (run agentform lock)',
       '',
     ]);
