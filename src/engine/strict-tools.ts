@@ -45,8 +45,9 @@ function knownTools(spec: JsonObject, surfaces: StrictSurfaces): { tools: Array<
       const surface = Object.hasOwn(surfaces, item.name) ? surfaces[item.name] : undefined;
       if (!surface) unlocked.push(item.name);
       else for (const tool of surface.tools) tools.push({ tool: tool.name, from: `connection ${item.name}` });
-    } else {
-      tools.push({ tool: item.name, from: typeof item.type === 'string' ? item.type : 'tool' });
+    } else if (item.type === 'builtin') {
+      // Only builtins are known to be tools of that name: an unknown type is allowed nothing.
+      tools.push({ tool: item.name, from: 'builtin' });
     }
   }
   const sandbox = isObject(spec.sandbox) && isObject(spec.sandbox.tools) ? spec.sandbox.tools : {};

@@ -68,6 +68,13 @@ describe('deriveStrictPolicy', () => {
       unlocked: [],
     },
     {
+      name: 'a tools[] entry of another type than builtin or connection: nothing derived',
+      spec: { tools: [{ type: 'future-kind', name: 'wipe' }], policies: { toolCalls: { default: 'allow' } } },
+      byTool: {},
+      derived: [],
+      unlocked: [],
+    },
+    {
       name: 'a connection without a lock entry: none of its tools is allowed',
       spec: { tools: [{ type: 'connection', name: 'crm' }] },
       byTool: {},
