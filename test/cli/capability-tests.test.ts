@@ -43,7 +43,10 @@ describe('agentform test', () => {
 
   it('strictTools: tests the policy derived from the lock, as plan and apply send it', async () => {
     // No default written: strict mode derives `ask` for the locked tools, so none runs without a decision.
-    await writeFile(join(dir, 'tests', 'strict.test.yaml'), 'tests:\n  - agent: researcher\n    can: docs.search\n    withDecision: false\n    environments: [dev]\n');
+    await writeFile(
+      join(dir, 'tests', 'strict.test.yaml'),
+      'tests:\n  - agent: researcher\n    can: docs.search\n    withDecision: false\n    environments: [dev]\n',
+    );
     const agents = join(dir, 'agents', 'support.yaml');
     const text = await readFile(agents, 'utf8');
     await writeFile(agents, text.slice(0, text.lastIndexOf('  policies:')));
