@@ -84,6 +84,7 @@ export function environmentTarget(project: ProjectRoot, environment: string, opt
     ...(settings.pruneApiKeys ? { pruneApiKeys: true } : {}),
     ...(settings.maxDeleteShare !== undefined ? { maxDeleteShare: settings.maxDeleteShare } : {}),
     ...(settings.maxRequestBytes !== undefined ? { maxRequestBytes: settings.maxRequestBytes } : {}),
+    ...(settings.strictTools ? { strictTools: true } : {}),
     ...(settings.credential ? { credential: resolveCredential(settings.credential.source, options.processEnv) } : {}),
   };
 }

@@ -317,6 +317,7 @@ function readEnvironments(rootValue: Record<string, unknown>, root: LocatedDocum
       ...(settings.pruneApiKeys === true ? { pruneApiKeys: true } : {}),
       ...(typeof settings.maxDeleteShare === 'number' ? { maxDeleteShare: settings.maxDeleteShare } : {}),
       ...(typeof settings.maxRequestBytes === 'number' ? { maxRequestBytes: settings.maxRequestBytes } : {}),
+      ...(settings.strictTools === true ? { strictTools: true } : {}),
       ...(isObject(settings.settings) ? { settings: settings.settings as JsonObject } : {}),
       variables,
       location: root.locate(['environments', name], 'key'),

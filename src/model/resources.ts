@@ -1,6 +1,7 @@
 // The shared vocabulary between configuration (desired), state (actual), engine (plan) and apply.
 // Plain data only: no functions, no classes, so that everything here can be serialised and diffed.
 import type { SourceLocation } from '../errors.js';
+import type { DerivedToolPolicy } from './tool-lock.js';
 
 /** Resource kinds in dependency order: a kind may only depend on kinds before it. */
 export const RESOURCE_KINDS = ['organization', 'environment', 'secret', 'provider', 'connection', 'grant', 'agent', 'apiKey'] as const;
@@ -96,6 +97,8 @@ export interface EnvironmentTarget {
   maxDeleteShare?: number;
   /** The largest request body apply may send (bytes); default DEFAULT_MAX_REQUEST_BYTES. */
   maxRequestBytes?: number;
+  /** Least privilege from the lock: agents' tool policies are derived from agentform.lock.yaml (engine/strict-tools.ts). */
+  strictTools?: boolean;
 }
 
 /** Everything the configuration wants for one environment. */
@@ -203,6 +206,8 @@ export interface Plan {
   ignored?: IgnoredDifference[];
   /** The base configuration adoptions were judged against (`--base`); absent: not checked. */
   adoptionBase?: string;
+  /** Strict mode (`strictTools`): the tool policy entries derived from the lock, per agent; absent when off. */
+  derivedToolPolicies?: DerivedToolPolicy[];
 }
 
 /**

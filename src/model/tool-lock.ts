@@ -36,3 +36,37 @@ export interface ToolSurfaceLock {
   /** environment name → connection name → its locked surface. Keys sorted when written. */
   environments: Record<string, Record<string, LockedConnection>>;
 }
+
+// Strict mode (`strictTools`, engine/strict-tools.ts): what the plan shows as derived from the lock.
+
+/** One `byTool` entry agentform adds (never one the user wrote: theirs is kept as written). */
+export interface DerivedToolEntry {
+  tool: string;
+  decision: string;
+  /** Where the tool comes from: `connection github`, `builtin`, `sandbox allow list`. */
+  from: string;
+}
+
+/** What strict mode derived for one agent, shown in the plan apart from what the user wrote. */
+export interface DerivedToolPolicy {
+  agent: string;
+  /** Always `deny`: a tool not listed in `byTool` (one not in the lock) is refused. */
+  default: 'deny';
+  /** What the user wrote as `policies.toolCalls.default`, when anything. */
+  userDefault?: string;
+  /** Sorted by tool name. */
+  entries: DerivedToolEntry[];
+  /** Connections the agent names that have no lock entry: none of their tools is allowed yet. */
+  unlockedConnections: string[];
+  /**
+   * `plan --check-tools`: tools a connection serves now that the lock does not record, which the
+   * derived default denies (decision `deny`). Absent when the surfaces were not read.
+   */
+  denied?: DerivedToolEntry[];
+  /**
+   * `plan --check-tools`: tools a connection serves now that its lock entry does not record, but
+   * named like a tool derived from elsewhere (`byTool` is by bare name): that entry's decision
+   * applies to them too. `from`: the connection that serves it. Absent when there are none.
+   */
+  collisions?: DerivedToolEntry[];
+}

@@ -12,6 +12,7 @@ import type { SourceLocation } from '../errors.js';
 import type { CapabilityAssertion, CapabilityTestReport, CapabilityTestResult } from '../model/capability-test.js';
 import type { DesiredState } from '../model/resources.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
+import { applyStrictTools } from './strict-tools.js';
 
 export interface CapabilityTestRun {
   /** The test files, relative to the project directory. */
@@ -40,7 +41,8 @@ export async function runCapabilityTests(
     const inEnvironment = located.filter((assertion) => appliesIn(assertion, environment));
     skipped += located.length - inEnvironment.length;
     if (inEnvironment.length === 0) continue;
-    const desired = states.get(environment) ?? desiredStateFor(project, environment);
+    // Strict mode: the policy plan and apply send (derived from the lock) is the one tested.
+    const desired = states.get(environment) ?? (await applyStrictTools(desiredStateFor(project, environment))).desired;
     for (const assertion of inEnvironment) {
       const result = evaluate(assertion, project, environment, desired, lock, lockDocument, declaredAgents);
       if (result) results.push(result);

@@ -17,6 +17,7 @@ import { resolvePromotions, type ResolvedPromotions } from '../promotion/resolve
 import { readActualState } from '../state/read.js';
 import type { Session } from './session.js';
 import { SourceSessions } from './sources.js';
+import { applyStrictTools } from './strict-tools.js';
 import { readTokenFiles, type TokenFileSnapshot } from './token-files.js';
 
 /** How to plan (what to open is OpenInputs). */
@@ -86,7 +87,9 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   // Ignored fields take their live values here, before the plan: every write path plans through
   // this function, so none of them ever reverts one (the one verdict of plan, apply and saved plans).
   const { actual } = reconciled;
-  const kept = keepIgnored(reconciled.desired, actual, ignoreRulesOf(session.project.root));
+  // Strict mode: the tool policies the lock implies replace the written ones before anything compares them.
+  const strict = await applyStrictTools(reconciled.desired, session.desired);
+  const kept = keepIgnored(strict.desired, actual, ignoreRulesOf(session.project.root));
   const { desired } = kept;
   const rules = ownershipRulesOf(session.project, session.desired.target.name);
   const scoped = scopeStates(desired, actual, { ...rules, excludes: inputs.excludes ?? [] });
@@ -126,6 +129,7 @@ export async function planSession(session: Session, inputs: PlanInputs = {}): Pr
   );
   plan.warnings.push(...promoted.warnings);
   if (ignored.length > 0) plan.ignored = ignored;
+  if (strict.derived) plan.derivedToolPolicies = strict.derived;
   // Reconciling token files may have renamed the live key (a duplicate given its declared name).
   const credentialKey = ownKey && actual.resources.find((resource) => resource.id === ownKey.id);
   const credentialAddress = credentialKey && addressOf(credentialKey.kind, credentialKey.name);

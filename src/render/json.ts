@@ -53,6 +53,7 @@ export function planToJson(plan: Plan, options: JsonRenderOptions = {}): Record<
     ...(plan.adoptionBase !== undefined ? { adoptionBase: plan.adoptionBase } : {}),
     ...(plan.scope ? { scope: plan.scope } : {}),
     ...(plan.ignored && plan.ignored.length > 0 ? { ignored: plan.ignored } : {}),
+    ...(plan.derivedToolPolicies ? { derivedToolPolicies: plan.derivedToolPolicies } : {}),
     ...(options.toolSurface ? { toolSurface: toolSurfaceJson(options.toolSurface) } : {}),
     ...(options.safety ? { safety: safetyToJson(options.safety) } : {}),
     ...(options.capabilityTests ? { capabilityTests: capabilityTestsToJson(options.capabilityTests) } : {}),

@@ -7,6 +7,7 @@ import { renderSafetyMarkdown } from './safety.js';
 import { adoptionBaseLines, scopeLines } from './scope.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
 import { IGNORED_HEADING, ignoredLines } from './ignored.js';
+import { DERIVED_HEADING, derivedPolicyLines } from './strict-tools.js';
 import { unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { fieldLines, isWriting, keptLines, summaryLine } from './text.js';
 import { clipLines, code } from './values.js';
@@ -86,6 +87,8 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = 
     out.push('Kept, not in the configuration (apply leaves these remote values as they are):', '', fenced(kept.join('\n')), '');
   }
   if (plan.ignored && plan.ignored.length > 0) out.push(IGNORED_HEADING, '', fenced(ignoredLines(plan.ignored).join('\n')), '');
+  if (plan.derivedToolPolicies && plan.derivedToolPolicies.length > 0)
+    out.push(DERIVED_HEADING, '', fenced(derivedPolicyLines(plan.derivedToolPolicies).join('\n')), '');
   for (const warning of plan.warnings) out.push(`> ⚠️ ${escapeHtml(warning)}`);
   if (plan.warnings.length > 0) out.push('');
   if (options.graph && writing.length > 0) out.push(fenced(renderMermaid(graphNodesOf(plan, { onlyChanges: true })), 'mermaid'), '');

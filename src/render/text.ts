@@ -1,6 +1,7 @@
 // The terminal rendering of a plan, Terraform-like: one block per resource, field changes below it,
 // prompt changes as line diffs, write-only values never shown, a one-line summary at the end.
 import { ignoredTextBlock } from './ignored.js';
+import { derivedPolicyTextBlock } from './strict-tools.js';
 import { changeCount, type ChangeAction, type FieldChange, type Plan, type ResourceChange } from '../model/resources.js';
 import { isMultiline, unifiedHunks, wantsLineDiff } from './line-diff.js';
 import { PLAIN, paletteFor, type Palette } from './palette.js';
@@ -157,6 +158,7 @@ export function* planTextLines(plan: Plan, options: TextRenderOptions = {}, chan
     out.push('');
   }
   for (const line of ignoredTextBlock(plan.ignored)) out.push(line);
+  for (const line of derivedPolicyTextBlock(plan.derivedToolPolicies)) out.push(line);
   for (const warning of plan.warnings) out.push(palette.warn(`Warning: ${visible(warning)}`));
   if (plan.warnings.length > 0) out.push('');
   out.push(palette.bold(summaryLine(plan)));

@@ -25,6 +25,8 @@ export interface Tenancy {
 export interface ServerServices {
   bakeMs: number;
   listTools(url: string, opts?: { timeoutMs?: number }): Promise<ToolDescriptor[]>;
+  /** tools/call on a connection's MCP server (the dev tool-call endpoint, tool-calls.ts). */
+  callTool(url: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
   listModels(provider: { type: string; baseUrl?: string | null; secret?: string }): Promise<Model[]>;
   /** Tells the hook worker that deliveries may be due now. */
   wakeHooks(): void;

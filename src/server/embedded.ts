@@ -65,6 +65,11 @@ export interface LocalControlPlaneOptions {
    */
   devEndpoints?: boolean;
   /**
+   * `POST /dev/tools/call` refuses a call the agent's tool policy denies, and does not run one that
+   * waits for a decision (default false: the call is made and its decision only reported).
+   */
+  enforceToolPolicy?: boolean;
+  /**
    * Where AGENTFORM_SERVER_KEY and AGENTFORM_OPTIMIZATIONS (which HTTP/1.1 server answers:
    * http-factory.ts) are read from (default process.env); tests pass their own.
    */
@@ -117,6 +122,10 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
       refuseRemote(url, opts.allowRemoteOutbound, 'tool server');
       return (await import('./mcp-tools.js')).listTools(url, o);
     },
+    callTool: async (url, name, args) => {
+      refuseRemote(url, opts.allowRemoteOutbound, 'tool server');
+      return (await import('./mcp-tools.js')).callTool(url, name, args);
+    },
     listModels: async (provider) => {
       if (provider.baseUrl) refuseRemote(provider.baseUrl, opts.allowRemoteOutbound, 'model provider');
       return (await import('./model-catalog.js')).listModels(provider);
@@ -129,6 +138,7 @@ export async function startLocalControlPlane(opts: LocalControlPlaneOptions): Pr
     faults: new FaultInjector(opts.faults),
     profile,
     devEndpoints: opts.devEndpoints === true,
+    enforceToolPolicy: opts.enforceToolPolicy === true,
     ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
     ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
     ...(opts.env ? { env: opts.env } : {}),

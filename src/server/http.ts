@@ -8,6 +8,7 @@
 // started with them, never fault-injected.
 import type { Server } from 'node:http';
 import { isRpc, OPERATIONS, REPLACES_KEY_HEADER, type Rpc } from '../api/operations.js';
+import { callAgentTool, parseToolCallRequest } from './tool-calls.js';
 import { authenticate, mintSessionCookie, requireScope, SESSION_COOKIE } from './auth.js';
 import type { HandlerContext, ServerServices } from './context.js';
 import { environmentOf } from './context.js';
@@ -57,6 +58,8 @@ export interface HttpServerOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** Serve /dev/ (default off: 404). */
   devEndpoints?: boolean;
+  /** /dev/tools/call refuses what the agent's tool policy denies (tool-calls.ts). */
+  enforceToolPolicy?: boolean;
   /** Default DEFAULT_MAX_CONNECTIONS. */
   maxConnections?: number;
   /** Decides the server (http-factory.ts); default process.env. */
@@ -222,6 +225,13 @@ export function createControlPlaneServer(options: HttpServerOptions): Server {
         const simulated = simulateSession(ctx, parseSimulateRequest(body));
         await committed(db);
         sendJson(res, 200, simulated);
+        return;
+      }
+      case '/dev/tools/call': {
+        const request = parseToolCallRequest(body);
+        const result = await callAgentTool(ctx, request, options.enforceToolPolicy === true, services.callTool);
+        await committed(db);
+        sendJson(res, 200, result);
         return;
       }
       case '/dev/hooks/deliveries': {

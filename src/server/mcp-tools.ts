@@ -118,3 +118,27 @@ export async function listTools(url: string, opts: ListToolsOptions = {}): Promi
     await client.close().catch(() => undefined);
   }
 }
+
+/** What tools/call answered: the MCP result as the server sent it (content, isError, ...). */
+export type ToolCallAnswer = Record<string, unknown>;
+
+/** Calls one tool of a remote MCP server (the dev tool-call endpoint): connect, tools/call, close. */
+export async function callTool(url: string, name: string, args: Record<string, unknown>, opts: ListToolsOptions = {}): Promise<ToolCallAnswer> {
+  const endpoint = parseUrl(url);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: opts.headers ? { headers: opts.headers } : undefined });
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const requestOptions = { signal: deadline.signal, timeout: timeoutMs };
+  try {
+    await client.connect(transport, requestOptions);
+    return (await client.callTool({ name, arguments: args }, undefined, requestOptions)) as ToolCallAnswer;
+  } catch (err) {
+    const reason = deadline.signal.aborted ? `timed out after ${timeoutMs} ms` : describeError(err);
+    throw new Error(`could not call ${name} on MCP server at ${displayUrl(url)}: ${reason}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+    await client.close().catch(() => undefined);
+  }
+}

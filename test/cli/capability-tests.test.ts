@@ -41,6 +41,24 @@ describe('agentform test', () => {
     expect(result.stdout).toContain('Capability tests: 8 passed, 0 failed, 0 errors, 2 skipped (1 test file, 2 environments).');
   });
 
+  it('strictTools: tests the policy derived from the lock, as plan and apply send it', async () => {
+    // No default written: strict mode derives `ask` for the locked tools, so none runs without a decision.
+    await writeFile(
+      join(dir, 'tests', 'strict.test.yaml'),
+      'tests:\n  - agent: researcher\n    can: docs.search\n    withDecision: false\n    environments: [dev]\n',
+    );
+    const agents = join(dir, 'agents', 'support.yaml');
+    const text = await readFile(agents, 'utf8');
+    await writeFile(agents, text.slice(0, text.lastIndexOf('  policies:')));
+    const root = join(dir, 'agentform.yaml');
+    const loose = await test('-e', 'dev');
+    expect(loose.code, loose.stdout).toBe(0);
+    await writeFile(root, (await readFile(root, 'utf8')).replace('    url: local\n', '    url: local\n    strictTools: true\n'));
+    const strict = await test('-e', 'dev');
+    expect(strict.code, strict.stdout + strict.stderr).toBe(1);
+    expect(strict.stdout).toContain('researcher: policies.toolCalls.byTool.search: ask');
+  });
+
   it('checks the default environment without -e or --all-envs', async () => {
     const result = await test('--json');
     expect(result.code).toBe(0);

@@ -58,6 +58,18 @@ describe('agentform check (offline)', () => {
     expect(parsed.findings[0]?.file).toMatch(/agents\.yaml$/);
   });
 
+  it('strictTools: check judges the policy derived from the lock (default deny), as plan and apply send it', async () => {
+    const dir = await copyFixture();
+    await dropHook(dir);
+    const root = join(dir, 'agentform.yaml');
+    await writeFile(root, (await readFile(root, 'utf8')).replace('    url: local\n', '    url: local\n    strictTools: true\n'));
+    const result = await runCli(['check', dir, '--json']);
+    const rules = (JSON.parse(result.stdout) as { findings: Array<{ rule: string }> }).findings.map((finding) => finding.rule);
+    // The derived default is deny; the locked delete_repo still runs without a decision (derived allow).
+    expect(rules).not.toContain('default-allow-without-hook');
+    expect(rules).toContain('destructive-tool-without-decision');
+  });
+
   it('a suppression with its reason is listed and no longer fails; severity off hides a rule', async () => {
     const dir = await copyFixture();
     await dropHook(dir);

@@ -23,6 +23,7 @@ const START_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 3_000;
 
 const preloadPath = fileURLToPath(new URL('../fixtures/mcp/force-loopback.mjs', import.meta.url));
+const extraToolPath = fileURLToPath(new URL('../fixtures/mcp/extra-tool.mjs', import.meta.url));
 
 function everythingEntry(): string {
   const require = createRequire(import.meta.url);
@@ -63,10 +64,12 @@ async function killChild(child: ChildProcess): Promise<void> {
   liveChildren.delete(child);
 }
 
-export async function startEverythingServer(): Promise<EverythingServer> {
+/** `extraToolFile`: while that file exists, the server also serves the tool it names (test/fixtures/mcp/extra-tool.mjs). */
+export async function startEverythingServer(options: { extraToolFile?: string } = {}): Promise<EverythingServer> {
   installExitHook();
-  const child = spawn(process.execPath, ['--import', preloadPath, everythingEntry(), 'streamableHttp'], {
-    env: { ...process.env, PORT: '0' },
+  const extra = options.extraToolFile ? ['--import', extraToolPath] : [];
+  const child = spawn(process.execPath, ['--import', preloadPath, ...extra, everythingEntry(), 'streamableHttp'], {
+    env: { ...process.env, PORT: '0', ...(options.extraToolFile ? { AGENTFORM_TEST_EXTRA_TOOL_FILE: options.extraToolFile } : {}) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   liveChildren.add(child);

@@ -282,16 +282,19 @@ describe('a provider secret goes only to the endpoint it was given for', () => {
 });
 
 describe('dev endpoints', () => {
-  it.each(['/dev/cookie', '/dev/sessions/simulate', '/dev/hooks/deliveries'])('%s is off (404) unless the server is started with them', async (path) => {
-    const plane = await startServer({ devEndpoints: false });
-    try {
-      const answer = await raw(plane.url, path, '{}', { authorization: `Bearer ${plane.tokens.dev}`, 'content-type': 'application/json' });
-      expect(answer.status).toBe(404);
-      expect(answer.json.error?.message).toContain('--dev-endpoints');
-    } finally {
-      await plane.cleanup();
-    }
-  });
+  it.each(['/dev/cookie', '/dev/sessions/simulate', '/dev/tools/call', '/dev/hooks/deliveries'])(
+    '%s is off (404) unless the server is started with them',
+    async (path) => {
+      const plane = await startServer({ devEndpoints: false });
+      try {
+        const answer = await raw(plane.url, path, '{}', { authorization: `Bearer ${plane.tokens.dev}`, 'content-type': 'application/json' });
+        expect(answer.status).toBe(404);
+        expect(answer.json.error?.message).toContain('--dev-endpoints');
+      } finally {
+        await plane.cleanup();
+      }
+    },
+  );
 });
 
 // Keep the body-size limit honest next to these tests: an authenticated oversized body is still 413.

@@ -85,6 +85,7 @@ describe('agentform server', () => {
     [['--durability', 'fast'], /--durability must be full or normal/],
     [['--unarchive', 'Bad_Slug'], /--unarchive: invalid slug "Bad_Slug"/],
     [['--unarchive', 'nowhere'], /--unarchive: there is no environment "nowhere"/],
+    [['--enforce-tool-policy'], /--enforce-tool-policy needs --dev-endpoints/],
   ])('refuses %j', async (args, message) => {
     const data = tempDir();
     dirs.push(data);

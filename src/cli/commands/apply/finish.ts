@@ -1,6 +1,7 @@
 // The apply command after its session is open: plan, review, preflight, lock gate, confirm, write,
 // report. What reaches the terminal, and when, is the apply console's (console.ts).
 // A module of its own so that run.ts can load it while the session's reads are on the wire.
+import { refuseUpdateLockInStrict } from '../../strict-refusals.js';
 import { resolve } from 'node:path';
 import { DEFAULT_MAX_REQUEST_BYTES, preflight } from '../../../apply/preflight.js';
 import { staleness, type SavedPlan } from '../../../apply/saved-plan.js';
@@ -40,6 +41,7 @@ export interface ApplyRequest {
 
 export async function finishApply(session: Session, request: ApplyRequest, options: ApplyCommandOptions, globals: GlobalOptions): Promise<void> {
   const { saved, inputs } = request;
+  if (options.updateLock === true) refuseUpdateLockInStrict(session.desired.target);
   const run = await planSession(session, saved ? savedPlanInputs(saved, inputs) : inputs);
   if (saved) refuseStalePlan(saved, run);
   // The findings in full (every rule, every resource); the capability diff is plan's to print.

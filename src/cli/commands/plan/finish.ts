@@ -13,6 +13,7 @@ import { planSession } from '../../../pipeline/plan.js';
 import type { Session } from '../../../pipeline/session.js';
 import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
 import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
+import { withServedButUnlocked } from '../../../engine/strict-tools.js';
 import { planInputsOf, type PlanCommandOptions } from './options.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
@@ -22,6 +23,8 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   const safety = await reviewPlan(run);
   if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
   const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
+  // Strict mode: name the tools served now that the lock does not record, which the derived default denies.
+  if (toolSurface && run.plan.derivedToolPolicies) run.plan.derivedToolPolicies = withServedButUnlocked(run.plan.derivedToolPolicies, run.desired, toolSurface);
   const capabilityTests = await planCapabilityTests(session.project, run.desired);
   const context = {
     target: session.targetLabel,

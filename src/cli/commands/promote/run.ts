@@ -22,6 +22,7 @@ import { reviewAgentWrites } from '../../review-writes.js';
 import { useColor } from '../../terminal.js';
 import type { PromoteCommandOptions } from './options.js';
 import { breakGlassRequest, nowOf } from '../../break-glass.js';
+import { refuseDirectAgentWriteInStrict } from '../../strict-refusals.js';
 
 export async function runPromote(agent: string, options: PromoteCommandOptions, globals: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const version = options.sourceVersion === undefined ? undefined : Number(options.sourceVersion);
@@ -33,6 +34,7 @@ export async function runPromote(agent: string, options: PromoteCommandOptions, 
   const to = pickEnvironment(project, options.to);
   if (from === to) throw new UserError(`--from and --to are both ${from}`);
   const desired = desiredStateFor(project, to, env);
+  refuseDirectAgentWriteInStrict(desired.target, 'promote', agent);
   const run = runContext(globals, env);
   const target = await connect(project, desired, run);
   const sources = new SourceSessions(project, run);

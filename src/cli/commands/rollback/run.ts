@@ -20,6 +20,7 @@ import { confirmOrRefuse } from '../../prompt.js';
 import { latestAgentVersion as latestOrNone } from '../../../state/agents.js';
 import type { RollbackCommandOptions } from './options.js';
 import { breakGlassRequest, nowOf } from '../../break-glass.js';
+import { refuseDirectAgentWriteInStrict } from '../../strict-refusals.js';
 import { jsonOf } from '../../../model/specs.js';
 import { paletteFor } from '../../../render/palette.js';
 import { renderCapabilityChangesText } from '../../../render/safety.js';
@@ -34,6 +35,7 @@ export async function runRollback(agent: string, options: RollbackCommandOptions
   refuseAgentWritesOutOfScope([agent], ownershipRulesOf(project, environment), 'roll back');
   // The environment's configuration is the review's context (its grants, providers, settings).
   const desired = desiredStateFor(project, environment, env);
+  refuseDirectAgentWriteInStrict(desired.target, 'roll back', agent);
   const session = await connect(project, desired, runContext(globals, env));
   try {
     const latest = await latestOrNone(session.client, agent);

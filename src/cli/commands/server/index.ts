@@ -29,7 +29,8 @@ export function register(program: Command): void {
       'full',
     )
     .option('--max-connections <n>', 'connections open at once; one more is answered 503 with retry-after: 1 (default 256)')
-    .option('--dev-endpoints', 'serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook delivery list)')
+    .option('--dev-endpoints', 'serve the dev-only endpoints under /dev/ (session cookies, the session simulator, the hook delivery list, tool calls)')
+    .option('--enforce-tool-policy', "with --dev-endpoints: /dev/tools/call refuses a tool call the agent's tool policy denies")
     .action(async (options: ServerOptions) => {
       const { runServer } = await import('./run.js');
       await runServer(options);

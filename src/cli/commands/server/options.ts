@@ -16,6 +16,7 @@ export interface ServerOptions {
   allowRemoteOutbound?: boolean;
   profile?: string;
   devEndpoints?: boolean;
+  enforceToolPolicy?: boolean;
   durability: string;
   maxConnections?: string;
 }

@@ -36,6 +36,9 @@ export async function runServer(options: ServerOptions): Promise<void> {
     throttleRate: rateOption('throttle-rate', options.throttleRate),
     seed: integerOption('seed', options.seed, 0, 2 ** 32 - 1),
   };
+  // The only tool-call path of the local plane is a dev endpoint: enforcing without it would enforce nothing.
+  if (options.enforceToolPolicy && !options.devEndpoints)
+    throw new UserError('--enforce-tool-policy needs --dev-endpoints', 'tool calls reach the local control plane only through POST /dev/tools/call');
   if (options.durability !== 'full' && options.durability !== 'normal')
     throw new UserError(`--durability must be full or normal, not ${JSON.stringify(options.durability)}`);
   const durability: 'full' | 'normal' = options.durability;
@@ -52,6 +55,7 @@ export async function runServer(options: ServerOptions): Promise<void> {
       profile,
       allowRemoteOutbound: options.allowRemoteOutbound === true,
       devEndpoints: options.devEndpoints === true,
+      enforceToolPolicy: options.enforceToolPolicy === true,
       durability,
       ...(options.maxConnections === undefined ? {} : { maxConnections: integerOption('max-connections', options.maxConnections, 1, 1_000_000)! }),
       warmUp: true,
@@ -82,7 +86,8 @@ export async function runServer(options: ServerOptions): Promise<void> {
       `fault injection: latency ${faults.latencyMs ?? 0} ms, fail rate ${faults.failRate ?? 0}, throttle rate ${faults.throttleRate ?? 0}, lost responses ${faults.lostResponseRate ?? 0}, seed ${faults.seed ?? 1}\n`,
     );
   }
-  if (options.devEndpoints) out.write('dev endpoints on: /dev/cookie, /dev/sessions/simulate, /dev/hooks/deliveries\n');
+  if (options.devEndpoints) out.write('dev endpoints on: /dev/cookie, /dev/sessions/simulate, /dev/tools/call, /dev/hooks/deliveries\n');
+  if (options.enforceToolPolicy) out.write("tool policy enforced: /dev/tools/call refuses what an agent's policy denies\n");
   out.write('press Ctrl-C to stop\n');
   const signal = await stopped;
   await plane.close();
