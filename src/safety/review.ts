@@ -5,6 +5,7 @@ import { relative, resolve } from 'node:path';
 import { specLocator, type Project } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
 import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
+import { computeIdentityReach, diffIdentityReach, grantsOf } from '../engine/identity-reach.js';
 import type { AgentCapabilityDiff } from '../model/safety.js';
 import { blockingFindings, evaluatePolicy } from '../engine/policy/index.js';
 import type { Finding, SafetyReview } from '../model/safety.js';
@@ -178,12 +179,20 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
     // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server
     // has. A plan whose apply sends no write leaves every agent as it is.
     const plan = inputs.plan ?? { changes: [] };
-    if (inputs.plan !== undefined && plan.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged')) review.capabilityChanges = [];
-    else {
+    if (inputs.plan !== undefined && plan.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged')) {
+      review.capabilityChanges = [];
+      review.identityChanges = [];
+    } else {
       const covered = inputs.covered ? judgedResources(inputs.covered.desired, true).configured : configured;
       const after = effectiveState(covered, actual, plan);
       const before = computeCapabilities(agentsOf(actual.resources), surfaces);
-      review.capabilityChanges = diffCapabilities(before, computeCapabilities(agentsOf(after), surfaces));
+      const afterCapabilities = computeCapabilities(agentsOf(after), surfaces);
+      review.capabilityChanges = diffCapabilities(before, afterCapabilities);
+      // Who reaches what through which grant: a grant or an identity.required flip changes no tool.
+      review.identityChanges = diffIdentityReach(
+        computeIdentityReach(agentsOf(actual.resources), before, grantsOf(actual.resources)),
+        computeIdentityReach(agentsOf(after), afterCapabilities, grantsOf(after)),
+      );
     }
   }
   return review;
