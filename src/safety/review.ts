@@ -54,8 +54,15 @@ export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: stri
 }
 
 /** Locates findings in the project's files, relative to `cwd`. */
-function findingLocator(project: Project, environment: string, cwd: string): (finding: Finding) => SourceLocation | undefined {
+function findingLocator(
+  project: Project,
+  environment: string,
+  cwd: string,
+  resources: readonly DesiredResource[] = [],
+): (finding: Finding) => SourceLocation | undefined {
   const locateSpec = specLocator(project, environment);
+  // A grant has no document of its own: it is an item of its connection's `grants`.
+  const grants = new Map(resources.flatMap((resource) => (resource.kind === 'grant' && resource.location ? [[resource.name, resource.location]] : [])));
   // path.relative and resolve cost more than the lookup itself, and a project has few files but
   // thousands of findings (a warning per agent): each file's name is worked out once.
   const fileNames = new Map<string, string>();
@@ -79,7 +86,9 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
               : ['environments', environment],
             'key',
           )
-        : locateSpec({ kind: kind as ResourceKind, name }, finding.path);
+        : kind === 'grant'
+          ? grants.get(name)
+          : locateSpec({ kind: kind as ResourceKind, name }, finding.path);
     if (!location) return undefined;
     return { ...location, file: fileName(location.file) };
   };
@@ -135,7 +144,7 @@ function judgedResources(desired: DesiredState, online: boolean): { promoted: De
 export function policyErrors(inputs: { project: Project; desired: DesiredState; lock?: ToolSurfaceLock; cwd: string }): Finding[] {
   const { project, desired, cwd } = inputs;
   const { environment, settings, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
-  const locate = findingLocator(project, environment, cwd);
+  const locate = findingLocator(project, environment, cwd, desired.resources);
   const { judged } = judgedResources(desired, false);
   return blockingFindings(evaluatePolicy({ ...policyInput, resources: judged }, settings, { errorsOnly: true })).map((finding) => {
     const location = locate(finding);
@@ -154,7 +163,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // The rules judge the configuration, not what the server holds: a field the YAML leaves to the
   // server is unknown to them (judged as its worst value), so check before the first apply, plan,
   // apply and every later apply give one verdict whatever the server filled in (docs/policy.md).
-  const locate = findingLocator(project, environment, cwd);
+  const locate = findingLocator(project, environment, cwd, desired.resources);
   const capabilitiesConfigured = computeCapabilities(agentsOf(judged), surfaces);
   // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
   // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
@@ -228,7 +237,7 @@ export function reviewPromotion(inputs: {
   const written = new Set([...promoted.keys()].map((name) => `agent/${name}`));
   // A written definition is not in the target's files: its findings point at the agent's document.
   const cwd = inputs.cwd ?? process.cwd();
-  const locate = findingLocator(project, desired.target.name, cwd);
+  const locate = findingLocator(project, desired.target.name, cwd, desired.resources);
   const findings = review.findings.map((finding): Finding => {
     if (!written.has(finding.address)) return finding;
     const location = locate({ ...finding, path: [] });
