@@ -70,6 +70,40 @@ describe('agentform test', () => {
     expect(prod.stdout).toMatch(/support: policies\.toolCalls\.byTool\.delete_customer: deny {2}\(agents\/support\.yaml:29:28\)/);
   });
 
+  it('as which identity: a grant subject and an anonymous caller pass; a failure shows the grant, located', async () => {
+    const connections = join(dir, 'connections.yaml');
+    const withGrant = (await readFile(connections, 'utf8')).replace(
+      '    type: none\n',
+      '    type: none\n  grants:\n    - identity: {scope: user, id: alice}\n      accessToken: ${env:CAPABILITY_GRANT_TOKEN:-grant-token-never-shown}\n',
+    );
+    await writeFile(connections, withGrant);
+    const identities = `tests:
+  - agent: support
+    can: crm.find_customer
+    as: user:alice
+  - agent: support
+    can: crm.find_customer
+    as: anonymous
+  - agent: support
+    cannot: crm.find_customer
+    as: user:bob
+`;
+    await writeFile(join(dir, 'tests', 'identity.test.yaml'), identities);
+    const passing = await test('-e', 'dev', '--json');
+    expect(passing.code, passing.stderr).toBe(0);
+    const results = JSON.parse(passing.stdout).results.filter((result: { location: string }) => result.location.startsWith('tests/identity'));
+    expect(results.map((result: { as: string; status: string }) => `${result.as} ${result.status}`)).toEqual(['user:alice pass', 'anonymous pass', 'user:bob pass']);
+    expect(passing.stdout).not.toContain('grant-token-never-shown');
+
+    await writeFile(join(dir, 'tests', 'identity.test.yaml'), `${identities}  - name: alice cannot look customers up\n    agent: support\n    cannot: crm.find_customer\n    as: user:alice\n`);
+    const failing = await test('-e', 'dev');
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain('FAIL  [dev] alice cannot look customers up');
+    expect(failing.stdout).toContain('tests/identity.test.yaml:11:5: support can call crm.find_customer without a decision as user:alice');
+    expect(failing.stdout).toMatch(/ {8}connection crm {2}\(connections\.yaml:2:7\)\n {8}grant crm:user:alice {2}\(connections\.yaml:9:7\)\n/);
+    expect(failing.stdout).not.toContain('grant-token-never-shown');
+  });
+
   it('an undecidable assertion (no lock entry) is an error, exit 1', async () => {
     await writeFile(join(dir, 'tests', 'docs.test.yaml'), 'tests:\n  - agent: researcher\n    can: docs.search\n');
     const result = await test('-e', 'prod');
