@@ -50,7 +50,7 @@ describe('plan shows who reaches which connection through which grant', () => {
       ].join('\n'),
     );
     expect(result.stdout).toMatch(/platform\.yaml:\d+:\d+: warning \[grant-scope-not-allowed\] grant\/github:team:ops: scope team is not in identity\.scopesAllowed of agent support/);
-    expect(result.stdout).not.toContain('[grant-for-anonymous-agent]');
+    expect(result.stdout).not.toContain('[identity-not-required-with-grants]');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
 
     const json = await runCli(['plan', dir, '--json']);
@@ -74,8 +74,22 @@ describe('plan shows who reaches which connection through which grant', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('  support: + user:alice now reaches github (2 tools) through grant github:user:alice');
     expect(result.stdout).not.toContain('support: - anonymous');
+    // One finding, on the agent (where identity.required is set), not one per grant.
+    expect(result.stdout.match(/\[identity-not-required-with-grants\]/g)).toHaveLength(1);
     expect(result.stdout).toMatch(
-      /platform\.yaml:\d+:\d+: error \[grant-for-anonymous-agent\] grant\/github:user:alice: connection github is reached by agent support, which does not require an identity/,
+      /agents\.yaml:\d+:\d+: error \[identity-not-required-with-grants\] agent\/support: identity\.required is not true, but connection github holds per-identity grants/,
     );
+  });
+
+  it("the finding is suppressed in the agent's document", async () => {
+    const text = await readFile(join(dir, 'agents.yaml'), 'utf8');
+    await writeFile(
+      join(dir, 'agents.yaml'),
+      `${text.trimEnd()}\nsuppress:\n  - rule: identity-not-required-with-grants\n    reason: an internal bot; every caller is a service\n`,
+    );
+    const result = await runCli(['plan', dir]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/suppressed \[identity-not-required-with-grants\] agent\/support: .*\(suppressed: an internal bot; every caller is a service\)/);
+    expect(result.stdout).not.toMatch(/error \[identity-not-required-with-grants\]/);
   });
 });

@@ -44,9 +44,6 @@ const LEFT_TO_THE_SERVER: Record<string, Case> = {
   'identity-not-required-with-grants': {
     files: `${CRM(GRANTS)}---\n${agent('bot', `  tools: [{type: connection, name: crm}]\n  policies:\n    toolCalls: {default: ask, onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}`)}`,
   },
-  'grant-for-anonymous-agent': {
-    files: `${CRM(GRANTS)}---\n${agent('bot', `  tools: [{type: connection, name: crm}]\n  policies:\n    toolCalls: {default: ask, onError: deny, onTimeout: deny}\n    decisions: {onExpire: deny}\n${LIMITS}`)}`,
-  },
   'subagent-depth': {
     files: `${agent('helper', `  tools: []\n${GOOD_POLICIES}${LIMITS}`)}---\n${agent('bot', `  tools: []\n${GOOD_POLICIES}${LIMITS}  subagents:\n    - {kind: agent, name: helper, agent: helper}\n`)}`,
   },

@@ -1,14 +1,14 @@
-// Rules about who acts through a grant: a grant that widens an agent's reach to identities the
-// agent does not check. They read the identity reach of engine/identity-reach.ts, so a finding and
+// Rules about who acts through a grant: a grant for a scope an agent may not admit. (An agent that
+// admits anonymous callers beside grants is judged on the agent: agent-rules.ts.) They read the identity reach of engine/identity-reach.ts, so a finding and
 // the plan's identity changes never disagree.
-import { ANONYMOUS, computeIdentityReach, grantsOf } from '../identity-reach.js';
+import { computeIdentityReach, grantsOf } from '../identity-reach.js';
 import type { IdentityReach } from '../../model/safety.js';
 import { resourceRule, type RuleContext, WARNING_EVERYWHERE } from './types.js';
 
 /** Every agent's reach, once per evaluation (the rules look it up per grant). */
 const reachByContext = new WeakMap<RuleContext, Map<string, IdentityReach[]>>();
 
-function identityReach(context: RuleContext): Map<string, IdentityReach[]> {
+export function identityReach(context: RuleContext): Map<string, IdentityReach[]> {
   let reach = reachByContext.get(context);
   if (!reach) {
     reach = computeIdentityReach(context.byKind('agent'), context.capabilities, grantsOf(context.byKind('grant')));
@@ -29,24 +29,6 @@ function reachers(context: RuleContext, connection: string, matches: (reach: Ide
     for (const entry of reach) if (entry.connection === connection && matches(entry)) found.push(agentLabel(agent, entry.via));
   return [...new Set(found)].sort();
 }
-
-export const grantForAnonymousAgent = resourceRule('grant', {
-  id: 'grant-for-anonymous-agent',
-  rationale: 'A grant on a connection that an agent reaches without requiring an identity widens access no one can attribute.',
-  check: (grant, context) => {
-    const connection = grant.spec.connection;
-    if (typeof connection !== 'string') return [];
-    const agents = reachers(context, connection, (entry) => entry.identity === ANONYMOUS);
-    if (agents.length === 0) return [];
-    const one = agents.length === 1;
-    return [
-      {
-        path: [],
-        message: `connection ${connection} is reached by agent${one ? '' : 's'} ${agents.join(', ')}, which ${one ? 'does' : 'do'} not require an identity (identity.required is not true): callers with no identity reach its tools beside this grant; set identity.required: true`,
-      },
-    ];
-  },
-});
 
 export const grantScopeNotAllowed = resourceRule('grant', {
   id: 'grant-scope-not-allowed',

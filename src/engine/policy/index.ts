@@ -6,7 +6,7 @@ import { computeCapabilities } from '../capabilities.js';
 import { fallbackProviderWithoutSecret, identityNotRequiredWithGrants, subagentDepthRule } from './agent-rules.js';
 import { controlKeyWithoutExpiry, environmentSpendCapsMissing, keySpendCapsMissing, limitsMissing } from './budget-rules.js';
 import { type CompiledCustomRule, evaluateCustomRule } from './custom.js';
-import { grantForAnonymousAgent, grantScopeNotAllowed } from './identity-rules.js';
+import { grantScopeNotAllowed } from './identity-rules.js';
 import { sandboxToolsTooWide, sandboxUnrestrictedEgress } from './sandbox-rules.js';
 import { decisionExpiryAllows, defaultAllowWithoutHook, destructiveToolWithoutDecision, hookFailsOpen } from './tool-rules.js';
 import type { Finding } from '../../model/safety.js';
@@ -28,7 +28,6 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   keySpendCapsMissing,
   controlKeyWithoutExpiry,
   identityNotRequiredWithGrants,
-  grantForAnonymousAgent,
   grantScopeNotAllowed,
   subagentDepthRule,
   fallbackProviderWithoutSecret,

@@ -83,11 +83,6 @@ const CASES: Record<string, RuleCase> = {
     fail: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: false } }))],
     path: ['identity'],
   },
-  'grant-for-anonymous-agent': {
-    pass: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: true } }))],
-    fail: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: false } }))],
-    path: [],
-  },
   'grant-scope-not-allowed': {
     pass: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: true, scopesAllowed: ['user'] } }))],
     fail: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: true, scopesAllowed: ['team'] } }))],
@@ -210,12 +205,6 @@ const LEFT_TO_THE_SERVER: Array<[string, DesiredResource[], Array<string | numbe
     /identity\.required is not true/,
   ],
   [
-    'grant-for-anonymous-agent',
-    [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }] }))],
-    [],
-    /connection github is reached by agent support, which does not require an identity/,
-  ],
-  [
     'subagent-depth',
     [...chain(2).slice(1), agent(goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'a1' }] }))],
     ['subagentPolicy'],
@@ -285,16 +274,17 @@ describe('identity rules follow the identity reach', () => {
   const messages = (rule: string, resources: DesiredResource[]) =>
     evaluatePolicy(environmentWith(resources)).filter((finding) => finding.rule === rule).map((finding) => `${finding.address}: ${finding.message}`);
 
-  it('an agent reaching the connection through a subagent that admits anonymous callers is named with its chain', () => {
+  it('an agent reaching the connection through a subagent that admits anonymous callers: one finding per agent, with its chain', () => {
     const front = desired('agent', 'front', goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'support' }], ...bounded }));
-    expect(messages('grant-for-anonymous-agent', [grant, front, githubAgent('support', {})])[0]).toMatch(
-      /^grant\/github:user:alice: connection github is reached by agents front \(through support\), support, which do not/,
-    );
+    expect(messages('identity-not-required-with-grants', [grant, front, githubAgent('support', {})])).toEqual([
+      'agent/front: identity.required is not true, but connection github (through support) holds per-identity grants',
+      'agent/support: identity.required is not true, but connection github holds per-identity grants',
+    ]);
   });
 
-  it('an identity required by the parent keeps the anonymous caller out of the subagent chain', () => {
-    const front = desired('agent', 'front', goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'support' }], identity: { required: true }, ...bounded }));
-    expect(messages('grant-for-anonymous-agent', [grant, front, githubAgent('support', { identity: { required: true } })])).toEqual([]);
+  it('an identity required by the subagent keeps the anonymous caller out of its chain', () => {
+    const front = desired('agent', 'front', goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'support' }], ...bounded }));
+    expect(messages('identity-not-required-with-grants', [grant, front, githubAgent('support', { identity: { required: true } })])).toEqual([]);
   });
 
   it('a scope outside scopesAllowed names the agents; a grant on another connection is not judged', () => {
