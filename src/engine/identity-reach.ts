@@ -79,7 +79,8 @@ export function computeIdentityReach(
     // Connection tools grouped by chain and connection, in the capability list's order.
     const groups = new Map<string, { via: string[]; connection: string; tools: string[] }>();
     for (const capability of reached.capabilities) {
-      if (capability.source !== 'connection') continue;
+      // A denied tool is reached by no one, whatever the credential.
+      if (capability.source !== 'connection' || capability.decision === 'denied') continue;
       const connection = capability.tool.slice(0, capability.tool.indexOf('.'));
       const key = `${capability.via.join('>')}|${connection}`;
       const group = groups.get(key) ?? { via: capability.via, connection, tools: [] };

@@ -40,6 +40,15 @@ describe('computeIdentityReach', () => {
     ]);
   });
 
+  it.each<[string, JsonObject, string[]]>([
+    ['a tool denied by byTool', { byTool: { delete_repo: 'deny' } }, ['anonymous github.search', 'user:alice github.search']],
+    ['every tool denied by default', { default: 'deny' }, []],
+    ['a tool decided by a hook', { byTool: { delete_repo: 'ask' } }, ['anonymous github.delete_repo,github.search', 'user:alice github.delete_repo,github.search']],
+  ])('the tool decision counts: %s', (_, toolCalls, expected) => {
+    const reach = reachOf({ agents: { support: { ...support(), policies: { toolCalls } } }, grants: [grant('user', 'alice')] });
+    expect(reach.get('support')?.map((entry) => `${entry.identity} ${entry.tools.join(',')}`)).toEqual(expected);
+  });
+
   it('an identity required anywhere on a subagent chain keeps the anonymous caller out', () => {
     const reach = reachOf({
       agents: { front: { subagents: [{ agent: 'support' }] }, support: support({ required: true }) },
