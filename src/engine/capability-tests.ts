@@ -106,18 +106,24 @@ function admission(agent: AgentSpec, as: string | undefined, locate: Locate): { 
   return { admitted: true };
 }
 
-/** The credential a connection's tools are called with for the caller: its grant, or the connection's own for anonymous. */
-function credentialStep(source: string, as: string | undefined, inputs: CapabilityTestInputs): { step?: DefinitionStep; missing?: DefinitionStep } {
+/**
+ * The credential a connection's tools are called with for the caller: its grant, or the connection's
+ * own for anonymous. An identity with no grant may fall back to the connection's own credential
+ * when no agent on the chain requires an identity (not shown): `worstCase` assumes it does.
+ */
+function credentialStep(source: string, as: string | undefined, inputs: CapabilityTestInputs, worstCase: boolean): { step?: DefinitionStep; missing?: DefinitionStep } {
   if (as === undefined) return {};
   if (as === ANONYMOUS) return { step: { what: `connection ${source}: its own credential (an anonymous caller has no grant)` } };
   const grant = inputs.grants?.find((candidate) => candidate.connection === source && `${candidate.scope}:${candidate.id}` === as);
-  if (!grant)
+  const connectionAt = withLocation(inputs.locate({ kind: 'connection', name: source, path: [] }));
+  if (!grant && worstCase)
     return {
-      missing: {
-        what: `connection ${source} has no grant for ${as} in ${inputs.environment}`,
-        ...withLocation(inputs.locate({ kind: 'connection', name: source, path: [] })),
+      step: {
+        what: `connection ${source} has no grant for ${as} in ${inputs.environment}: its own credential is assumed (no agent on the chain requires an identity; not shown)`,
+        ...connectionAt,
       },
     };
+  if (!grant) return { missing: { what: `connection ${source} has no grant for ${as} in ${inputs.environment}`, ...connectionAt } };
   return { step: { what: `grant ${grant.name}`, ...withLocation(inputs.locate({ kind: 'grant', name: grant.name, path: [] })) } };
 }
 
@@ -148,7 +154,13 @@ function toolsEntryIndex(spec: JsonObject, type: string, name: string): number {
 }
 
 /** The ways `agent` itself (not its subagents) reaches the tool, and what is missing when it does not. */
-function ownRoutes(agent: AgentSpec, tool: string, as: string | undefined, inputs: CapabilityTestInputs): { routes: Route[]; missing?: DefinitionStep; namesConnection?: boolean } {
+function ownRoutes(
+  agent: AgentSpec,
+  tool: string,
+  as: string | undefined,
+  inputs: CapabilityTestInputs,
+  worstCase: boolean,
+): { routes: Route[]; missing?: DefinitionStep; namesConnection?: boolean } {
   const { locate, environment } = inputs;
   const [source, toolName] = splitTool(tool);
   const at = (path: Array<string | number>) => locate({ kind: 'agent', name: agent.name, path });
@@ -197,7 +209,7 @@ function ownRoutes(agent: AgentSpec, tool: string, as: string | undefined, input
   const connection = inputs.connections.has(source)
     ? step(`connection ${source}`, locate({ kind: 'connection', name: source, path: [] }))
     : step(`connection ${source} (not declared in ${environment})`, undefined);
-  const credential = credentialStep(source, as, inputs);
+  const credential = credentialStep(source, as, inputs, worstCase);
   if (credential.missing) return { routes: [], namesConnection: true, missing: credential.missing };
   const through = credential.step ? [credential.step] : [];
   // Own keys only: a connection may well be called `constructor`.
@@ -242,13 +254,18 @@ function outcomeFor(root: AgentSpec, assertion: CapabilityAssertion, inputs: Cap
   const byName = new Map(inputs.agents.map((agent) => [agent.name, agent]));
   const rootStep: DefinitionStep = { what: `agent ${root.name}`, ...withLocation(inputs.locate({ kind: 'agent', name: root.name, path: [] })) };
   // depth: how many subagents down the chain is (its steps may also hold identity admissions).
-  const queue: Array<{ agent: AgentSpec; chain: DefinitionStep[]; depth: number }> = [{ agent: root, chain: [rootStep], depth: 0 }];
-  const seen = new Set<string>([root.name]);
+  // required: whether an agent on the chain so far has identity.required: true.
+  type Visit = { agent: AgentSpec; chain: DefinitionStep[]; depth: number; required: boolean };
+  const queue: Visit[] = [{ agent: root, chain: [rootStep], depth: 0, required: false }];
+  // Each agent once per kind of chain (open, or through an agent requiring an identity), so the
+  // worst case for an identity with no grant does not hang on which chain comes first.
+  const seen = new Set<string>([`${root.name}|false`, `${root.name}|true`]);
   const refused: DefinitionStep[] = [];
   let unknown: { chain: DefinitionStep[]; because: string } | undefined;
   while (queue.length > 0) {
-    const next = queue.shift() as { agent: AgentSpec; chain: DefinitionStep[]; depth: number };
+    const next = queue.shift() as Visit;
     const { agent, depth } = next;
+    const required = next.required || identityRequired(agent.spec);
     let { chain } = next;
     // A caller the agent refuses reaches nothing through it, its subagents included.
     const admitted = admission(agent, assertion.as, inputs.locate);
@@ -257,7 +274,9 @@ function outcomeFor(root: AgentSpec, assertion: CapabilityAssertion, inputs: Cap
       continue;
     }
     if (admitted.step) chain = [...chain, admitted.step];
-    const { routes, missing, namesConnection } = ownRoutes(agent, assertion.tool, assertion.as, inputs);
+    // A `cannot` assumes the worst: an identity with no grant acts with the connection's credential.
+    const worstCase = assertion.expect === 'cannot' && !required;
+    const { routes, missing, namesConnection } = ownRoutes(agent, assertion.tool, assertion.as, inputs, worstCase);
     // A subagent that does not name the connection at all is no news; one whose lock entry lacks the tool is.
     if (missing && agent === root) refused.push(missing);
     else if (missing && namesConnection) refused.push(...chain.slice(1), missing);
@@ -276,12 +295,12 @@ function outcomeFor(root: AgentSpec, assertion: CapabilityAssertion, inputs: Cap
     }
     const names = subagentNames(agent.spec);
     for (const [index, name] of names.entries()) {
-      if (seen.has(name)) continue;
-      seen.add(name);
+      if (seen.has(`${name}|${required}`)) continue;
+      seen.add(`${name}|${required}`);
       const child = byName.get(name);
       if (!child) continue;
       const location = inputs.locate({ kind: 'agent', name: agent.name, path: ['subagents', index] });
-      queue.push({ agent: child, chain: [...chain, { what: `${agent.name}: subagent ${name}`, ...withLocation(location) }], depth: depth + 1 });
+      queue.push({ agent: child, chain: [...chain, { what: `${agent.name}: subagent ${name}`, ...withLocation(location) }], depth: depth + 1, required });
     }
   }
   if (unknown)

@@ -84,22 +84,25 @@ describe('agentform test', () => {
   - agent: support
     can: crm.find_customer
     as: anonymous
-  - agent: support
-    cannot: crm.find_customer
-    as: user:bob
 `;
     await writeFile(join(dir, 'tests', 'identity.test.yaml'), identities);
     const passing = await test('-e', 'dev', '--json');
     expect(passing.code, passing.stderr).toBe(0);
     const results = JSON.parse(passing.stdout).results.filter((result: { location: string }) => result.location.startsWith('tests/identity'));
-    expect(results.map((result: { as: string; status: string }) => `${result.as} ${result.status}`)).toEqual(['user:alice pass', 'anonymous pass', 'user:bob pass']);
+    expect(results.map((result: { as: string; status: string }) => `${result.as} ${result.status}`)).toEqual(['user:alice pass', 'anonymous pass']);
     expect(passing.stdout).not.toContain('grant-token-never-shown');
 
-    await writeFile(join(dir, 'tests', 'identity.test.yaml'), `${identities}  - name: alice cannot look customers up\n    agent: support\n    cannot: crm.find_customer\n    as: user:alice\n`);
+    // bob has no grant, but support does not require an identity: he may act with the connection's credential.
+    await writeFile(
+      join(dir, 'tests', 'identity.test.yaml'),
+      `${identities}  - name: alice cannot look customers up\n    agent: support\n    cannot: crm.find_customer\n    as: user:alice\n  - agent: support\n    cannot: crm.find_customer\n    as: user:bob\n`,
+    );
     const failing = await test('-e', 'dev');
     expect(failing.code).toBe(1);
     expect(failing.stdout).toContain('FAIL  [dev] alice cannot look customers up');
-    expect(failing.stdout).toContain('tests/identity.test.yaml:11:5: support can call crm.find_customer without a decision as user:alice');
+    expect(failing.stdout).toContain('tests/identity.test.yaml:8:5: support can call crm.find_customer without a decision as user:alice');
+    expect(failing.stdout).toContain('tests/identity.test.yaml:12:5: support can call crm.find_customer without a decision as user:bob');
+    expect(failing.stdout).toContain('connection crm has no grant for user:bob in dev: its own credential is assumed');
     expect(failing.stdout).toMatch(/ {8}connection crm {2}\(connections\.yaml:2:7\)\n {8}grant crm:user:alice {2}\(connections\.yaml:9:7\)\n/);
     expect(failing.stdout).not.toContain('grant-token-never-shown');
   });

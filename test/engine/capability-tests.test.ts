@@ -185,6 +185,9 @@ describe('as which identity', () => {
     ['guarded', 'cannot', 'crm.find_customer', 'user:alice', 'fail'],
     ['guarded', 'cannot', 'crm.find_customer', 'user:bob', 'pass'],
     ['guarded', 'can', 'crm.find_customer', 'user:bob', 'fail'],
+    // no grant and no identity required on the chain: the connection's own credential is assumed
+    ['support', 'cannot', 'crm.find_customer', 'user:bob', 'fail'],
+    ['support', 'can', 'crm.find_customer', 'user:bob', 'fail'],
     ['guarded', 'cannot', 'crm.find_customer', 'anonymous', 'pass'],
     ['guarded', 'cannot', 'builtin.current_time', 'anonymous', 'pass'],
     ['guarded', 'can', 'builtin.current_time', 'user:bob', 'pass'],
@@ -225,6 +228,27 @@ describe('as which identity', () => {
     ]);
     const bob = evaluateAssertion(as('guarded', 'can', 'crm.find_customer', 'user:bob'), withIdentity());
     expect(bob?.chain.map((step) => step.what)).toEqual(['agent guarded', 'connection crm has no grant for user:bob in prod']);
+  });
+
+  it("a cannot for an identity with no grant, where no agent requires one, assumes the connection's own credential", () => {
+    const result = evaluateAssertion(as('support', 'cannot', 'crm.find_customer', 'user:bob'), withIdentity());
+    expect(result?.chain.map((step) => step.what)).toContain(
+      'connection crm has no grant for user:bob in prod: its own credential is assumed (no agent on the chain requires an identity; not shown)',
+    );
+  });
+
+  it.each([
+    ['the closed chain listed first', ['closed', 'open']],
+    ['the open chain listed first', ['open', 'closed']],
+  ])('a diamond: the worst case holds through the open chain whichever comes first (%s)', (_, order) => {
+    const diamond: Array<{ name: string; spec: JsonObject }> = [
+      { name: 'hub', spec: { subagents: order.map((agent) => ({ agent })) } },
+      { name: 'closed', spec: { identity: { required: true }, subagents: [{ agent: 'leaf' }] } },
+      { name: 'open', spec: { subagents: [{ agent: 'leaf' }] } },
+      { name: 'leaf', spec: { tools: [{ type: 'connection', name: 'crm' }], policies: { toolCalls: { default: 'allow' } } } },
+    ];
+    const run = (who: string) => evaluateAssertion(as('hub', 'cannot', 'crm.find_customer', who), withIdentity({ agents: diamond }))?.status;
+    expect([run('user:bob'), run('anonymous')]).toEqual(['fail', 'fail']);
   });
 
   it("an anonymous caller reaches a connection through the connection's own credential", () => {
