@@ -11,6 +11,7 @@
 //   shown: assume the worst, it is admitted (the entry carries a note; a rule warns).
 // - An identity with no grant on a connection is not listed: nothing says what it acts as there.
 import type { JsonObject, JsonValue } from '../model/resources.js';
+import { subagentNames } from './capabilities.js';
 import type { AgentCapabilities, AgentIdentityDiff, IdentityChange, IdentityReach } from '../model/safety.js';
 
 export type { AgentIdentityDiff, IdentityChange, IdentityReach } from '../model/safety.js';
@@ -65,6 +66,48 @@ export function scopeNote(scope: string, chain: ReadonlyArray<{ name: string; sp
   return undefined;
 }
 
+/** The connection tools an agent reaches itself (not through a subagent), grouped by connection. */
+function ownConnectionTools(reached: AgentCapabilities | undefined): Map<string, string[]> {
+  const byConnection = new Map<string, string[]>();
+  for (const capability of reached?.capabilities ?? []) {
+    // A denied tool is reached by no one, whatever the credential.
+    if (capability.via.length > 0 || capability.source !== 'connection' || capability.decision === 'denied') continue;
+    const connection = capability.tool.slice(0, capability.tool.indexOf('.'));
+    byConnection.set(connection, [...(byConnection.get(connection) ?? []), capability.tool]);
+  }
+  return byConnection;
+}
+
+/**
+ * The anonymous caller's reach: its own traversal, breadth first, that never passes an agent
+ * requiring an identity, so a subagent reached by several chains counts through any open one
+ * (the capability list keeps only the shortest chain, which may be closed).
+ */
+function anonymousReach(root: string, specs: ReadonlyMap<string, JsonObject>, capabilities: ReadonlyMap<string, AgentCapabilities>): IdentityReach[] {
+  const reach: IdentityReach[] = [];
+  const seen = new Set<string>();
+  const queue: Array<{ name: string; via: string[] }> = [{ name: root, via: [] }];
+  while (queue.length > 0) {
+    const next = queue.shift() as { name: string; via: string[] };
+    if (seen.has(next.name)) continue;
+    seen.add(next.name);
+    const spec = specs.get(next.name);
+    if (!spec || identityRequired(spec)) continue;
+    for (const [connection, tools] of ownConnectionTools(capabilities.get(next.name))) reach.push({ identity: ANONYMOUS, connection, via: next.via, tools });
+    for (const name of subagentNames(spec)) queue.push({ name, via: [...next.via, name] });
+  }
+  return reach;
+}
+
+function compareReach(a: IdentityReach, b: IdentityReach): number {
+  return (
+    compareText(a.via.join('\u0000'), b.via.join('\u0000')) ||
+    compareText(a.connection, b.connection) ||
+    Number(b.identity === ANONYMOUS) - Number(a.identity === ANONYMOUS) ||
+    compareText(a.grant ?? '', b.grant ?? '')
+  );
+}
+
 /** Every agent's identity reach, sorted by chain, connection, then identity (anonymous first). */
 export function computeIdentityReach(
   agents: ReadonlyArray<{ name: string; spec: JsonObject }>,
@@ -87,17 +130,16 @@ export function computeIdentityReach(
       group.tools.push(capability.tool);
       groups.set(key, group);
     }
-    const reach: IdentityReach[] = [];
+    const reach: IdentityReach[] = specs.has(agent) ? anonymousReach(agent, specs, capabilities) : [];
     for (const { via, connection, tools } of groups.values()) {
       const chain = [agent, ...via].map((name) => ({ name, spec: specs.get(name) }));
-      if (!chain.some((link) => identityRequired(link.spec))) reach.push({ identity: ANONYMOUS, connection, via, tools });
       const subjects = [...(grantsByConnection.get(connection) ?? [])].sort((a, b) => compareText(a.name, b.name));
       for (const grant of subjects) {
         const note = scopeNote(grant.scope, chain);
         reach.push({ identity: `${grant.scope}:${grant.id}`, connection, via, grant: grant.name, tools, ...(note ? { note } : {}) });
       }
     }
-    out.set(agent, reach);
+    out.set(agent, reach.sort(compareReach));
   }
   return out;
 }

@@ -57,6 +57,22 @@ describe('computeIdentityReach', () => {
     expect(reach.get('front')?.map((entry) => `${entry.via.join('>')}|${entry.identity}`)).toEqual(['support|user:alice']);
   });
 
+  it.each([
+    ['the closed chain listed first', ['a', 'b']],
+    ['the open chain listed first', ['b', 'a']],
+  ])('a diamond: the anonymous caller reaches the shared subagent through the open chain (%s)', (_, order) => {
+    const reach = reachOf({
+      agents: {
+        front: { subagents: order.map((agent) => ({ agent })) },
+        a: { identity: { required: true }, subagents: [{ agent: 'leaf' }] },
+        b: { subagents: [{ agent: 'leaf' }] },
+        leaf: support(),
+      },
+      grants: [],
+    });
+    expect(reach.get('front')?.map((entry) => `${entry.via.join('>')}|${entry.identity}`)).toEqual(['b>leaf|anonymous']);
+  });
+
   it('reads grants from resources (desired or actual) and skips malformed ones', () => {
     expect(
       grantsOf([
