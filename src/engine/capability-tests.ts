@@ -101,7 +101,10 @@ function admission(agent: AgentSpec, as: string | undefined, locate: Locate): { 
   if (allowed && !allowed.includes(scope))
     return {
       admitted: true,
-      step: { what: `${agent.name}: identity.scopesAllowed [${allowed.join(', ')}] does not list ${scope}: assumed admitted (not shown)`, ...at(['identity', 'scopesAllowed']) },
+      step: {
+        what: `${agent.name}: identity.scopesAllowed [${allowed.join(', ')}] does not list ${scope}: assumed admitted (not shown)`,
+        ...at(['identity', 'scopesAllowed']),
+      },
     };
   return { admitted: true };
 }
@@ -111,7 +114,12 @@ function admission(agent: AgentSpec, as: string | undefined, locate: Locate): { 
  * own for anonymous. An identity with no grant may fall back to the connection's own credential
  * when no agent on the chain requires an identity (not shown): `worstCase` assumes it does.
  */
-function credentialStep(source: string, as: string | undefined, inputs: CapabilityTestInputs, worstCase: boolean): { step?: DefinitionStep; missing?: DefinitionStep } {
+function credentialStep(
+  source: string,
+  as: string | undefined,
+  inputs: CapabilityTestInputs,
+  worstCase: boolean,
+): { step?: DefinitionStep; missing?: DefinitionStep } {
   if (as === undefined) return {};
   if (as === ANONYMOUS) return { step: { what: `connection ${source}: its own credential (an anonymous caller has no grant)` } };
   const grant = inputs.grants?.find((candidate) => candidate.connection === source && `${candidate.scope}:${candidate.id}` === as);

@@ -151,7 +151,11 @@ function compareText(a: string, b: string): number {
 const keyOf = (reach: IdentityReach) => `${reach.via.join('>')}|${reach.connection}|${reach.identity}`;
 
 /** The identity changes of one agent; undefined when nothing changes. */
-export function diffAgentIdentities(agent: string, before: readonly IdentityReach[] | undefined, after: readonly IdentityReach[] | undefined): AgentIdentityDiff | undefined {
+export function diffAgentIdentities(
+  agent: string,
+  before: readonly IdentityReach[] | undefined,
+  after: readonly IdentityReach[] | undefined,
+): AgentIdentityDiff | undefined {
   const beforeByKey = new Map((before ?? []).map((reach) => [keyOf(reach), reach]));
   const afterByKey = new Map((after ?? []).map((reach) => [keyOf(reach), reach]));
   const changes: IdentityChange[] = [];

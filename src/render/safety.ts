@@ -1,7 +1,16 @@
 // The safety review as text, Markdown, JSON and GitHub annotations: policy findings (located),
 // and the capability changes per agent, e.g.
 //   support: + github.delete_repo (destructive) now runs without a decision
-import type { AgentCapabilityDiff, AgentIdentityDiff, Capability, CapabilityChange, Finding, IdentityChange, SafetyReview, ToolDecision } from '../model/safety.js';
+import type {
+  AgentCapabilityDiff,
+  AgentIdentityDiff,
+  Capability,
+  CapabilityChange,
+  Finding,
+  IdentityChange,
+  SafetyReview,
+  ToolDecision,
+} from '../model/safety.js';
 import { escapeData, escapeProperty } from '../util/workflow-commands.js';
 import { code } from './values.js';
 import { PLAIN, type Palette } from './palette.js';
@@ -124,7 +133,8 @@ export function renderCapabilityChangesText(changes: readonly AgentCapabilityDif
 export function identityChangeText(change: IdentityChange): string {
   const { reach } = change;
   const where = [...reach.via, reach.connection].join(' › ');
-  const count = reach.tools.length === 1 && reach.tools[0]?.endsWith('.*') ? 'tools unknown' : `${reach.tools.length} tool${reach.tools.length === 1 ? '' : 's'}`;
+  const count =
+    reach.tools.length === 1 && reach.tools[0]?.endsWith('.*') ? 'tools unknown' : `${reach.tools.length} tool${reach.tools.length === 1 ? '' : 's'}`;
   const through = reach.grant ? `through grant ${reach.grant}` : "through the connection's own credential (identity not required)";
   const verb = change.change === 'added' ? 'now reaches' : 'no longer reaches';
   return `${change.change === 'added' ? '+' : '-'} ${reach.identity} ${verb} ${where} (${count}) ${through}${reach.note ? `; ${reach.note}` : ''}`;
@@ -182,7 +192,8 @@ export function renderSafetyMarkdown(review: SafetyReview): string {
     out.push('#### Identity changes', '');
     for (const diff of review.identityChanges) {
       out.push(`**${code(diff.agent)}**`, '');
-      for (const change of diff.changes) out.push(`- ${MARK[change.change]} ${change.change === 'added' ? '⚠️ ' : ''}${cell(identityChangeText(change).slice(2))}`);
+      for (const change of diff.changes)
+        out.push(`- ${MARK[change.change]} ${change.change === 'added' ? '⚠️ ' : ''}${cell(identityChangeText(change).slice(2))}`);
       out.push('');
     }
   }

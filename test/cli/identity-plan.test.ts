@@ -49,7 +49,9 @@ describe('plan shows who reaches which connection through which grant', () => {
         '  support: + user:alice now reaches github (2 tools) through grant github:user:alice',
       ].join('\n'),
     );
-    expect(result.stdout).toMatch(/platform\.yaml:\d+:\d+: warning \[grant-scope-not-allowed\] grant\/github:team:ops: scope team is not in identity\.scopesAllowed of agent support/);
+    expect(result.stdout).toMatch(
+      /platform\.yaml:\d+:\d+: warning \[grant-scope-not-allowed\] grant\/github:team:ops: scope team is not in identity\.scopesAllowed of agent support/,
+    );
     expect(result.stdout).not.toContain('[identity-not-required-with-grants]');
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
 
@@ -89,7 +91,9 @@ describe('plan shows who reaches which connection through which grant', () => {
     );
     const result = await runCli(['plan', dir]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/suppressed \[identity-not-required-with-grants\] agent\/support: .*\(suppressed: an internal bot; every caller is a service\)/);
+    expect(result.stdout).toMatch(
+      /suppressed \[identity-not-required-with-grants\] agent\/support: .*\(suppressed: an internal bot; every caller is a service\)/,
+    );
     expect(result.stdout).not.toMatch(/error \[identity-not-required-with-grants\]/);
   });
 });

@@ -165,7 +165,10 @@ describe('as which identity', () => {
     {
       name: 'guarded',
       spec: {
-        tools: [{ type: 'connection', name: 'crm' }, { type: 'builtin', name: 'current_time' }],
+        tools: [
+          { type: 'connection', name: 'crm' },
+          { type: 'builtin', name: 'current_time' },
+        ],
         identity: { required: true, scopesAllowed: ['user'] },
         policies: { toolCalls: { default: 'allow' } },
       },
@@ -253,6 +256,6 @@ describe('as which identity', () => {
 
   it("an anonymous caller reaches a connection through the connection's own credential", () => {
     const result = evaluateAssertion(as('support', 'can', 'crm.find_customer', 'anonymous'), withIdentity());
-    expect(result?.chain.map((step) => step.what)).toContain("connection crm: its own credential (an anonymous caller has no grant)");
+    expect(result?.chain.map((step) => step.what)).toContain('connection crm: its own credential (an anonymous caller has no grant)');
   });
 });

@@ -43,7 +43,11 @@ describe('computeIdentityReach', () => {
   it.each<[string, JsonObject, string[]]>([
     ['a tool denied by byTool', { byTool: { delete_repo: 'deny' } }, ['anonymous github.search', 'user:alice github.search']],
     ['every tool denied by default', { default: 'deny' }, []],
-    ['a tool decided by a hook', { byTool: { delete_repo: 'ask' } }, ['anonymous github.delete_repo,github.search', 'user:alice github.delete_repo,github.search']],
+    [
+      'a tool decided by a hook',
+      { byTool: { delete_repo: 'ask' } },
+      ['anonymous github.delete_repo,github.search', 'user:alice github.delete_repo,github.search'],
+    ],
   ])('the tool decision counts: %s', (_, toolCalls, expected) => {
     const reach = reachOf({ agents: { support: { ...support(), policies: { toolCalls } } }, grants: [grant('user', 'alice')] });
     expect(reach.get('support')?.map((entry) => `${entry.identity} ${entry.tools.join(',')}`)).toEqual(expected);
@@ -137,6 +141,8 @@ describe('diffIdentityReach', () => {
 
   it('a scope outside scopesAllowed carries a note naming the agent and its allowed scopes', () => {
     const reach = reachOf({ agents: { support: support({ scopesAllowed: ['user'] }) }, grants: [grant('team', 'ops')] });
-    expect(reach.get('support')?.find((entry) => entry.identity === 'team:ops')?.note).toMatch(/scope team is not in support's identity.scopesAllowed \[user\]/);
+    expect(reach.get('support')?.find((entry) => entry.identity === 'team:ops')?.note).toMatch(
+      /scope team is not in support's identity.scopesAllowed \[user\]/,
+    );
   });
 });

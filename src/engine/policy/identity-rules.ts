@@ -32,7 +32,8 @@ function reachers(context: RuleContext, connection: string, matches: (reach: Ide
 
 export const grantScopeNotAllowed = resourceRule('grant', {
   id: 'grant-scope-not-allowed',
-  rationale: "A grant for an identity scope wider than an agent's identity.scopesAllowed reaches that agent's tools unless the server refuses it, which the API does not show.",
+  rationale:
+    "A grant for an identity scope wider than an agent's identity.scopesAllowed reaches that agent's tools unless the server refuses it, which the API does not show.",
   severity: WARNING_EVERYWHERE,
   check: (grant, context) => {
     const connection = grant.spec.connection;

@@ -272,7 +272,9 @@ describe('identity rules follow the identity reach', () => {
   const githubAgent = (name: string, extra: Record<string, unknown>) =>
     desired('agent', name, goodAgent({ tools: [{ type: 'connection', name: 'github' }], ...extra } as DesiredResource['spec']));
   const messages = (rule: string, resources: DesiredResource[]) =>
-    evaluatePolicy(environmentWith(resources)).filter((finding) => finding.rule === rule).map((finding) => `${finding.address}: ${finding.message}`);
+    evaluatePolicy(environmentWith(resources))
+      .filter((finding) => finding.rule === rule)
+      .map((finding) => `${finding.address}: ${finding.message}`);
 
   it('an agent reaching the connection through a subagent that admits anonymous callers: one finding per agent, with its chain', () => {
     const front = desired('agent', 'front', goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'support' }], ...bounded }));
@@ -297,7 +299,11 @@ describe('identity rules follow the identity reach', () => {
   it('the severity is configurable per environment like the others', () => {
     const input = environmentWith([grant, githubAgent('support', { identity: { required: true, scopesAllowed: ['team'] } })]);
     const settings = { severities: { 'grant-scope-not-allowed': { staging: 'error', '*': 'off' } as const }, custom: [], suppressions: {} };
-    expect(evaluatePolicy(input, settings).filter((finding) => finding.rule === 'grant-scope-not-allowed').map((finding) => finding.severity)).toEqual(['error']);
+    expect(
+      evaluatePolicy(input, settings)
+        .filter((finding) => finding.rule === 'grant-scope-not-allowed')
+        .map((finding) => finding.severity),
+    ).toEqual(['error']);
     expect(evaluatePolicy({ ...input, environment: 'dev' }, settings).filter((finding) => finding.rule === 'grant-scope-not-allowed')).toEqual([]);
   });
 });
