@@ -95,6 +95,7 @@ function assertionsOf(document: LocatedDocument, project: Pick<Project, 'environ
       expect,
       tool: item[expect] as string,
       ...(typeof item.withDecision === 'boolean' ? { withDecision: item.withDecision } : {}),
+      ...(typeof item.as === 'string' ? { as: item.as } : {}),
     };
     out.push({
       name: typeof item.name === 'string' ? item.name : defaultAssertionName(fields),

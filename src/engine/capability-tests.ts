@@ -8,10 +8,11 @@ import type { CapabilityAssertion, CapabilityTestResult, DefinitionStep } from '
 import type { JsonObject, JsonValue } from '../model/resources.js';
 import type { ToolDecision } from '../model/safety.js';
 import { type AgentSpec, decisionFor, effectOf, type LockedSurfaces, subagentNames } from './capabilities.js';
+import { ANONYMOUS, type GrantSubject, identityRequired, scopesAllowed } from './identity-reach.js';
 
-/** A definition to locate: part of a resource's spec (as written), or a tool of the lock. */
+/** A definition to locate: part of a resource's spec (as written; a grant as a whole), or a tool of the lock. */
 export type DefinitionRef =
-  | { kind: 'agent' | 'connection'; name: string; path: Array<string | number> }
+  | { kind: 'agent' | 'connection' | 'grant'; name: string; path: Array<string | number> }
   | { kind: 'lock'; environment: string; connection: string; toolIndex: number };
 
 export type Locate = (ref: DefinitionRef) => SourceLocation | undefined;
@@ -22,6 +23,8 @@ export interface CapabilityTestInputs {
   /** The connections the environment declares. */
   connections: ReadonlySet<string>;
   surfaces: LockedSurfaces | undefined;
+  /** The environment's grants, for assertions `as` an identity (identity-reach.ts reads them the same way). */
+  grants?: readonly GrantSubject[];
   /** Every agent name the project declares, in any environment: a glob matching none is a mistake. */
   declaredAgents: readonly string[];
   locate: Locate;
@@ -72,8 +75,64 @@ function wanted(withDecision: boolean | undefined): string {
   return withDecision === true ? ' with a decision' : withDecision === false ? ' without a decision' : '';
 }
 
-export function defaultAssertionName(assertion: Pick<CapabilityAssertion, 'agent' | 'expect' | 'tool' | 'withDecision'>): string {
-  return `${assertion.agent} ${assertion.expect} call ${assertion.tool}${wanted(assertion.withDecision)}`;
+function asWho(as: string | undefined): string {
+  return as === undefined ? '' : ` as ${as}`;
+}
+
+export function defaultAssertionName(assertion: Pick<CapabilityAssertion, 'agent' | 'expect' | 'tool' | 'withDecision' | 'as'>): string {
+  return `${assertion.agent} ${assertion.expect} call ${assertion.tool}${wanted(assertion.withDecision)}${asWho(assertion.as)}`;
+}
+
+/**
+ * Whether `agent` admits the assertion's caller, and the step that says so: an anonymous caller is
+ * refused by identity.required: true; an identity whose scope identity.scopesAllowed does not list
+ * is assumed admitted (the server's handling is not shown), as the plan's identity reach assumes.
+ */
+function admission(agent: AgentSpec, as: string | undefined, locate: Locate): { admitted: boolean; step?: DefinitionStep } {
+  if (as === undefined) return { admitted: true };
+  const at = (path: string[]) => withLocation(locate({ kind: 'agent', name: agent.name, path }));
+  if (as === ANONYMOUS) {
+    if (identityRequired(agent.spec))
+      return { admitted: false, step: { what: `${agent.name}: identity.required: true: an anonymous caller is refused`, ...at(['identity', 'required']) } };
+    return { admitted: true, step: { what: `${agent.name}: identity.required is not true: an anonymous caller is admitted`, ...at([]) } };
+  }
+  const scope = as.slice(0, as.indexOf(':'));
+  const allowed = scopesAllowed(agent.spec);
+  if (allowed && !allowed.includes(scope))
+    return {
+      admitted: true,
+      step: {
+        what: `${agent.name}: identity.scopesAllowed [${allowed.join(', ')}] does not list ${scope}: assumed admitted (not shown)`,
+        ...at(['identity', 'scopesAllowed']),
+      },
+    };
+  return { admitted: true };
+}
+
+/**
+ * The credential a connection's tools are called with for the caller: its grant, or the connection's
+ * own for anonymous. An identity with no grant may fall back to the connection's own credential
+ * when no agent on the chain requires an identity (not shown): `worstCase` assumes it does.
+ */
+function credentialStep(
+  source: string,
+  as: string | undefined,
+  inputs: CapabilityTestInputs,
+  worstCase: boolean,
+): { step?: DefinitionStep; missing?: DefinitionStep } {
+  if (as === undefined) return {};
+  if (as === ANONYMOUS) return { step: { what: `connection ${source}: its own credential (an anonymous caller has no grant)` } };
+  const grant = inputs.grants?.find((candidate) => candidate.connection === source && `${candidate.scope}:${candidate.id}` === as);
+  const connectionAt = withLocation(inputs.locate({ kind: 'connection', name: source, path: [] }));
+  if (!grant && worstCase)
+    return {
+      step: {
+        what: `connection ${source} has no grant for ${as} in ${inputs.environment}: its own credential is assumed (no agent on the chain requires an identity; not shown)`,
+        ...connectionAt,
+      },
+    };
+  if (!grant) return { missing: { what: `connection ${source} has no grant for ${as} in ${inputs.environment}`, ...connectionAt } };
+  return { step: { what: `grant ${grant.name}`, ...withLocation(inputs.locate({ kind: 'grant', name: grant.name, path: [] })) } };
 }
 
 /** Where `policies.toolCalls` decides a call of `toolName`, in the order decisionFor reads it. */
@@ -103,7 +162,13 @@ function toolsEntryIndex(spec: JsonObject, type: string, name: string): number {
 }
 
 /** The ways `agent` itself (not its subagents) reaches the tool, and what is missing when it does not. */
-function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs): { routes: Route[]; missing?: DefinitionStep; namesConnection?: boolean } {
+function ownRoutes(
+  agent: AgentSpec,
+  tool: string,
+  as: string | undefined,
+  inputs: CapabilityTestInputs,
+  worstCase: boolean,
+): { routes: Route[]; missing?: DefinitionStep; namesConnection?: boolean } {
   const { locate, environment } = inputs;
   const [source, toolName] = splitTool(tool);
   const at = (path: Array<string | number>) => locate({ kind: 'agent', name: agent.name, path });
@@ -152,6 +217,9 @@ function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs)
   const connection = inputs.connections.has(source)
     ? step(`connection ${source}`, locate({ kind: 'connection', name: source, path: [] }))
     : step(`connection ${source} (not declared in ${environment})`, undefined);
+  const credential = credentialStep(source, as, inputs, worstCase);
+  if (credential.missing) return { routes: [], namesConnection: true, missing: credential.missing };
+  const through = credential.step ? [credential.step] : [];
   // Own keys only: a connection may well be called `constructor`.
   const surface = inputs.surfaces && Object.hasOwn(inputs.surfaces, source) ? inputs.surfaces[source] : undefined;
   if (!surface)
@@ -159,7 +227,7 @@ function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs)
       routes: [
         {
           decision: 'unknown',
-          steps: [entry, connection],
+          steps: [entry, connection, ...through],
           unknownBecause: `agentform.lock.yaml has no entry for connection ${source} in ${environment}: its tools are unknown (run agentform lock -e ${environment})`,
         },
       ],
@@ -179,7 +247,7 @@ function ownRoutes(agent: AgentSpec, tool: string, inputs: CapabilityTestInputs)
     `agentform.lock.yaml: connection ${source} in ${environment} has ${toolName} (${effectOf(locked?.annotations)})`,
     locate({ kind: 'lock', environment, connection: source, toolIndex }),
   );
-  return { routes: [{ decision: decisionFor(agent.spec, toolName), steps: [entry, connection, lockStep, policyStep(agent, toolName, locate)] }] };
+  return { routes: [{ decision: decisionFor(agent.spec, toolName), steps: [entry, connection, ...through, lockStep, policyStep(agent, toolName, locate)] }] };
 }
 
 function satisfies(decision: RouteDecision, withDecision: boolean | undefined): Verdict {
@@ -193,13 +261,30 @@ function satisfies(decision: RouteDecision, withDecision: boolean | undefined): 
 function outcomeFor(root: AgentSpec, assertion: CapabilityAssertion, inputs: CapabilityTestInputs): AgentOutcome {
   const byName = new Map(inputs.agents.map((agent) => [agent.name, agent]));
   const rootStep: DefinitionStep = { what: `agent ${root.name}`, ...withLocation(inputs.locate({ kind: 'agent', name: root.name, path: [] })) };
-  const queue: Array<{ agent: AgentSpec; chain: DefinitionStep[] }> = [{ agent: root, chain: [rootStep] }];
-  const seen = new Set<string>([root.name]);
+  // depth: how many subagents down the chain is (its steps may also hold identity admissions).
+  // required: whether an agent on the chain so far has identity.required: true.
+  type Visit = { agent: AgentSpec; chain: DefinitionStep[]; depth: number; required: boolean };
+  const queue: Visit[] = [{ agent: root, chain: [rootStep], depth: 0, required: false }];
+  // Each agent once per kind of chain (open, or through an agent requiring an identity), so the
+  // worst case for an identity with no grant does not hang on which chain comes first.
+  const seen = new Set<string>([`${root.name}|false`, `${root.name}|true`]);
   const refused: DefinitionStep[] = [];
   let unknown: { chain: DefinitionStep[]; because: string } | undefined;
   while (queue.length > 0) {
-    const { agent, chain } = queue.shift() as { agent: AgentSpec; chain: DefinitionStep[] };
-    const { routes, missing, namesConnection } = ownRoutes(agent, assertion.tool, inputs);
+    const next = queue.shift() as Visit;
+    const { agent, depth } = next;
+    const required = next.required || identityRequired(agent.spec);
+    let { chain } = next;
+    // A caller the agent refuses reaches nothing through it, its subagents included.
+    const admitted = admission(agent, assertion.as, inputs.locate);
+    if (!admitted.admitted) {
+      refused.push(...(agent === root ? [] : chain.slice(1)), admitted.step as DefinitionStep);
+      continue;
+    }
+    if (admitted.step) chain = [...chain, admitted.step];
+    // A `cannot` assumes the worst: an identity with no grant acts with the connection's credential.
+    const worstCase = assertion.expect === 'cannot' && !required;
+    const { routes, missing, namesConnection } = ownRoutes(agent, assertion.tool, assertion.as, inputs, worstCase);
     // A subagent that does not name the connection at all is no news; one whose lock entry lacks the tool is.
     if (missing && agent === root) refused.push(missing);
     else if (missing && namesConnection) refused.push(...chain.slice(1), missing);
@@ -211,19 +296,19 @@ function outcomeFor(root: AgentSpec, assertion: CapabilityAssertion, inputs: Cap
           agent: root.name,
           verdict,
           chain: steps,
-          reason: `${root.name} can call ${assertion.tool} ${describeDecision(route.decision)}${throughOf(chain)}`,
+          reason: `${root.name} can call ${assertion.tool} ${describeDecision(route.decision)}${throughOf(depth)}${asWho(assertion.as)}`,
         };
       if (verdict === 'unknown') unknown ??= { chain: steps, because: route.unknownBecause ?? 'unknown' };
       else refused.push(...(agent === root ? route.steps : steps.slice(1)));
     }
     const names = subagentNames(agent.spec);
     for (const [index, name] of names.entries()) {
-      if (seen.has(name)) continue;
-      seen.add(name);
+      if (seen.has(`${name}|${required}`)) continue;
+      seen.add(`${name}|${required}`);
       const child = byName.get(name);
       if (!child) continue;
       const location = inputs.locate({ kind: 'agent', name: agent.name, path: ['subagents', index] });
-      queue.push({ agent: child, chain: [...chain, { what: `${agent.name}: subagent ${name}`, ...withLocation(location) }] });
+      queue.push({ agent: child, chain: [...chain, { what: `${agent.name}: subagent ${name}`, ...withLocation(location) }], depth: depth + 1, required });
     }
   }
   if (unknown)
@@ -237,7 +322,7 @@ function outcomeFor(root: AgentSpec, assertion: CapabilityAssertion, inputs: Cap
     agent: root.name,
     verdict: 'no',
     chain: [rootStep, ...refused],
-    reason: `${root.name} cannot call ${assertion.tool}${wanted(assertion.withDecision)}`,
+    reason: `${root.name} cannot call ${assertion.tool}${wanted(assertion.withDecision)}${asWho(assertion.as)}`,
   };
 }
 
@@ -245,8 +330,7 @@ function withLocation(location: SourceLocation | undefined): { location?: Source
   return location ? { location } : {};
 }
 
-function throughOf(chain: readonly DefinitionStep[]): string {
-  const subagents = chain.length - 1;
+function throughOf(subagents: number): string {
   return subagents > 0 ? ` (through ${subagents === 1 ? 'a subagent' : `${subagents} subagents`})` : '';
 }
 

@@ -14,6 +14,11 @@ export interface CapabilityAssertion {
   tool: string;
   /** true: the call waits for a decision; false: it runs without one; undefined: either. */
   withDecision?: boolean;
+  /**
+   * The caller the assertion is about: `SCOPE:ID` (the identity of a grant) or `anonymous` (no
+   * identity); undefined: any caller (identity not considered).
+   */
+  as?: string;
   /** Where it is checked; undefined: every environment. */
   environments?: string[];
   /** The assertion in its test file. */

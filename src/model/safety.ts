@@ -51,6 +51,38 @@ export interface AgentCapabilityDiff {
   unknownConnections: string[];
 }
 
+/**
+ * Who can reach one connection's tools through one agent (or its subagent chain): a grant subject
+ * (`user:alice`) through its grant, or `anonymous` through the connection's own credential when no
+ * agent on the chain requires an identity. Never a token: grants' tokens are write-only.
+ */
+export interface IdentityReach {
+  /** `SCOPE:ID` of a grant, or `anonymous`. */
+  identity: string;
+  connection: string;
+  /** The subagent chain, as in Capability.via. */
+  via: string[];
+  /** The grant's address name (`github:user:alice`); absent for `anonymous`. */
+  grant?: string;
+  /** The connection's tools, as in the capability list (`github.search`, or `github.*` when unknown). */
+  tools: string[];
+  /** E.g. the grant's scope is not in the agent's identity.scopesAllowed. */
+  note?: string;
+}
+
+export interface IdentityChange {
+  /** An identity newly able to reach a connection's tools, or no longer. */
+  change: 'added' | 'removed';
+  reach: IdentityReach;
+}
+
+export interface AgentIdentityDiff {
+  agent: string;
+  changes: IdentityChange[];
+  /** Every identity that reaches a connection after the change (before, for a deleted agent). */
+  reach: IdentityReach[];
+}
+
 export type PathSegment = string | number;
 
 export interface Finding {
@@ -74,6 +106,8 @@ export interface SafetyReview {
   findings: Finding[];
   /** Agents whose capabilities change (plan and promote: they know what the server runs). */
   capabilityChanges?: AgentCapabilityDiff[];
+  /** Agents whose identity reach changes (grants, identity.required), with capabilityChanges. */
+  identityChanges?: AgentIdentityDiff[];
   /** What the review could not see, e.g. a connection with no lock entry. */
   notes: string[];
   counts: { errors: number; warnings: number; suppressed: number };

@@ -8,6 +8,7 @@ import type { Project } from '../config/project.js';
 import { LOCK_FILE, lockFilePath, readToolLock } from '../config/tool-lock-file.js';
 import { type LocatedDocument, locatedDocuments, parseYamlText } from '../config/yaml-source.js';
 import { appliesIn, type DefinitionRef, evaluateAssertion } from '../engine/capability-tests.js';
+import { grantsOf } from '../engine/identity-reach.js';
 import type { SourceLocation } from '../errors.js';
 import type { CapabilityAssertion, CapabilityTestReport, CapabilityTestResult } from '../model/capability-test.js';
 import type { DesiredState } from '../model/resources.js';
@@ -85,6 +86,7 @@ function evaluate(
     // What the policy rules judge: a promoted agent is its source's configuration as applied.
     agents: agents.map((resource) => ({ name: resource.name, spec: resource.judgedSpec ?? resource.spec })),
     connections,
+    grants: grantsOf(desired.resources),
     surfaces: lock && Object.hasOwn(lock.environments, environment) ? lock.environments[environment] : undefined,
     declaredAgents,
     locate,

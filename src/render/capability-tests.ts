@@ -65,6 +65,7 @@ export function capabilityTestsToJson(report: CapabilityTestReport): Record<stri
       agent: result.assertion.agent,
       [result.assertion.expect]: result.assertion.tool,
       ...(result.assertion.withDecision !== undefined ? { withDecision: result.assertion.withDecision } : {}),
+      ...(result.assertion.as !== undefined ? { as: result.assertion.as } : {}),
       status: result.status,
       message: result.message,
       agents: result.agents,

@@ -1,7 +1,16 @@
 // The safety review as text, Markdown, JSON and GitHub annotations: policy findings (located),
 // and the capability changes per agent, e.g.
 //   support: + github.delete_repo (destructive) now runs without a decision
-import type { AgentCapabilityDiff, Capability, CapabilityChange, Finding, SafetyReview, ToolDecision } from '../model/safety.js';
+import type {
+  AgentCapabilityDiff,
+  AgentIdentityDiff,
+  Capability,
+  CapabilityChange,
+  Finding,
+  IdentityChange,
+  SafetyReview,
+  ToolDecision,
+} from '../model/safety.js';
 import { escapeData, escapeProperty } from '../util/workflow-commands.js';
 import { code } from './values.js';
 import { PLAIN, type Palette } from './palette.js';
@@ -120,10 +129,35 @@ export function renderCapabilityChangesText(changes: readonly AgentCapabilityDif
   return lines;
 }
 
-/** The review under a plan (text): capability changes, then findings. */
+/** `+ user:alice reaches github (2 tools) through grant github:user:alice`, without the agent. */
+export function identityChangeText(change: IdentityChange): string {
+  const { reach } = change;
+  const where = [...reach.via, reach.connection].join(' › ');
+  const count =
+    reach.tools.length === 1 && reach.tools[0]?.endsWith('.*') ? 'tools unknown' : `${reach.tools.length} tool${reach.tools.length === 1 ? '' : 's'}`;
+  const through = reach.grant ? `through grant ${reach.grant}` : "through the connection's own credential (identity not required)";
+  const verb = change.change === 'added' ? 'now reaches' : 'no longer reaches';
+  return `${change.change === 'added' ? '+' : '-'} ${reach.identity} ${verb} ${where} (${count}) ${through}${reach.note ? `; ${reach.note}` : ''}`;
+}
+
+/** Only when something changes: most plans touch no grant and no identity setting. */
+export function renderIdentityChangesText(changes: readonly AgentIdentityDiff[], palette: Palette = PLAIN): string[] {
+  if (changes.length === 0) return [];
+  const lines = ['Identity changes (who reaches which connection, through which grant):'];
+  for (const diff of changes)
+    for (const change of diff.changes) {
+      const text = `  ${diff.agent}: ${identityChangeText(change)}`;
+      lines.push(change.change === 'removed' ? palette.add(text) : palette.remove(text));
+    }
+  return lines;
+}
+
+/** The review under a plan (text): capability changes, identity changes, then findings. */
 export function renderSafetyText(review: SafetyReview, palette: Palette = PLAIN): string {
   const lines: string[] = [];
   if (review.capabilityChanges) lines.push(...renderCapabilityChangesText(review.capabilityChanges, palette), '');
+  const identities = renderIdentityChangesText(review.identityChanges ?? [], palette);
+  if (identities.length > 0) lines.push(...identities, '');
   lines.push(...renderFindingsText(review, palette));
   return lines.join('\n');
 }
@@ -152,6 +186,15 @@ export function renderSafetyMarkdown(review: SafetyReview): string {
       if (diff.status !== 'deleted' && diff.capabilities.length > 0) {
         out.push('| Tool | Effect | Decision |', '|---|---|---|', ...diff.capabilities.map(capabilityRow), '');
       }
+    }
+  }
+  if (review.identityChanges && review.identityChanges.length > 0) {
+    out.push('#### Identity changes', '');
+    for (const diff of review.identityChanges) {
+      out.push(`**${code(diff.agent)}**`, '');
+      for (const change of diff.changes)
+        out.push(`- ${MARK[change.change]} ${change.change === 'added' ? '⚠️ ' : ''}${cell(identityChangeText(change).slice(2))}`);
+      out.push('');
     }
   }
   const shown = review.findings;
@@ -189,6 +232,7 @@ export function safetyToJson(review: SafetyReview): Record<string, unknown> {
       ...(finding.location ? { file: finding.location.file, line: finding.location.line, col: finding.location.col } : {}),
     })),
     ...(review.capabilityChanges ? { capabilityChanges: review.capabilityChanges } : {}),
+    ...(review.identityChanges ? { identityChanges: review.identityChanges } : {}),
     notes: review.notes,
   };
 }

@@ -6,6 +6,7 @@ import { relative, resolve } from 'node:path';
 import { desiredStateFor, specLocator, type Project } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
 import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
+import { computeIdentityReach, diffIdentityReach, grantsOf } from '../engine/identity-reach.js';
 import type { AgentCapabilityDiff } from '../model/safety.js';
 import { type AgentModel, agentModels, blockingFindings, evaluatePolicy, type PlanPolicyInput } from '../engine/policy/index.js';
 import { planToJson } from '../render/json.js';
@@ -56,8 +57,15 @@ export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: stri
 }
 
 /** Locates findings in the project's files, relative to `cwd`. */
-function findingLocator(project: Project, environment: string, cwd: string): (finding: Finding) => SourceLocation | undefined {
+function findingLocator(
+  project: Project,
+  environment: string,
+  cwd: string,
+  resources: readonly DesiredResource[] = [],
+): (finding: Finding) => SourceLocation | undefined {
   const locateSpec = specLocator(project, environment);
+  // A grant has no document of its own: it is an item of its connection's `grants`.
+  const grants = new Map(resources.flatMap((resource) => (resource.kind === 'grant' && resource.location ? [[resource.name, resource.location]] : [])));
   // path.relative and resolve cost more than the lookup itself, and a project has few files but
   // thousands of findings (a warning per agent): each file's name is worked out once.
   const fileNames = new Map<string, string>();
@@ -81,7 +89,9 @@ function findingLocator(project: Project, environment: string, cwd: string): (fi
               : ['environments', environment],
             'key',
           )
-        : locateSpec({ kind: kind as ResourceKind, name }, finding.path);
+        : kind === 'grant'
+          ? grants.get(name)
+          : locateSpec({ kind: kind as ResourceKind, name }, finding.path);
     if (!location) return undefined;
     return { ...location, file: fileName(location.file) };
   };
@@ -161,7 +171,7 @@ function judgedResources(desired: DesiredState, online: boolean): { promoted: De
 export function policyErrors(inputs: { project: Project; desired: DesiredState; lock?: ToolSurfaceLock; cwd: string }): Finding[] {
   const { project, desired, cwd } = inputs;
   const { environment, settings, policyInput } = reviewContext(project, desired, inputs.lock, cwd);
-  const locate = findingLocator(project, environment, cwd);
+  const locate = findingLocator(project, environment, cwd, desired.resources);
   const { judged } = judgedResources(desired, false);
   return blockingFindings(evaluatePolicy({ ...policyInput, resources: judged }, settings, { errorsOnly: true })).map((finding) => {
     const location = locate(finding);
@@ -181,7 +191,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   // The rules judge the configuration, not what the server holds: a field the YAML leaves to the
   // server is unknown to them (judged as its worst value), so check before the first apply, plan,
   // apply and every later apply give one verdict whatever the server filled in (docs/policy.md).
-  const locate = findingLocator(project, environment, cwd);
+  const locate = findingLocator(project, environment, cwd, desired.resources);
   const capabilitiesConfigured = computeCapabilities(agentsOf(judged), surfaces);
   // The findings are evaluatePolicy's new objects, given to the review alone. Their location is
   // worked out when first read: a plan of 1,000 agents has thousands of findings and its text shows
@@ -206,13 +216,20 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
     // apply writes it (a field the YAML leaves out keeps its remote value), and what only the server
     // has. A plan whose apply sends no write leaves every agent as it is.
     const changes = inputs.plan ?? { changes: [] };
-    if (inputs.plan !== undefined && changes.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged'))
+    if (inputs.plan !== undefined && changes.changes.every((change) => change.action === 'no-op' || change.action === 'unmanaged')) {
       review.capabilityChanges = [];
-    else {
+      review.identityChanges = [];
+    } else {
       const covered = inputs.covered ? judgedResources(inputs.covered.desired, true).configured : configured;
       const after = effectiveState(covered, actual, changes);
       const before = computeCapabilities(agentsOf(actual.resources), surfaces);
-      review.capabilityChanges = diffCapabilities(before, computeCapabilities(agentsOf(after), surfaces));
+      const afterCapabilities = computeCapabilities(agentsOf(after), surfaces);
+      review.capabilityChanges = diffCapabilities(before, afterCapabilities);
+      // Who reaches what through which grant: a grant or an identity.required flip changes no tool.
+      review.identityChanges = diffIdentityReach(
+        computeIdentityReach(agentsOf(actual.resources), before, grantsOf(actual.resources)),
+        computeIdentityReach(agentsOf(after), afterCapabilities, grantsOf(after)),
+      );
     }
   }
   return review;
@@ -251,7 +268,7 @@ export function reviewPromotion(inputs: {
   const written = new Set([...promoted.keys()].map((name) => `agent/${name}`));
   // A written definition is not in the target's files: its findings point at the agent's document.
   const cwd = inputs.cwd ?? process.cwd();
-  const locate = findingLocator(project, desired.target.name, cwd);
+  const locate = findingLocator(project, desired.target.name, cwd, desired.resources);
   const findings = review.findings.map((finding): Finding => {
     if (!written.has(finding.address)) return finding;
     const location = locate({ ...finding, path: [] });

@@ -88,6 +88,43 @@ describe('agentform test', () => {
     expect(prod.stdout).toMatch(/support: policies\.toolCalls\.byTool\.delete_customer: deny {2}\(agents\/support\.yaml:29:28\)/);
   });
 
+  it('as which identity: a grant subject and an anonymous caller pass; a failure shows the grant, located', async () => {
+    const connections = join(dir, 'connections.yaml');
+    const withGrant = (await readFile(connections, 'utf8')).replace(
+      '    type: none\n',
+      '    type: none\n  grants:\n    - identity: {scope: user, id: alice}\n      accessToken: ${env:CAPABILITY_GRANT_TOKEN:-grant-token-never-shown}\n',
+    );
+    await writeFile(connections, withGrant);
+    const identities = `tests:
+  - agent: support
+    can: crm.find_customer
+    as: user:alice
+  - agent: support
+    can: crm.find_customer
+    as: anonymous
+`;
+    await writeFile(join(dir, 'tests', 'identity.test.yaml'), identities);
+    const passing = await test('-e', 'dev', '--json');
+    expect(passing.code, passing.stderr).toBe(0);
+    const results = JSON.parse(passing.stdout).results.filter((result: { location: string }) => result.location.startsWith('tests/identity'));
+    expect(results.map((result: { as: string; status: string }) => `${result.as} ${result.status}`)).toEqual(['user:alice pass', 'anonymous pass']);
+    expect(passing.stdout).not.toContain('grant-token-never-shown');
+
+    // bob has no grant, but support does not require an identity: he may act with the connection's credential.
+    await writeFile(
+      join(dir, 'tests', 'identity.test.yaml'),
+      `${identities}  - name: alice cannot look customers up\n    agent: support\n    cannot: crm.find_customer\n    as: user:alice\n  - agent: support\n    cannot: crm.find_customer\n    as: user:bob\n`,
+    );
+    const failing = await test('-e', 'dev');
+    expect(failing.code).toBe(1);
+    expect(failing.stdout).toContain('FAIL  [dev] alice cannot look customers up');
+    expect(failing.stdout).toContain('tests/identity.test.yaml:8:5: support can call crm.find_customer without a decision as user:alice');
+    expect(failing.stdout).toContain('tests/identity.test.yaml:12:5: support can call crm.find_customer without a decision as user:bob');
+    expect(failing.stdout).toContain('connection crm has no grant for user:bob in dev: its own credential is assumed');
+    expect(failing.stdout).toMatch(/ {8}connection crm {2}\(connections\.yaml:2:7\)\n {8}grant crm:user:alice {2}\(connections\.yaml:9:7\)\n/);
+    expect(failing.stdout).not.toContain('grant-token-never-shown');
+  });
+
   it('an undecidable assertion (no lock entry) is an error, exit 1', async () => {
     await writeFile(join(dir, 'tests', 'docs.test.yaml'), 'tests:\n  - agent: researcher\n    can: docs.search\n');
     const result = await test('-e', 'prod');

@@ -157,3 +157,105 @@ describe('agentPattern', () => {
     expect(agentPattern(glob).test(name)).toBe(matches);
   });
 });
+
+describe('as which identity', () => {
+  // support admits anonymous callers (identity not required); guarded requires one, of scope user.
+  const agents: Array<{ name: string; spec: JsonObject }> = [
+    ...AGENTS,
+    {
+      name: 'guarded',
+      spec: {
+        tools: [
+          { type: 'connection', name: 'crm' },
+          { type: 'builtin', name: 'current_time' },
+        ],
+        identity: { required: true, scopesAllowed: ['user'] },
+        policies: { toolCalls: { default: 'allow' } },
+      },
+    },
+    { name: 'front', spec: { subagents: [{ kind: 'agent', name: 'g', agent: 'guarded' }] } },
+  ];
+  const grants = [
+    { name: 'crm:user:alice', connection: 'crm', scope: 'user', id: 'alice' },
+    { name: 'crm:team:ops', connection: 'crm', scope: 'team', id: 'ops' },
+  ];
+  const withIdentity = (overrides: Partial<CapabilityTestInputs> = {}) => inputs({ agents, grants, ...overrides });
+  const as = (agent: string, expect: 'can' | 'cannot', tool: string, who: string): CapabilityAssertion => ({ ...assertion(agent, expect, tool), as: who });
+
+  it.each([
+    // agent, expect, tool, as, status
+    ['guarded', 'can', 'crm.find_customer', 'user:alice', 'pass'],
+    ['guarded', 'cannot', 'crm.find_customer', 'user:alice', 'fail'],
+    ['guarded', 'cannot', 'crm.find_customer', 'user:bob', 'pass'],
+    ['guarded', 'can', 'crm.find_customer', 'user:bob', 'fail'],
+    // no grant and no identity required on the chain: the connection's own credential is assumed
+    ['support', 'cannot', 'crm.find_customer', 'user:bob', 'fail'],
+    ['support', 'can', 'crm.find_customer', 'user:bob', 'fail'],
+    ['guarded', 'cannot', 'crm.find_customer', 'anonymous', 'pass'],
+    ['guarded', 'cannot', 'builtin.current_time', 'anonymous', 'pass'],
+    ['guarded', 'can', 'builtin.current_time', 'user:bob', 'pass'],
+    // a scope outside scopesAllowed: assumed admitted, as the plan's identity reach assumes
+    ['guarded', 'can', 'crm.find_customer', 'team:ops', 'pass'],
+    ['support', 'can', 'crm.find_customer', 'anonymous', 'pass'],
+    ['support', 'can', 'builtin.current_time', 'anonymous', 'pass'],
+    // through a subagent that requires an identity: the anonymous caller stops there
+    ['front', 'cannot', 'crm.find_customer', 'anonymous', 'pass'],
+    ['front', 'can', 'crm.find_customer', 'user:alice', 'pass'],
+  ] as const)('%s %s %s as %s: %s', (agent, expectation, tool, who, status) => {
+    expect(evaluateAssertion(as(agent, expectation, tool, who), withIdentity())?.status).toBe(status);
+  });
+
+  it('a failing cannot shows the chain of definitions, the grant included, located', () => {
+    const result = evaluateAssertion(as('guarded', 'cannot', 'crm.find_customer', 'user:alice'), withIdentity());
+    expect(result?.message).toBe('guarded can call crm.find_customer without a decision as user:alice');
+    expect(result?.chain.map((step) => step.what)).toEqual([
+      'agent guarded',
+      'guarded: tools[0]: connection crm',
+      'connection crm',
+      'grant crm:user:alice',
+      'agentform.lock.yaml: connection crm in prod has find_customer (destructive)',
+      'guarded: policies.toolCalls.default: allow',
+    ]);
+    expect(result?.chain[3]?.location).toEqual({ file: 'grant/crm:user:alice', line: 1, col: 1 });
+  });
+
+  it('a failing can names what refuses the caller: identity.required, or a missing grant', () => {
+    const anonymous = evaluateAssertion(as('front', 'can', 'crm.find_customer', 'anonymous'), withIdentity());
+    expect(anonymous?.message).toBe('front cannot call crm.find_customer as anonymous');
+    expect(anonymous?.chain.map((step) => step.what)).toEqual([
+      'agent front',
+      'front: tools does not name connection crm',
+      'front: identity.required is not true: an anonymous caller is admitted',
+      'front: subagent guarded',
+      'guarded: identity.required: true: an anonymous caller is refused',
+    ]);
+    const bob = evaluateAssertion(as('guarded', 'can', 'crm.find_customer', 'user:bob'), withIdentity());
+    expect(bob?.chain.map((step) => step.what)).toEqual(['agent guarded', 'connection crm has no grant for user:bob in prod']);
+  });
+
+  it("a cannot for an identity with no grant, where no agent requires one, assumes the connection's own credential", () => {
+    const result = evaluateAssertion(as('support', 'cannot', 'crm.find_customer', 'user:bob'), withIdentity());
+    expect(result?.chain.map((step) => step.what)).toContain(
+      'connection crm has no grant for user:bob in prod: its own credential is assumed (no agent on the chain requires an identity; not shown)',
+    );
+  });
+
+  it.each([
+    ['the closed chain listed first', ['closed', 'open']],
+    ['the open chain listed first', ['open', 'closed']],
+  ])('a diamond: the worst case holds through the open chain whichever comes first (%s)', (_, order) => {
+    const diamond: Array<{ name: string; spec: JsonObject }> = [
+      { name: 'hub', spec: { subagents: order.map((agent) => ({ agent })) } },
+      { name: 'closed', spec: { identity: { required: true }, subagents: [{ agent: 'leaf' }] } },
+      { name: 'open', spec: { subagents: [{ agent: 'leaf' }] } },
+      { name: 'leaf', spec: { tools: [{ type: 'connection', name: 'crm' }], policies: { toolCalls: { default: 'allow' } } } },
+    ];
+    const run = (who: string) => evaluateAssertion(as('hub', 'cannot', 'crm.find_customer', who), withIdentity({ agents: diamond }))?.status;
+    expect([run('user:bob'), run('anonymous')]).toEqual(['fail', 'fail']);
+  });
+
+  it("an anonymous caller reaches a connection through the connection's own credential", () => {
+    const result = evaluateAssertion(as('support', 'can', 'crm.find_customer', 'anonymous'), withIdentity());
+    expect(result?.chain.map((step) => step.what)).toContain('connection crm: its own credential (an anonymous caller has no grant)');
+  });
+});

@@ -143,3 +143,42 @@ describe('many findings of one rule in text', () => {
     expect(errors.some((line) => line.startsWith('…'))).toBe(false);
   });
 });
+
+describe('identity changes', () => {
+  const reach = { identity: 'user:alice', connection: 'github', via: ['researcher'], grant: 'github:user:alice', tools: ['github.search'] };
+  const review: SafetyReview = {
+    environment: 'prod',
+    findings: [],
+    notes: [],
+    counts: { errors: 0, warnings: 0, suppressed: 0 },
+    capabilityChanges: [],
+    identityChanges: [
+      {
+        agent: 'support',
+        changes: [
+          { change: 'added', reach },
+          { change: 'removed', reach: { identity: 'anonymous', connection: 'crm', via: [], tools: ['crm.*'] } },
+        ],
+        reach: [reach],
+      },
+    ],
+  };
+
+  it('text: one line per change, the chain, the grant or the connection credential', () => {
+    expect(renderSafetyText(review).split('\n').slice(0, 4)).toEqual([
+      'Capabilities: unchanged.',
+      '',
+      'Identity changes (who reaches which connection, through which grant):',
+      '  support: + user:alice now reaches researcher › github (1 tool) through grant github:user:alice',
+    ]);
+    expect(renderSafetyText(review)).toContain(
+      "  support: - anonymous no longer reaches crm (tools unknown) through the connection's own credential (identity not required)",
+    );
+  });
+
+  it('Markdown: a section per agent; none when nothing changes', () => {
+    expect(renderSafetyMarkdown(review)).toContain('#### Identity changes\n\n**`support`**\n\n- ➕ ⚠️ user:alice now reaches researcher › github (1 tool)');
+    expect(renderSafetyMarkdown({ ...review, identityChanges: [] })).not.toContain('Identity changes');
+    expect(renderSafetyText({ ...review, identityChanges: [] })).not.toContain('Identity changes');
+  });
+});

@@ -17,7 +17,7 @@ import { writeProject } from '../config/helpers.js';
 const FIXTURE = join(REPO, 'test', 'fixtures', 'safety', 'project');
 
 describe('reviewEnvironment with and without the capability diff', () => {
-  it('leaves out only capabilityChanges: every finding (with its location), note and count is the same', async () => {
+  it('leaves out only capabilityChanges and identityChanges: every finding (with its location), note and count is the same', async () => {
     // The support agent without its hook: a policy error (destructive tools with no decision).
     const dir = await mkdtemp(join(tmpdir(), 'agentform-review-'));
     await cp(FIXTURE, dir, { recursive: true });
@@ -32,8 +32,10 @@ describe('reviewEnvironment with and without the capability diff', () => {
     const lean = reviewEnvironment({ project, desired, actual, plan, cwd: dir, capabilityChanges: false });
     expect(full.capabilityChanges?.length).toBeGreaterThan(0);
     expect(lean.capabilityChanges).toBeUndefined();
-    const { capabilityChanges, ...rest } = full;
+    expect(lean.identityChanges).toBeUndefined();
+    const { capabilityChanges, identityChanges, ...rest } = full;
     expect(capabilityChanges).toBeDefined();
+    expect(identityChanges).toBeDefined();
     expect(JSON.parse(JSON.stringify(lean))).toEqual(JSON.parse(JSON.stringify(rest)));
     expect(lean.counts.errors).toBeGreaterThan(0);
     expect(lean.findings.every((finding) => finding.location !== undefined)).toBe(true);
@@ -41,7 +43,9 @@ describe('reviewEnvironment with and without the capability diff', () => {
     // A plan that writes nothing (here: the same changes, each made a no-op) leaves the server, and
     // every agent's capabilities, as they are, whatever the configuration says.
     const writesNothing = { ...plan, changes: plan.changes.map((change) => ({ ...change, action: 'no-op' as const })) };
-    expect(reviewEnvironment({ project, desired, actual, plan: writesNothing, cwd: dir }).capabilityChanges).toEqual([]);
+    const unchanged = reviewEnvironment({ project, desired, actual, plan: writesNothing, cwd: dir });
+    expect(unchanged.capabilityChanges).toEqual([]);
+    expect(unchanged.identityChanges).toEqual([]);
   });
 });
 

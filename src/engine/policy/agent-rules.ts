@@ -1,7 +1,9 @@
 // Rules about an agent's wider reach: identities behind grants, subagent trees, fallback models.
 import type { JsonObject } from '../../model/resources.js';
 import { subagentDepth, subagentNames } from '../capabilities.js';
+import { ANONYMOUS } from '../identity-reach.js';
 import { agentConnections } from '../tool-surface.js';
+import { identityReach } from './identity-rules.js';
 import { type ResourceFinding, resourceRule, type RuleContext } from './types.js';
 import { arrayAt, isObject, valueAt } from './spec-access.js';
 
@@ -36,7 +38,13 @@ export const identityNotRequiredWithGrants = resourceRule('agent', {
     if (valueAt(agent.spec, ['identity', 'required']) === true) return [];
     const withGrants = connectionsWithGrants(context);
     if (withGrants.size === 0) return [];
-    const connections = agentConnections(agent.spec).filter((name) => withGrants.has(name));
+    // Its own connections, then those a subagent chain reaches with no identity required on it:
+    // one finding on the agent, which is where identity.required is set.
+    const direct = agentConnections(agent.spec).filter((name) => withGrants.has(name));
+    const throughSubagents = (identityReach(context).get(agent.name) ?? [])
+      .filter((entry) => entry.identity === ANONYMOUS && entry.via.length > 0 && withGrants.has(entry.connection))
+      .map((entry) => `${entry.connection} (through ${entry.via.join(' › ')})`);
+    const connections = [...new Set([...direct, ...throughSubagents])];
     if (connections.length === 0) return [];
     const one = connections.length === 1;
     return [

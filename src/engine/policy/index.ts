@@ -7,6 +7,7 @@ import { fallbackProviderWithoutSecret, identityNotRequiredWithGrants, subagentD
 import { controlKeyWithoutExpiry, environmentSpendCapsMissing, keySpendCapsMissing, limitsMissing } from './budget-rules.js';
 import { type CompiledCustomRule, evaluateCustomRule } from './custom.js';
 import { type CompiledPlanCustomRule, evaluatePlanCustomRule, PLAN_RULES } from './plan-rules.js';
+import { grantScopeNotAllowed } from './identity-rules.js';
 import { sandboxToolsTooWide, sandboxUnrestrictedEgress } from './sandbox-rules.js';
 import { decisionExpiryAllows, defaultAllowWithoutHook, destructiveToolWithoutDecision, hookFailsOpen } from './tool-rules.js';
 import type { Finding } from '../../model/safety.js';
@@ -30,6 +31,7 @@ export const BUILTIN_RULES: readonly BuiltinRule[] = [
   keySpendCapsMissing,
   controlKeyWithoutExpiry,
   identityNotRequiredWithGrants,
+  grantScopeNotAllowed,
   subagentDepthRule,
   fallbackProviderWithoutSecret,
 ];

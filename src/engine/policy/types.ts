@@ -69,18 +69,21 @@ export type { Finding } from '../../model/safety.js';
 /** Every built-in rule's default: a warning, and an error in environments of kind production. */
 export const STRICT_IN_PRODUCTION: DefaultSeverity = { other: 'warning', production: 'error' };
 
+/** A warning in every environment: for what may well be intended, or what the server may refuse anyway. */
+export const WARNING_EVERYWHERE: DefaultSeverity = { other: 'warning', production: 'warning' };
+
 /** A finding of a rule that looks at one resource at a time: the address is added for it. */
 export type ResourceFinding = Omit<RawFinding, 'address'>;
 
-/** A built-in rule (default severity STRICT_IN_PRODUCTION) checking each resource of one kind on its own. */
+/** A built-in rule (default severity STRICT_IN_PRODUCTION unless it names one) checking each resource of one kind on its own. */
 export function resourceRule(
   kind: ResourceKind,
-  rule: { id: string; rationale: string; check(resource: DesiredResource, context: RuleContext): ResourceFinding[] },
+  rule: { id: string; rationale: string; severity?: DefaultSeverity; check(resource: DesiredResource, context: RuleContext): ResourceFinding[] },
 ): BuiltinRule {
   return {
     id: rule.id,
     rationale: rule.rationale,
-    severity: STRICT_IN_PRODUCTION,
+    severity: rule.severity ?? STRICT_IN_PRODUCTION,
     check: (context) => {
       // A loop, not flatMap and map: two arrays per resource and rule add up over 1,000 agents.
       const findings: RawFinding[] = [];

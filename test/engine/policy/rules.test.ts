@@ -83,6 +83,11 @@ const CASES: Record<string, RuleCase> = {
     fail: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: false } }))],
     path: ['identity'],
   },
+  'grant-scope-not-allowed': {
+    pass: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: true, scopesAllowed: ['user'] } }))],
+    fail: [grant, agent(goodAgent({ tools: [{ type: 'connection', name: 'github' }], identity: { required: true, scopesAllowed: ['team'] } }))],
+    path: ['identity', 'scope'],
+  },
   'subagent-depth': {
     pass: chain(4),
     fail: chain(5),
@@ -117,9 +122,17 @@ describe('built-in policy rules', () => {
     for (const rule of BUILTIN_RULES) expect(rule.rationale.length, rule.id).toBeGreaterThan(20);
   });
 
+  // Every rule is a warning outside production; in production, an error unless its default says otherwise.
+  const defaultIn = (rule: string, kind: 'production' | 'development') =>
+    BUILTIN_RULES.find((builtin) => builtin.id === rule)?.severity[kind === 'production' ? 'production' : 'other'];
   const rows = Object.entries(CASES).flatMap(([rule, item]) =>
-    (['production', 'development'] as const).map((kind) => ({ rule, item, kind, severity: kind === 'production' ? 'error' : 'warning' })),
+    (['production', 'development'] as const).map((kind) => ({ rule, item, kind, severity: defaultIn(rule, kind) })),
   );
+
+  it('only grant-scope-not-allowed is a warning in production by default (the server may refuse the grant anyway)', () => {
+    expect(BUILTIN_RULES.filter((rule) => rule.severity.production !== 'error').map((rule) => rule.id)).toEqual(['grant-scope-not-allowed']);
+    expect(BUILTIN_RULES.every((rule) => rule.severity.other === 'warning')).toBe(true);
+  });
 
   it.each(rows)('$rule in a $kind environment: the good case passes, the bad one is a $severity', ({ rule, item, kind, severity }) => {
     const of = (resources: DesiredResource[], spend: boolean) =>
@@ -207,7 +220,9 @@ const LEFT_TO_THE_SERVER: Array<[string, DesiredResource[], Array<string | numbe
 
 describe('a rule whose input is left to the server judges it unknown, as its worst value', () => {
   it("the table covers every built-in rule but the environment's spend caps (a missing cap is its case)", () => {
-    expect(new Set(LEFT_TO_THE_SERVER.map(([rule]) => rule))).toEqual(new Set(BUILTIN_RULE_IDS.filter((id) => id !== 'environment-spend-caps-missing')));
+    // An unset identity.scopesAllowed restricts nothing: grant-scope-not-allowed has nothing to judge.
+    const judgedAlone = new Set(['environment-spend-caps-missing', 'grant-scope-not-allowed']);
+    expect(new Set(LEFT_TO_THE_SERVER.map(([rule]) => rule))).toEqual(new Set(BUILTIN_RULE_IDS.filter((id) => !judgedAlone.has(id))));
   });
   it.each(LEFT_TO_THE_SERVER)('%s', (rule, resources, path, message) => {
     const found = evaluatePolicy(environmentWith(resources, { kind: 'production' })).filter((finding) => finding.rule === rule);
@@ -250,5 +265,45 @@ describe('rules judge only what can happen', () => {
     expect(only('subagent-depth', goodAgent({ subagentPolicy: { maxDepth: 9, selfDelegation: true } })).map((finding) => finding.path)).toEqual([
       ['subagentPolicy', 'maxDepth'],
     ]);
+  });
+});
+
+describe('identity rules follow the identity reach', () => {
+  const githubAgent = (name: string, extra: Record<string, unknown>) =>
+    desired('agent', name, goodAgent({ tools: [{ type: 'connection', name: 'github' }], ...extra } as DesiredResource['spec']));
+  const messages = (rule: string, resources: DesiredResource[]) =>
+    evaluatePolicy(environmentWith(resources))
+      .filter((finding) => finding.rule === rule)
+      .map((finding) => `${finding.address}: ${finding.message}`);
+
+  it('an agent reaching the connection through a subagent that admits anonymous callers: one finding per agent, with its chain', () => {
+    const front = desired('agent', 'front', goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'support' }], ...bounded }));
+    expect(messages('identity-not-required-with-grants', [grant, front, githubAgent('support', {})])).toEqual([
+      'agent/front: identity.required is not true, but connection github (through support) holds per-identity grants',
+      'agent/support: identity.required is not true, but connection github holds per-identity grants',
+    ]);
+  });
+
+  it('an identity required by the subagent keeps the anonymous caller out of its chain', () => {
+    const front = desired('agent', 'front', goodAgent({ subagents: [{ kind: 'agent', name: 'next', agent: 'support' }], ...bounded }));
+    expect(messages('identity-not-required-with-grants', [grant, front, githubAgent('support', { identity: { required: true } })])).toEqual([]);
+  });
+
+  it('a scope outside scopesAllowed names the agents; a grant on another connection is not judged', () => {
+    const other = desired('grant', 'crm:team:ops', { connection: 'crm', identity: { scope: 'team', id: 'ops' } });
+    expect(messages('grant-scope-not-allowed', [grant, other, githubAgent('support', { identity: { required: true, scopesAllowed: ['team'] } })])).toEqual([
+      'grant/github:user:alice: scope user is not in identity.scopesAllowed of agent support, which reaches connection github: whether the server refuses this grant there is not shown',
+    ]);
+  });
+
+  it('the severity is configurable per environment like the others', () => {
+    const input = environmentWith([grant, githubAgent('support', { identity: { required: true, scopesAllowed: ['team'] } })]);
+    const settings = { severities: { 'grant-scope-not-allowed': { staging: 'error', '*': 'off' } as const }, custom: [], suppressions: {} };
+    expect(
+      evaluatePolicy(input, settings)
+        .filter((finding) => finding.rule === 'grant-scope-not-allowed')
+        .map((finding) => finding.severity),
+    ).toEqual(['error']);
+    expect(evaluatePolicy({ ...input, environment: 'dev' }, settings).filter((finding) => finding.rule === 'grant-scope-not-allowed')).toEqual([]);
   });
 });
