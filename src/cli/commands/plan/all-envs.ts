@@ -1,16 +1,20 @@
 // plan --all-envs: every environment of the project in turn (declaration order), each rendered as
 // plan renders it, then one summary. An environment that fails is reported and the others still run.
+// Each environment reads with its own credential (AGENTFORM_TOKEN_<ENV>). With --markdown: one
+// pull-request comment for every environment, printed at the end.
 import { resolve } from 'node:path';
 import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
-import { renderPlanAs } from '../../../render/plan-formats.js';
+import { renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
+import { renderAllEnvironmentsComment, type CommentOutcome } from '../../../render/pr-comment.js';
+import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
 import { reviewPlan } from '../../../safety/index.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { renderAllEnvironmentsJson, renderAllEnvironmentsSummary, type EnvironmentOutcome } from '../../../render/all-environments.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
-import { planInputsOf, type PlanCommandOptions } from './options.js';
+import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options.js';
 import { changeCount } from '../../../model/resources.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
@@ -18,9 +22,10 @@ import { nowOf } from '../../break-glass.js';
 export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
   if (options.out) throw new UserError('--all-envs cannot save a plan (--out): a saved plan is for one environment');
-  if (options.markdown) throw new UserError('--all-envs has no --markdown output: run plan -e ENV --markdown per environment');
   const project = await loadProject(resolve(dir));
-  const outcomes: EnvironmentOutcome[] = [];
+  const outcomes: Array<EnvironmentOutcome & CommentOutcome> = [];
+  // --json wins over --markdown, as for one environment.
+  const markdown = options.markdown === true && options.json !== true;
   const now = nowOf(process.env);
   for (const environment of Object.keys(project.environments)) {
     try {
@@ -28,10 +33,17 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
       try {
         const run = await planSession(session, planInputsOf(options));
         const safety = await reviewPlan(run);
+        const windows = openChangeWindows(project, environment, now);
+        if (markdown) {
+          const capabilityTests = await planCapabilityTests(session.project, run.desired);
+          const context = { target: session.targetLabel, color: false, safety, openChangeWindows: windows, ...(capabilityTests ? { capabilityTests } : {}) };
+          outcomes.push({ environment, plan: run.plan, safety, section: renderPlanMarkdownSection(run.plan, context) });
+          continue;
+        }
         outcomes.push({ environment, plan: run.plan, safety });
         if (!options.json)
           process.stdout.write(
-            `== ${environment} (${session.targetLabel}) ==\n${renderPlanAs('text', run.plan, { target: session.targetLabel, color: useColor(globals), safety, openChangeWindows: openChangeWindows(project, environment, now) })}\n\n`,
+            `== ${environment} (${session.targetLabel}) ==\n${renderPlanAs('text', run.plan, { target: session.targetLabel, color: useColor(globals), safety, openChangeWindows: windows })}\n\n`,
           );
       } finally {
         await session.close();
@@ -39,11 +51,13 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       outcomes.push({ environment, error: message });
-      if (!options.json) process.stdout.write(`== ${environment} ==\nError: ${message}\n\n`);
+      if (!options.json && !markdown) process.stdout.write(`== ${environment} ==\nError: ${message}\n\n`);
     }
   }
   if (options.json) {
     process.stdout.write(`${renderAllEnvironmentsJson(outcomes)}\n`);
+  } else if (markdown) {
+    process.stdout.write(`${renderAllEnvironmentsComment(outcomes, markdownLinkOf(options, process.env))}\n`);
   } else {
     process.stdout.write(`${renderAllEnvironmentsSummary(outcomes)}\n`);
   }

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { savePlan } from '../../../apply/saved-plan.js';
-import { planFormatOf, renderPlanAs } from '../../../render/plan-formats.js';
+import { planFormatOf, renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
 import { renderFindingAnnotations } from '../../../render/safety.js';
 import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
 import { writeFileAtomic } from '../../../util/atomic-write.js';
@@ -13,7 +13,7 @@ import { planSession } from '../../../pipeline/plan.js';
 import type { Session } from '../../../pipeline/session.js';
 import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
 import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
-import { planInputsOf, type PlanCommandOptions } from './options.js';
+import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
 
@@ -23,6 +23,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   if (session.isLocal && !options.json) process.stderr.write(`Target: ${session.targetLabel}\n`);
   const toolSurface = options.checkTools ? await planToolSurfaceReport(session.client, run) : undefined;
   const capabilityTests = await planCapabilityTests(session.project, run.desired);
+  const markdownLink = markdownLinkOf(options, process.env);
   const context = {
     target: session.targetLabel,
     color: useColor(globals),
@@ -31,11 +32,13 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     ...(options.changesOnly ? { changesOnly: true } : {}),
     ...(capabilityTests ? { capabilityTests } : {}),
     openChangeWindows: openChangeWindows(run.project, run.desired.target.name, nowOf(process.env)),
+    ...(markdownLink ? { markdownLink } : {}),
   };
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
   if (process.env.GITHUB_STEP_SUMMARY) {
-    await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
+    // The job summary takes a megabyte: the whole section, never cut, and no marker (it is no comment).
+    await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdownSection(run.plan, context)}\n`);
   }
   if (options.out) {
     await writeFileAtomic(
