@@ -91,4 +91,16 @@ describe('plan --markdown: the pull-request comment', () => {
     expect(plan.stdout).toContain('### agentform plan: `staging`');
     expect(plan.stdout).toContain('> ❌ **Could not plan:**');
   });
+
+  it('every environment saves one plan each with --out NAME-{env}, and its comment is still one', async () => {
+    const plan = await runCli(['plan', '.', '--all-envs', '--markdown', '--out', 'plan-{env}.json'], { env, cwd: dir });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.startsWith('<!-- agentform-plan -->\n')).toBe(true);
+    for (const environment of ['staging', 'production']) {
+      expect((JSON.parse(readFileSync(join(dir, `plan-${environment}.json`), 'utf8')) as { environment: string }).environment).toBe(environment);
+    }
+    const refused = await runCli(['plan', '.', '--all-envs', '--out', 'plan.json'], { env, cwd: dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("put {env} in the --out file name (--out 'plan-{env}.json')");
+  });
 });

@@ -2,6 +2,7 @@
 // plan renders it, then one summary. An environment that fails is reported and the others still run.
 // Each environment reads with its own credential (AGENTFORM_TOKEN_<ENV>). With --markdown: one
 // pull-request comment for every environment, printed at the end.
+import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
@@ -14,6 +15,7 @@ import { renderAllEnvironmentsJson, renderAllEnvironmentsSummary, type Environme
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
+import { ENV_PLACEHOLDER, writeSavedPlan } from './save.js';
 import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options.js';
 import { changeCount } from '../../../model/resources.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
@@ -21,7 +23,9 @@ import { nowOf } from '../../break-glass.js';
 
 export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
-  if (options.out) throw new UserError('--all-envs cannot save a plan (--out): a saved plan is for one environment');
+  if (options.out && !options.out.includes(ENV_PLACEHOLDER)) {
+    throw new UserError(`--all-envs saves one plan per environment: put ${ENV_PLACEHOLDER} in the --out file name (--out 'plan-${ENV_PLACEHOLDER}.json')`);
+  }
   const project = await loadProject(resolve(dir));
   const outcomes: Array<EnvironmentOutcome & CommentOutcome> = [];
   // --json wins over --markdown, as for one environment.
@@ -34,6 +38,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
         const run = await planSession(session, planInputsOf(options));
         const safety = await reviewPlan(run);
         const windows = openChangeWindows(project, environment, now);
+        if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, environment));
         if (markdown) {
           const capabilityTests = await planCapabilityTests(session.project, run.desired);
           const context = { target: session.targetLabel, color: false, safety, openChangeWindows: windows, ...(capabilityTests ? { capabilityTests } : {}) };
@@ -58,6 +63,9 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
     process.stdout.write(`${renderAllEnvironmentsJson(outcomes)}\n`);
   } else if (markdown) {
     process.stdout.write(`${renderAllEnvironmentsComment(outcomes, markdownLinkOf(options, process.env))}\n`);
+    // The job summary takes a megabyte: every section, never cut.
+    const sections = outcomes.flatMap((outcome) => (outcome.section === undefined ? [] : [outcome.section]));
+    if (process.env.GITHUB_STEP_SUMMARY) await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${sections.join('\n\n')}\n`);
   } else {
     process.stdout.write(`${renderAllEnvironmentsSummary(outcomes)}\n`);
   }

@@ -1,12 +1,10 @@
 // The plan command after its session is open: plan, review, render, save. A module of its own so
 // that run.ts can load it while the session's reads are on the wire.
 import * as fs from 'node:fs';
-import { relative, resolve } from 'node:path';
-import { savePlan } from '../../../apply/saved-plan.js';
 import { planFormatOf, renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
 import { renderFindingAnnotations } from '../../../render/safety.js';
 import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
-import { writeFileAtomic } from '../../../util/atomic-write.js';
+import { writeSavedPlan } from './save.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
@@ -40,13 +38,6 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     // The job summary takes a megabyte: the whole section, never cut, and no marker (it is no comment).
     await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdownSection(run.plan, context)}\n`);
   }
-  if (options.out) {
-    await writeFileAtomic(
-      resolve(options.out),
-      `${JSON.stringify(savePlan(run.plan, run.planned.desired, run.planned.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`,
-      { mode: 0o600 },
-    );
-    process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);
-  }
+  if (options.out) await writeSavedPlan(run, options.out);
   return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
 }
