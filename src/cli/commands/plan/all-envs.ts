@@ -21,6 +21,18 @@ import { changeCount } from '../../../model/resources.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
 
+/** The environments --all-envs plans: every one declared, or the ones named (a CI job leaves out `dev`). */
+function environmentsOf(declared: Record<string, unknown>, named: boolean | string | undefined): string[] {
+  const all = Object.keys(declared);
+  if (typeof named !== 'string') return all;
+  const names = named.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !all.includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new UserError(`--all-envs ${named}: ${unknown.length > 0 ? `no environment ${unknown.join(', ')}` : 'no environment named'} (declared: ${all.join(', ')})`);
+  }
+  return names;
+}
+
 export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
   if (options.out && !options.out.includes(ENV_PLACEHOLDER)) {
@@ -31,7 +43,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   // --json wins over --markdown, as for one environment.
   const markdown = options.markdown === true && options.json !== true;
   const now = nowOf(process.env);
-  for (const environment of Object.keys(project.environments)) {
+  for (const environment of environmentsOf(project.environments, options.allEnvs)) {
     try {
       const session = await openSession({ dir: resolve(dir), environment, readAhead: true }, runContext(globals));
       try {

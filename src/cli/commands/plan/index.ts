@@ -11,7 +11,7 @@ export function register(program: Command, outcome: CommandOutcome = { exitCode:
     .argument('[dir]', 'project directory (holds agentform.yaml)')
     .addOption(dirOption())
     .option('-e, --env <name>', 'environment to plan')
-    .option('--all-envs', 'plan every environment in turn, then print one summary')
+    .option('--all-envs [names]', 'plan every environment (or these, comma-separated: staging,production) in turn, then print one summary')
     .option('--json', 'print the plan as JSON (schemas/plan.schema.json)')
     .option('--changes-only', 'with --json: leave out the resources apply would not touch (no-op)')
     .option('--markdown', 'print the pull-request comment: a marker to update it in place, the plan, cut to fit GitHub')

@@ -17,7 +17,8 @@ export interface PlanCommandOptions {
   target?: string[];
   exclude?: string[];
   base?: string;
-  allEnvs?: boolean;
+  /** --all-envs (every environment) or --all-envs a,b (these, in this order). */
+  allEnvs?: boolean | string;
   checkTools?: boolean;
 }
 
