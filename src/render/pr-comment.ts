@@ -2,7 +2,7 @@
 // by to update it in place, the plan's section(s), and the cut under the forge's size limit with a
 // pointer to the full plan. One environment (`-e`) or every environment (`--all-envs`) in one comment.
 import { changeCount, type Plan } from '../model/resources.js';
-import type { SafetyReview } from '../model/safety.js';
+import { policyCell, type EnvironmentOutcome } from './all-environments.js';
 import { cutComment } from './comment-cut.js';
 import { escapeHtml } from './markdown.js';
 import { code } from './values.js';
@@ -40,22 +40,10 @@ export function renderPlanComment(environment: string, section: string, link?: s
   return cutComment(`${commentMarker(environment)}\n${section}`, cutPointer(link));
 }
 
-export interface CommentOutcome {
-  environment: string;
-  plan?: Plan;
-  safety?: SafetyReview;
-  /** The environment's section (plan --markdown of that environment), when it was planned. */
+/** One environment of an `--all-envs` comment: its outcome, and its section when it was planned. */
+export interface CommentOutcome extends EnvironmentOutcome {
+  /** The environment's section (plan --markdown of that environment). */
   section?: string;
-  error?: string;
-}
-
-function policy(safety: SafetyReview | undefined): string {
-  if (!safety) return '-';
-  const { errors, warnings } = safety.counts;
-  if (errors + warnings === 0) return 'ok';
-  return [errors > 0 ? `❌ ${errors} error${errors === 1 ? '' : 's'}` : '', warnings > 0 ? `⚠️ ${warnings} warning${warnings === 1 ? '' : 's'}` : '']
-    .filter(Boolean)
-    .join(', ');
 }
 
 function row(outcome: CommentOutcome): string {
@@ -63,7 +51,7 @@ function row(outcome: CommentOutcome): string {
   if (!outcome.plan) return `| ${name} | - | - | - | - | - | ❌ error |`;
   const { add, change, replace, destroy } = outcome.plan.summary;
   const status = changeCount(outcome.plan) === 0 ? 'no changes' : 'changes';
-  return `| ${name} | ${add} | ${change} | ${replace} | ${destroy} | ${policy(outcome.safety)} | ${status} |`;
+  return `| ${name} | ${add} | ${change} | ${replace} | ${destroy} | ${policyCell(outcome.safety)} | ${status} |`;
 }
 
 /** One comment for every environment: the marker, a table of every environment, then each one's section. */

@@ -11,7 +11,7 @@ import { renderAllEnvironmentsComment, type CommentOutcome } from '../../../rend
 import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
 import { reviewPlan } from '../../../safety/index.js';
 import type { GlobalOptions } from '../../global-options.js';
-import { renderAllEnvironmentsJson, renderAllEnvironmentsSummary, type EnvironmentOutcome } from '../../../render/all-environments.js';
+import { renderAllEnvironmentsJson, renderAllEnvironmentsSummary } from '../../../render/all-environments.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
@@ -39,7 +39,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
     throw new UserError(`--all-envs saves one plan per environment: put ${ENV_PLACEHOLDER} in the --out file name (--out 'plan-${ENV_PLACEHOLDER}.json')`);
   }
   const project = await loadProject(resolve(dir));
-  const outcomes: Array<EnvironmentOutcome & CommentOutcome> = [];
+  const outcomes: CommentOutcome[] = [];
   // --json wins over --markdown, as for one environment.
   const markdown = options.markdown === true && options.json !== true;
   const now = nowOf(process.env);
