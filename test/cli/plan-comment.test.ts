@@ -104,15 +104,21 @@ describe('plan --markdown: the pull-request comment', () => {
     expect(refused.stderr).toContain("put {env} in the --out file name (--out 'plan-{env}.json')");
   });
 
-  it('--all-envs NAMES plans only the environments named, in that order', async () => {
-    const plan = await runCli(['plan', '.', '--all-envs', 'production,staging', '--markdown'], { env, cwd: dir });
+  it('--all-envs takes no value: a project directory after it is the directory', async () => {
+    const plan = await runCli(['plan', '--all-envs', dir, '--markdown'], { env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.startsWith('<!-- agentform-plan -->\n')).toBe(true);
+  });
+
+  it('--envs NAMES plans only the environments named, in that order', async () => {
+    const plan = await runCli(['plan', '.', '--envs', 'production,staging', '--markdown'], { env, cwd: dir });
     expect(plan.code, plan.stderr).toBe(0);
     expect([...plan.stdout.matchAll(/^\| `(\w+)` \|/gm)].map((match) => match[1])).toEqual(['production', 'staging']);
-    const only = await runCli(['plan', '.', '--all-envs', 'staging', '--markdown'], { env: { ...env, AGENTFORM_TOKEN_PRODUCTION: '' }, cwd: dir });
+    const only = await runCli(['plan', '.', '--envs', 'staging', '--markdown'], { env: { ...env, AGENTFORM_TOKEN_PRODUCTION: '' }, cwd: dir });
     expect(only.code, only.stderr).toBe(0);
     expect(only.stdout).not.toContain('`production`');
-    const unknown = await runCli(['plan', '.', '--all-envs', 'staging,dev'], { env, cwd: dir });
+    const unknown = await runCli(['plan', '.', '--envs', 'staging,dev'], { env, cwd: dir });
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('--all-envs staging,dev: no environment dev (declared: staging, production)');
+    expect(unknown.stderr).toContain('--envs staging,dev: no environment dev (declared: staging, production)');
   });
 });

@@ -147,9 +147,7 @@ describe('the GitHub Actions recipes', () => {
   });
 
   /** The pull-request plan step, for staging, as the plan job runs it; returns its result. */
-  async function planStaging(
-    target: Record<string, string> = { AGENTFORM_URL_STAGING: 'local' },
-  ): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function planStaging(target: Record<string, string> = { AGENTFORM_URL_STAGING: 'local' }): Promise<{ code: number; stdout: string; stderr: string }> {
     const plan = await workflow('agentform-plan.yml');
     const planStep = plan.jobs.plan!.steps.find((step) => step.name?.startsWith('plan '))!;
     const output = join(dir, 'github-output');
@@ -158,7 +156,7 @@ describe('the GitHub Actions recipes', () => {
     await committed(dir);
     // By default the environment's URL points at the local control plane, which brings its own key.
     // Staging only: the example's production pins a staging version an empty plane does not have.
-    return runStep(planStep.run!.replace('--all-envs staging,production', '--all-envs staging'), { ...stepEnv(planStep, 'staging'), ...target, GITHUB_OUTPUT: output });
+    return runStep(planStep.run!.replace('--envs staging,production', '--envs staging'), { ...stepEnv(planStep, 'staging'), ...target, GITHUB_OUTPUT: output });
   }
 
   const WRITE_ONLY = { OPENAI_API_KEY: 'local-openai', ANTHROPIC_API_KEY: 'local-anthropic', CRM_SUPPORT_TOKEN: 'local-crm', NPM_TOKEN: 'local-npm' };
@@ -424,7 +422,7 @@ describe('the GitLab CI recipe', () => {
 
   it('updates one merge-request note for every environment, found by the marker agentform writes first', () => {
     const script = config.plan!.script!.join('\n');
-    expect(script).toContain('agentform plan --all-envs staging,production');
+    expect(script).toContain('agentform plan --envs staging,production');
     expect(script).toContain('--markdown --markdown-link "$CI_JOB_URL"');
     expect(script).toContain('marker=$(head -n 1 plan.md)');
     expect(script).toMatch(/method=PUT/);

@@ -21,20 +21,25 @@ import { changeCount } from '../../../model/resources.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
 
-/** The environments --all-envs plans: every one declared, or the ones named (a CI job leaves out `dev`). */
-function environmentsOf(declared: Record<string, unknown>, named: boolean | string | undefined): string[] {
+/** The environments to plan: every one declared, or the ones --envs names (a CI job leaves out `dev`). */
+function environmentsOf(declared: Record<string, unknown>, named: string | undefined): string[] {
   const all = Object.keys(declared);
-  if (typeof named !== 'string') return all;
-  const names = named.split(',').map((name) => name.trim()).filter(Boolean);
+  if (named === undefined) return all;
+  const names = named
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !all.includes(name));
   if (unknown.length > 0 || names.length === 0) {
-    throw new UserError(`--all-envs ${named}: ${unknown.length > 0 ? `no environment ${unknown.join(', ')}` : 'no environment named'} (declared: ${all.join(', ')})`);
+    throw new UserError(
+      `--envs ${named}: ${unknown.length > 0 ? `no environment ${unknown.join(', ')}` : 'no environment named'} (declared: ${all.join(', ')})`,
+    );
   }
   return names;
 }
 
 export async function runPlanAllEnvironments(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
-  if (options.env) throw new UserError('--all-envs and -e/--env cannot be combined');
+  if (options.env) throw new UserError(`${options.envs !== undefined ? '--envs' : '--all-envs'} and -e/--env cannot be combined`);
   if (options.out && !options.out.includes(ENV_PLACEHOLDER)) {
     throw new UserError(`--all-envs saves one plan per environment: put ${ENV_PLACEHOLDER} in the --out file name (--out 'plan-${ENV_PLACEHOLDER}.json')`);
   }
@@ -43,7 +48,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   // --json wins over --markdown, as for one environment.
   const markdown = options.markdown === true && options.json !== true;
   const now = nowOf(process.env);
-  for (const environment of environmentsOf(project.environments, options.allEnvs)) {
+  for (const environment of environmentsOf(project.environments, options.envs)) {
     try {
       const session = await openSession({ dir: resolve(dir), environment, readAhead: true }, runContext(globals));
       try {

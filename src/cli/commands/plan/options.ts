@@ -17,8 +17,10 @@ export interface PlanCommandOptions {
   target?: string[];
   exclude?: string[];
   base?: string;
-  /** --all-envs (every environment) or --all-envs a,b (these, in this order). */
-  allEnvs?: boolean | string;
+  /** --all-envs: every environment in turn. */
+  allEnvs?: boolean;
+  /** --envs a,b: these environments, in this order (--all-envs limited to them). */
+  envs?: string;
   checkTools?: boolean;
 }
 
