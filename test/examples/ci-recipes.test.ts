@@ -195,6 +195,49 @@ describe('the GitHub Actions recipes', () => {
     expect(planStep.env?.AGENTFORM_MARKDOWN_LINK).toContain('/actions/runs/${{ github.run_id }}');
   });
 
+  it("pull request: the comment step posts only agentform's comment, over pages, never a planted one", async () => {
+    await freshProject();
+    const plan = await workflow('agentform-plan.yml');
+    const comment = plan.jobs.plan!.steps.find((step) => step.uses?.startsWith('actions/github-script'))!;
+    const github = fakeGitHub();
+    const post = async (body: string) => {
+      await writeFile(join(dir, 'comment.md'), body);
+      return runGithubScript(comment.with!.script!, github, { CODE: '1' }, dir);
+    };
+    // A human's comment first: with no marker agentform printed nothing, and nothing is posted over it.
+    github.comments.push({ id: 1, issue: 7, body: 'LGTM', user: { login: 'alice', type: 'User' } });
+    await expect(post('')).rejects.toThrow('agentform wrote no comment (exit 1)');
+    await expect(post('Error: agentform.yaml:3:1: bad\n')).rejects.toThrow('Error: agentform.yaml:3:1: bad');
+    expect(github.comments.map((c) => c.body)).toEqual(['LGTM']);
+    // The marker pasted by someone else is not the workflow's comment; the workflow's own is found past page one.
+    github.comments.push({ id: 2, issue: 7, body: '<!-- agentform-plan -->\nplanted', user: { login: 'mallory', type: 'User' } });
+    await post('<!-- agentform-plan -->\nfirst');
+    for (let id = 4; id < 260; id += 1) github.comments.push({ id, issue: 7, body: 'chatter', user: { login: 'alice', type: 'User' } });
+    github.comments.push({ id: 260, issue: 7, body: '<!-- agentform-plan -->\nplanted late', user: { login: 'mallory', type: 'User' } });
+    // The workflow's comment moves to the end (past the first page of 100) to check every page is read.
+    const mine = github.comments.splice(2, 1)[0]!;
+    github.comments.push(mine);
+    await post('<!-- agentform-plan -->\nsecond');
+    expect(github.comments.filter((c) => c.user.type === 'Bot').map((c) => c.body)).toEqual(['<!-- agentform-plan -->\nsecond']);
+    expect(github.comments.filter((c) => c.user.login === 'mallory').map((c) => c.body)).toEqual([
+      '<!-- agentform-plan -->\nplanted',
+      '<!-- agentform-plan -->\nplanted late',
+    ]);
+  });
+
+  it.each([
+    ['0', 0],
+    ['2', 0],
+    ['1', 1],
+    ['137', 1],
+    ['134', 1],
+    ['', 1],
+  ])('pull request: plan exit %s makes the check step exit %i', async (code, expected) => {
+    const plan = await workflow('agentform-plan.yml');
+    const check = plan.jobs.plan!.steps.find((step) => step.name === 'fail when an environment could not be planned')!;
+    expect((await runStep(check.run!, { CODE: code })).code).toBe(expected);
+  });
+
   it('pull request: an error-severity policy finding fails the policy check, annotated at its line', async () => {
     await freshProject();
     const agent = join(dir, 'agents', 'researcher.yaml');
@@ -425,6 +468,12 @@ describe('the GitLab CI recipe', () => {
     expect(script).toContain('agentform plan --envs staging,production');
     expect(script).toContain('--markdown --markdown-link "$CI_JOB_URL"');
     expect(script).toContain('marker=$(head -n 1 plan.md)');
+    // Posted only under agentform's marker, to a note of the token's own user found on any page; exit 0 or 2 only.
+    expect(script).toContain(`grep -Eq '^<!-- agentform-plan(:[A-Za-z0-9_.-]+)? -->$'`);
+    expect(script).toContain('$CI_API_V4_URL/user');
+    expect(script).toContain('!n.system&&n.author&&String(n.author.id)===process.argv[2]');
+    expect(script).toContain('x-next-page');
+    expect(script).toContain('case "$code" in 0|2) ;; *) exit 1;; esac');
     expect(script).toMatch(/method=PUT/);
     expect(script).toContain('--data-urlencode "body@plan.md"');
     // Each environment's saved plan is kept for apply, which fetches it from the one plan job.

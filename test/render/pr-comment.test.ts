@@ -38,14 +38,21 @@ const context = { target: 'https://api.example.test', color: false };
 
 describe('the pull-request comment of plan --markdown', () => {
   it('starts with a marker per environment, or one for every environment', () => {
-    expect(renderPlanAs('markdown', samplePlan(), context).split('\n').slice(0, 2)).toEqual(['<!-- agentform-plan:staging -->', '### agentform plan: `staging`']);
+    expect(renderPlanAs('markdown', samplePlan(), context).split('\n').slice(0, 2)).toEqual([
+      '<!-- agentform-plan:staging -->',
+      '### agentform plan: `staging`',
+    ]);
     expect(renderAllEnvironmentsComment([]).split('\n')[0]).toBe('<!-- agentform-plan -->');
     // A name that could end the HTML comment early cannot.
     expect(commentMarker('a-->b')).toBe('<!-- agentform-plan:a__b -->');
   });
 
   it('warns first when something is destroyed or replaced, naming it', () => {
-    expect(destroyBanner(pruningPlan())).toEqual(['> [!CAUTION]', '> 🗑️ **This plan destroys or replaces 1 resource in `staging`:** `secret/gone` (destroy)', '']);
+    expect(destroyBanner(pruningPlan())).toEqual([
+      '> [!CAUTION]',
+      '> 🗑️ **This plan destroys or replaces 1 resource in `staging`:** `secret/gone` (destroy)',
+      '',
+    ]);
     const comment = renderPlanAs('markdown', samplePlan(), context);
     expect(comment).toContain('> 🗑️ **This plan destroys or replaces 1 resource in `staging`:** `apiKey/ci` (replace)');
     // Above the table: the first thing a reviewer reads.
@@ -104,7 +111,10 @@ describe('the pull-request comment of plan --markdown', () => {
     expect((comment.match(/<!-- agentform-plan/g) ?? []).length).toBe(1);
 
     const huge = hugePlan(300);
-    const cut = renderAllEnvironmentsComment([{ environment: 'staging', plan: huge, section: 'x' }, { environment: 'production', plan: huge, section: renderPlanAs('markdown', huge, context) }]);
+    const cut = renderAllEnvironmentsComment([
+      { environment: 'staging', plan: huge, section: 'x' },
+      { environment: 'production', plan: huge, section: renderPlanAs('markdown', huge, context) },
+    ]);
     expect(cut.length).toBeLessThan(COMMENT_LIMIT);
     expect(cut.startsWith('<!-- agentform-plan -->\n')).toBe(true);
     expect(cut).toContain('✂️');
