@@ -6,6 +6,7 @@ import { policyCell, type EnvironmentOutcome } from './all-environments.js';
 import { cutComment } from './comment-cut.js';
 import { escapeHtml } from './markdown.js';
 import { code } from './values.js';
+import { visible } from './visible.js';
 
 /** How many destroyed or replaced resources the banner names before "+N more". */
 const BANNER_NAMES = 10;
@@ -44,6 +45,15 @@ export function renderPlanComment(environment: string, section: string, link?: s
 export interface CommentOutcome extends EnvironmentOutcome {
   /** The environment's section (plan --markdown of that environment). */
   section?: string;
+  /** Why it could not be planned, as the terminal shows it (render/error-lines.ts): location, problems, hint. */
+  errorLines?: string[];
+}
+
+/** Lines as a fenced code block: nothing inside renders (no @mention, no link), whatever it quotes. */
+function fenced(lines: readonly string[]): string[] {
+  const longest = Math.max(0, ...lines.flatMap((line) => (line.match(/`+/g) ?? []).map((run) => run.length)));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [fence, ...lines.map(visible), fence];
 }
 
 function row(outcome: CommentOutcome): string {
@@ -64,7 +74,10 @@ export function renderAllEnvironmentsComment(outcomes: readonly CommentOutcome[]
   out.push('| Environment | Add | Change | Replace | Destroy | Policy | Status |', '|---|---:|---:|---:|---:|---|---|', ...outcomes.map(row), '');
   for (const outcome of outcomes) {
     if (outcome.section !== undefined) out.push(outcome.section, '');
-    else out.push(`### agentform plan: ${code(outcome.environment)}`, '', `> ❌ **Could not plan:** ${escapeHtml(outcome.error ?? 'unknown error')}`, '');
+    else {
+      const why = outcome.errorLines ?? [outcome.error ?? 'unknown error'];
+      out.push(`### agentform plan: ${code(outcome.environment)}`, '', '> ❌ **Could not plan:**', '', ...fenced(why), '');
+    }
   }
   return cutComment(out.join('\n').trimEnd(), cutPointer(link));
 }

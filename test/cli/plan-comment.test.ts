@@ -90,6 +90,17 @@ describe('plan --markdown: the pull-request comment', () => {
     expect(plan.stdout).toContain('| `production` | - | - | - | - | - | ❌ error |');
     expect(plan.stdout).toContain('### agentform plan: `staging`');
     expect(plan.stdout).toContain('> ❌ **Could not plan:**');
+    // The reason: on stderr (stdout holds only the comment) and in the comment, in a code block.
+    expect(plan.stderr).toContain('agentform: production: could not plan');
+    expect(plan.stderr).toContain('Error: no credential for environment production');
+    expect(plan.stdout).toContain('> ❌ **Could not plan:**\n\n```\nError: no credential for environment production\n');
+  });
+
+  it('--all-envs --json: an environment that fails says why on stderr, as JSON', async () => {
+    const plan = await runCli(['plan', '.', '--all-envs', '--json'], { env: { ...env, AGENTFORM_TOKEN_PRODUCTION: '' }, cwd: dir });
+    expect(plan.code).toBe(1);
+    const first = JSON.parse(plan.stderr.split('\n')[0] ?? '') as { error: { message: string } };
+    expect(first.error.message).toBe('no credential for environment production');
   });
 
   it('every environment saves one plan each with --out NAME-{env}, and its comment is still one', async () => {

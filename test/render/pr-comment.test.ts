@@ -94,6 +94,12 @@ describe('the pull-request comment of plan --markdown', () => {
     expect(cut.startsWith('# head\n')).toBe(true);
   });
 
+  it("shows an environment's error in a code block no quoted text escapes (@mentions, links, fences)", () => {
+    const lines = ['Error: agentform.yaml:3:1: bad name ```@team [x](https://evil.example)', '  hint: fix it'];
+    const comment = renderAllEnvironmentsComment([{ environment: 'dev', error: 'bad', errorLines: lines }]);
+    expect(comment).toContain(`> ❌ **Could not plan:**\n\n\`\`\`\`\n${lines.join('\n')}\n\`\`\`\``);
+  });
+
   it('puts every environment in one comment under one table, and keeps the marker when cut', () => {
     const staging = samplePlan();
     const production = { ...pruningPlan(), environment: 'production' };
@@ -107,7 +113,7 @@ describe('the pull-request comment of plan --markdown', () => {
     expect(comment).toContain('| `staging` | 1 | 1 | 1 | 0 | - | changes |');
     expect(comment).toContain('| `production` | 0 | 0 | 0 | 1 | - | changes |');
     expect(comment).toContain('| `dev` | - | - | - | - | - | ❌ error |');
-    expect(comment).toContain('> ❌ **Could not plan:** no credential for dev');
+    expect(comment).toContain('> ❌ **Could not plan:**\n\n```\nno credential for dev\n```');
     expect((comment.match(/<!-- agentform-plan/g) ?? []).length).toBe(1);
 
     const huge = hugePlan(300);

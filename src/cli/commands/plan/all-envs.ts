@@ -20,6 +20,11 @@ import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options
 import { changeCount } from '../../../model/resources.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
+import { reportError } from '../../report-error.js';
+import { errorLines } from '../../../render/error-lines.js';
+
+/** How many of an environment's problems its comment section lists (the comment has a size limit). */
+const COMMENT_PROBLEMS = 20;
 
 /** The environments to plan: every one declared, or the ones --envs names (a CI job leaves out `dev`). */
 function environmentsOf(declared: Record<string, unknown>, named: string | undefined): string[] {
@@ -72,8 +77,11 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      outcomes.push({ environment, error: message });
+      outcomes.push({ environment, error: message, errorLines: errorLines(error, COMMENT_PROBLEMS) });
       if (!options.json && !markdown) process.stdout.write(`== ${environment} ==\nError: ${message}\n\n`);
+      // The reason on stderr in every mode: with --json or --markdown, stdout holds only the document.
+      if (!options.json) process.stderr.write(`agentform: ${environment}: could not plan\n`);
+      reportError(error, globals.debug === true, options.json === true);
     }
   }
   if (options.json) {
