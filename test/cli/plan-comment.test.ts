@@ -110,6 +110,9 @@ describe('plan --markdown: the pull-request comment', () => {
     for (const environment of ['staging', 'production']) {
       expect((JSON.parse(readFileSync(join(dir, `plan-${environment}.json`), 'utf8')) as { environment: string }).environment).toBe(environment);
     }
+    const one = await runCli(['plan', '.', '-e', 'staging', '--out', 'one-{env}.json'], { env, cwd: dir });
+    expect(one.code, one.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(join(dir, 'one-staging.json'), 'utf8')) as { environment: string }).environment).toBe('staging');
     const refused = await runCli(['plan', '.', '--all-envs', '--out', 'plan.json'], { env, cwd: dir });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("put {env} in the --out file name (--out 'plan-{env}.json')");

@@ -60,13 +60,19 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
         const run = await planSession(session, planInputsOf(options));
         const safety = await reviewPlan(run);
         const windows = openChangeWindows(project, environment, now);
-        if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, environment));
+        // Saved only once the environment rendered: a failure leaves no plan file behind.
+        const save = async () => {
+          if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, environment));
+        };
         if (markdown) {
           const capabilityTests = await planCapabilityTests(session.project, run.desired);
           const context = { target: session.targetLabel, color: false, safety, openChangeWindows: windows, ...(capabilityTests ? { capabilityTests } : {}) };
-          outcomes.push({ environment, plan: run.plan, safety, section: renderPlanMarkdownSection(run.plan, context) });
+          const section = renderPlanMarkdownSection(run.plan, context);
+          await save();
+          outcomes.push({ environment, plan: run.plan, safety, section });
           continue;
         }
+        await save();
         outcomes.push({ environment, plan: run.plan, safety });
         if (!options.json)
           process.stdout.write(

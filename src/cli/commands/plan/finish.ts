@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { planFormatOf, renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
 import { renderFindingAnnotations } from '../../../render/safety.js';
 import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
-import { writeSavedPlan } from './save.js';
+import { ENV_PLACEHOLDER, writeSavedPlan } from './save.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
@@ -38,6 +38,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     // The job summary takes a megabyte: the whole section, never cut, and no marker (it is no comment).
     await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdownSection(run.plan, context)}\n`);
   }
-  if (options.out) await writeSavedPlan(run, options.out);
+  // 'plan-{env}.json' names one environment's file here as under --all-envs.
+  if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, run.plan.environment));
   return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
 }
