@@ -1,5 +1,6 @@
-import { ApiError, ProblemsError, UserError, describeError, formatLocation } from '../errors.js';
-import { visible, visibleLines } from '../render/visible.js';
+import { ApiError, ProblemsError, UserError, describeError } from '../errors.js';
+import { errorLines } from '../render/error-lines.js';
+import { visibleLines } from '../render/visible.js';
 
 /**
  * Prints an error and returns the exit code. For a person: text, stack traces only for bugs under
@@ -17,23 +18,9 @@ export function reportError(error: unknown, debug: boolean, json = false): numbe
     if (debug && report.code === 'internal' && error instanceof Error && error.stack) write(error.stack);
     return exitCode;
   }
-  if (error instanceof ProblemsError) {
-    for (const problem of error.problems) {
-      write(problem.location ? `${formatLocation(problem.location)}: ${problem.message}` : problem.message);
-    }
-    write(error.message);
-    return error.exitCode;
-  }
-  if (error instanceof UserError) {
-    const where = error.location ? `${formatLocation(error.location)}: ` : '';
-    write(`Error: ${where}${error.message}`);
-    if (error.hint) write(`  ${error.hint}`);
-    return error.exitCode;
-  }
-  if (error instanceof ApiError) {
-    const status = error.status ? ` (HTTP ${error.status})` : '';
-    write(`Error: ${visible(error.rpc)}: ${visible(error.code)}${status}: ${visible(error.message)}`);
-    return 1;
+  if (error instanceof ProblemsError || error instanceof UserError || error instanceof ApiError) {
+    for (const line of errorLines(error)) write(line);
+    return error instanceof ApiError ? 1 : error.exitCode;
   }
   write(`agentform: internal error: ${error instanceof Error ? error.message : String(error)}`);
   write('  This is a bug in agentform; run again with --debug and report it.');

@@ -12,7 +12,8 @@ export interface EnvironmentOutcome {
   error?: string;
 }
 
-function policyCell(safety: SafetyReview | undefined): string {
+/** The policy column: `ok`, or the counts of errors and warnings. */
+export function policyCell(safety: SafetyReview | undefined): string {
   if (!safety) return '-';
   const { errors, warnings } = safety.counts;
   return errors + warnings === 0

@@ -14,6 +14,7 @@ import { renderPlanText } from './text.js';
 import { renderToolSurfaceReport } from './tool-surface.js';
 import type { OpenWindow } from '../engine/change-windows.js';
 import { changeWindowsJson, changeWindowsMarkdown, changeWindowsText } from './change-windows.js';
+import { destroyBanner, renderPlanComment } from './pr-comment.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
@@ -31,6 +32,8 @@ export interface PlanRenderContext {
   capabilityTests?: CapabilityTestReport;
   /** The change windows of the environment open now: an apply now would be refused. */
   openChangeWindows?: readonly OpenWindow[];
+  /** Markdown only: where the full plan is, named when the comment is cut to fit (`--markdown-link`). */
+  markdownLink?: string;
 }
 
 function textOf(plan: Plan, context: PlanRenderContext): string {
@@ -42,10 +45,11 @@ function textOf(plan: Plan, context: PlanRenderContext): string {
   return `${renderPlanText(plan, { color: context.color })}${safety}${tools}${tests}${windows.length > 0 ? `\n\n${windows.join('\n')}` : ''}`;
 }
 
-function markdownOf(plan: Plan, context: PlanRenderContext): string {
+/** One environment's part of the comment (also the CI job summary, which has no size cut). */
+export function renderPlanMarkdownSection(plan: Plan, context: PlanRenderContext): string {
   const tools = context.toolSurface ? `\n\n### Tool surface\n\n\`\`\`text\n${renderToolSurfaceReport(context.toolSurface)}\n\`\`\`\n` : '';
   const tests = context.capabilityTests ? `\n\n${renderCapabilityTestsMarkdown(context.capabilityTests)}` : '';
-  const banner = changeWindowsMarkdown(plan.environment, context.openChangeWindows ?? []);
+  const banner = [...destroyBanner(plan), ...changeWindowsMarkdown(plan.environment, context.openChangeWindows ?? [])];
   return `${renderPlanMarkdown(plan, { target: context.target, graph: true, ...(context.safety ? { safety: context.safety } : {}), ...(banner.length > 0 ? { banner } : {}) })}${tools}${tests}`;
 }
 
@@ -60,7 +64,7 @@ export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: Pla
       ...(context.capabilityTests ? { capabilityTests: context.capabilityTests } : {}),
       ...(context.openChangeWindows && context.openChangeWindows.length > 0 ? { openChangeWindows: changeWindowsJson(context.openChangeWindows) } : {}),
     }),
-  markdown: markdownOf,
+  markdown: (plan, context) => renderPlanComment(plan.environment, renderPlanMarkdownSection(plan, context), context.markdownLink),
 };
 
 /** The format plan's flags ask for: --json wins over --markdown, text otherwise. */

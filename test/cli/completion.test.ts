@@ -44,6 +44,13 @@ describe('agentform completion', () => {
     }
   });
 
+  it('__complete offers environment names after plan --envs, the next one after a comma', async () => {
+    const first = await runCli(['__complete', '--', 'plan', '--envs', ''], { cwd: PROJECT });
+    expect(first.stdout.split('\n').filter(Boolean)).toEqual(['dev', 'staging']);
+    const next = await runCli(['__complete', '--', 'plan', '--envs', 'dev,'], { cwd: PROJECT });
+    expect(next.stdout.split('\n').filter(Boolean)).toEqual(['dev,staging']);
+  });
+
   describe('in a shell session', () => {
     let bin: string;
     beforeAll(async () => {

@@ -4,8 +4,8 @@
 // - their shell steps run with bash, in workflow order, against examples/gitops on the local
 //   control plane, with `agentform` on PATH and only the variables each job is given: the pull-request
 //   jobs get no secret at all (the local plane brings its own key), apply gets the write-only values;
-// - the pull-request comment script runs against a fake GitHub API: one comment per environment,
-//   updated in place, cut below GitHub's 65,536-character limit;
+// - the pull-request comment script runs against a fake GitHub API: one comment for every
+//   environment (agentform writes it whole, cut to fit: test/render/pr-comment.test.ts), updated in place;
 // - apply uses the reviewed (saved) plan and refuses it once stale.
 // - every run / script entry is a string (a plain YAML scalar holding `: ` is a mapping), and the
 //   GitLab recipe is read by gitlab-ci-local, which lists its jobs and expands its templates.
@@ -141,13 +141,12 @@ describe('the GitHub Actions recipes', () => {
     const text = await readFile(join(WORKFLOWS, 'agentform-plan.yml'), 'utf8');
     const secrets = [...text.matchAll(/secrets\.([A-Z_]+)/g)].map((match) => match[1]);
     expect(new Set(secrets)).toEqual(new Set(['AGENTFORM_READ_TOKEN_STAGING', 'AGENTFORM_READ_TOKEN_PRODUCTION']));
-    // Production's key only in production's job; staging's read-only key in both (the source of
-    // production's declarative promotions).
-    expect(text).toContain("matrix.environment == 'production' && secrets.AGENTFORM_READ_TOKEN_PRODUCTION || ''");
+    // One job plans every environment, each with its own read-only key in its own variable.
     expect(text).toContain('AGENTFORM_TOKEN_STAGING: ${{ secrets.AGENTFORM_READ_TOKEN_STAGING }}');
+    expect(text).toContain('AGENTFORM_TOKEN_PRODUCTION: ${{ secrets.AGENTFORM_READ_TOKEN_PRODUCTION }}');
   });
 
-  /** The pull-request plan step for staging, as the plan job runs it; returns its result. */
+  /** The pull-request plan step, for staging, as the plan job runs it; returns its result. */
   async function planStaging(target: Record<string, string> = { AGENTFORM_URL_STAGING: 'local' }): Promise<{ code: number; stdout: string; stderr: string }> {
     const plan = await workflow('agentform-plan.yml');
     const planStep = plan.jobs.plan!.steps.find((step) => step.name?.startsWith('plan '))!;
@@ -156,12 +155,13 @@ describe('the GitHub Actions recipes', () => {
     // The checkout: the project as copied is the base, the merge commit on it (--base HEAD^1).
     await committed(dir);
     // By default the environment's URL points at the local control plane, which brings its own key.
-    return runStep(planStep.run!, { ...stepEnv(planStep, 'staging'), ...target, GITHUB_OUTPUT: output });
+    // Staging only: the example's production pins a staging version an empty plane does not have.
+    return runStep(planStep.run!.replace('--envs staging,production', '--envs staging'), { ...stepEnv(planStep, 'staging'), ...target, GITHUB_OUTPUT: output });
   }
 
   const WRITE_ONLY = { OPENAI_API_KEY: 'local-openai', ANTHROPIC_API_KEY: 'local-anthropic', CRM_SUPPORT_TOKEN: 'local-crm', NPM_TOKEN: 'local-npm' };
 
-  it('pull request: validate and plan pass with no secret set, and the comment is one per environment, updated in place', async () => {
+  it('pull request: validate and plan pass with no secret set, and one comment for every environment, updated in place', async () => {
     await freshProject();
     const plan = await workflow('agentform-plan.yml');
     const validate = plan.jobs.validate!.steps.find((step) => step.name === 'validate')!;
@@ -174,28 +174,68 @@ describe('the GitHub Actions recipes', () => {
 
     const planned = await planStaging();
     expect(planned.code, planned.stdout + planned.stderr).toBe(0);
-    expect(await readFile(join(dir, 'github-output'), 'utf8')).toContain('changes=true');
-    expect(await readFile(join(dir, 'plan.md'), 'utf8')).toContain('<details>');
+    expect(await readFile(join(dir, 'github-output'), 'utf8')).toContain('code=2');
+    expect(await readFile(join(dir, 'comment.md'), 'utf8')).toContain('<details>');
     expect(JSON.parse(await readFile(join(dir, 'plan-staging.json'), 'utf8'))).toMatchObject({ environment: 'staging' });
 
     const comment = plan.jobs.plan!.steps.find((step) => step.uses?.startsWith('actions/github-script'))!;
     const github = fakeGitHub();
-    const runScript = async () =>
-      runGithubScript(comment.with!.script!, github, { ENVIRONMENT: 'staging', CHANGES: 'true', RUN_URL: 'https://ci.example/run/1' }, dir);
+    const runScript = async () => runGithubScript(comment.with!.script!, github, {}, dir);
     await runScript();
     await runScript();
     expect(github.comments).toHaveLength(1);
-    expect(github.comments[0]!.body).toMatch(/^<!-- agentform-plan:staging -->\n### agentform plan: staging \(changes\)/);
+    const body = github.comments[0]!.body;
+    expect(body).toMatch(/^<!-- agentform-plan -->\n## agentform plan: every environment\n/);
+    expect(body).toContain('### agentform plan: `staging`');
+    expect(body).toContain('| `staging` |');
+    expect(body).not.toContain('`dev`');
     expect(github.updates).toBe(1);
+    // A comment cut to fit points at the run, whose job summary holds every plan uncut.
+    const planStep = plan.jobs.plan!.steps.find((step) => step.name?.startsWith('plan '))!;
+    expect(planStep.env?.AGENTFORM_MARKDOWN_LINK).toContain('/actions/runs/${{ github.run_id }}');
+  });
 
-    // A plan longer than a comment allows is cut, with a pointer to the full plan.
-    const original = await readFile(join(dir, 'plan.md'), 'utf8');
-    await writeFile(join(dir, 'plan.md'), 'x'.repeat(200_000));
-    await runScript();
-    expect(github.comments).toHaveLength(1);
-    expect(github.comments[0]!.body.length).toBeLessThan(65_536);
-    expect(github.comments[0]!.body).toContain('the full plan is in the [job summary](https://ci.example/run/1) and the plan-staging artifact');
-    await writeFile(join(dir, 'plan.md'), original);
+  it("pull request: the comment step posts only agentform's comment, over pages, never a planted one", async () => {
+    await freshProject();
+    const plan = await workflow('agentform-plan.yml');
+    const comment = plan.jobs.plan!.steps.find((step) => step.uses?.startsWith('actions/github-script'))!;
+    const github = fakeGitHub();
+    const post = async (body: string) => {
+      await writeFile(join(dir, 'comment.md'), body);
+      return runGithubScript(comment.with!.script!, github, { CODE: '1' }, dir);
+    };
+    // A human's comment first: with no marker agentform printed nothing, and nothing is posted over it.
+    github.comments.push({ id: 1, issue: 7, body: 'LGTM', user: { login: 'alice', type: 'User' } });
+    await expect(post('')).rejects.toThrow('agentform wrote no comment (exit 1)');
+    await expect(post('Error: agentform.yaml:3:1: bad\n')).rejects.toThrow('Error: agentform.yaml:3:1: bad');
+    expect(github.comments.map((c) => c.body)).toEqual(['LGTM']);
+    // The marker pasted by someone else is not the workflow's comment; the workflow's own is found past page one.
+    github.comments.push({ id: 2, issue: 7, body: '<!-- agentform-plan -->\nplanted', user: { login: 'mallory', type: 'User' } });
+    await post('<!-- agentform-plan -->\nfirst');
+    for (let id = 4; id < 260; id += 1) github.comments.push({ id, issue: 7, body: 'chatter', user: { login: 'alice', type: 'User' } });
+    github.comments.push({ id: 260, issue: 7, body: '<!-- agentform-plan -->\nplanted late', user: { login: 'mallory', type: 'User' } });
+    // The workflow's comment moves to the end (past the first page of 100) to check every page is read.
+    const mine = github.comments.splice(2, 1)[0]!;
+    github.comments.push(mine);
+    await post('<!-- agentform-plan -->\nsecond');
+    expect(github.comments.filter((c) => c.user.type === 'Bot').map((c) => c.body)).toEqual(['<!-- agentform-plan -->\nsecond']);
+    expect(github.comments.filter((c) => c.user.login === 'mallory').map((c) => c.body)).toEqual([
+      '<!-- agentform-plan -->\nplanted',
+      '<!-- agentform-plan -->\nplanted late',
+    ]);
+  });
+
+  it.each([
+    ['0', 0],
+    ['2', 0],
+    ['1', 1],
+    ['137', 1],
+    ['134', 1],
+    ['', 1],
+  ])('pull request: plan exit %s makes the check step exit %i', async (code, expected) => {
+    const plan = await workflow('agentform-plan.yml');
+    const check = plan.jobs.plan!.steps.find((step) => step.name === 'fail when an environment could not be planned')!;
+    expect((await runStep(check.run!, { CODE: code })).code).toBe(expected);
   });
 
   it('pull request: an error-severity policy finding fails the policy check, annotated at its line', async () => {
@@ -343,7 +383,7 @@ async function gitlabCiLocal(recipe: string, args: string[]): Promise<{ code: nu
   }
 }
 
-const GITLAB_JOBS = ['validate', 'plan: [staging]', 'plan: [production]', 'apply-staging', 'apply-production', 'drift: [staging]', 'drift: [production]'];
+const GITLAB_JOBS = ['validate', 'plan', 'apply-staging', 'apply-production', 'drift: [staging]', 'drift: [production]'];
 
 describe('the GitLab CI recipe', () => {
   let text: string;
@@ -356,6 +396,7 @@ describe('the GitLab CI recipe', () => {
       environment?: string;
       resource_group?: string;
       before_script?: unknown[];
+      artifacts?: { paths: string[] };
     }
   >;
 
@@ -422,10 +463,21 @@ describe('the GitLab CI recipe', () => {
     expect(config.drift!.script!.join('\n')).toMatch(/agentform drift -e "\$ENVIRONMENT" --check-tools/);
   });
 
-  it('updates one merge-request note per environment, found by its marker', () => {
+  it('updates one merge-request note for every environment, found by the marker agentform writes first', () => {
     const script = config.plan!.script!.join('\n');
-    expect(script).toContain('<!-- agentform-plan:$ENVIRONMENT -->');
+    expect(script).toContain('agentform plan --envs staging,production');
+    expect(script).toContain('--markdown --markdown-link "$CI_JOB_URL"');
+    expect(script).toContain('marker=$(head -n 1 plan.md)');
+    // Posted only under agentform's marker, to a note of the token's own user found on any page; exit 0 or 2 only.
+    expect(script).toContain(`grep -Eq '^<!-- agentform-plan(:[A-Za-z0-9_.-]+)? -->$'`);
+    expect(script).toContain('$CI_API_V4_URL/user');
+    expect(script).toContain('!n.system&&n.author&&String(n.author.id)===process.argv[2]');
+    expect(script).toContain('x-next-page');
+    expect(script).toContain('case "$code" in 0|2) ;; *) exit 1;; esac');
     expect(script).toMatch(/method=PUT/);
-    expect(script).toContain('head -c 60000');
+    expect(script).toContain('--data-urlencode "body@plan.md"');
+    // Each environment's saved plan is kept for apply, which fetches it from the one plan job.
+    expect(config.plan!.artifacts!.paths).toEqual(expect.arrayContaining(['plan-staging.json', 'plan-production.json']));
+    expect(config['.apply']!.script!.join('\n')).toContain('raw/plan-$ENVIRONMENT.json?job=plan"');
   });
 });

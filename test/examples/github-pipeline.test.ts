@@ -3,8 +3,8 @@
 // `gh` CLI stood in for), in a scratch config repository that does not vendor agentform's source,
 // only its packed tarball, against a local control plane on 127.0.0.1 with a read-only and a control
 // key per environment, and a fake GitHub (test/helpers/fake-github.ts) that records the comments.
-// The loop: a pull request gets validate and one plan per environment, one comment per environment
-// updated in place on the next push; the merge applies the reviewed plans; a merge with nothing new
+// The loop: a pull request gets validate and one plan of every environment, one comment for all
+// of them (agentform writes it whole) updated in place on the next push; the merge applies the reviewed plans; a merge with nothing new
 // applies nothing; a stale reviewed plan is refused; a promotion is a pull request; the nightly
 // drift job reports exit 2. (The workflow schema is checked by ci-recipes.test.ts.)
 import { copyFile, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
@@ -104,6 +104,21 @@ async function commit(files: Record<string, string>, message: string): Promise<v
 
 const commentsOf = (number: number) => github.comments.filter((comment) => comment.issue === number);
 
+/** The pull request's one comment. */
+function commentOf(number: number): string {
+  const comments = commentsOf(number);
+  expect(comments).toHaveLength(1);
+  return comments[0]!.body;
+}
+
+/** One environment's part of the comment: from its heading to the next environment's. */
+function sectionOf(body: string, environment: Environment): string {
+  const start = body.indexOf(`### agentform plan: \`${environment}\``);
+  expect(start, body).toBeGreaterThan(-1);
+  const next = body.indexOf('\n### agentform plan: ', start + 1);
+  return body.slice(start, next === -1 ? undefined : next);
+}
+
 async function liveAgent(environment: Environment) {
   return ci.admin[environment].agentsGet({ slug: 'support' });
 }
@@ -133,20 +148,20 @@ afterAll(async () => {
 
 describe('the GitHub Actions recipe, its jobs run step by step', () => {
   it(
-    'a pull request: validate, a plan per environment with its read key, one comment each, updated in place on the next push',
+    'a pull request: validate, a plan of every environment with their read keys, one comment, updated in place on the next push',
     async () => {
       await openPullRequest({ 'providers.yaml': PROVIDER, 'agents.yaml': agent('You help customers.') }, 'add the support agent');
       const first = await planPullRequest();
       expect(first.result, everything(first)).toBe('success');
-      expect(first.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['validate: success', 'plan (staging): success', 'plan (production): success']);
+      expect(first.jobs.map((item) => `${item.name}: ${item.result}`)).toEqual(['validate: success', 'plan: success']);
       // The install step went to the test's prefix, never the machine's.
       expect(existsSync(join(work, 'prefix', 'bin', 'agentform'))).toBe(true);
-      const comments = commentsOf(pullRequest);
-      expect(comments.map((comment) => comment.body.split('\n').slice(0, 2).join('\n'))).toEqual([
-        '<!-- agentform-plan:staging -->\n### agentform plan: staging (changes)',
-        '<!-- agentform-plan:production -->\n### agentform plan: production (changes)',
-      ]);
-      for (const comment of comments) expect(comment.body).toContain('agent/support');
+      const body = commentOf(pullRequest);
+      expect(body.split('\n').slice(0, 2)).toEqual(['<!-- agentform-plan -->', '## agentform plan: every environment']);
+      for (const environment of ENVIRONMENTS) {
+        expect(body).toMatch(new RegExp(`^\\| \`${environment}\` \\| 2 \\| 0 \\| 0 \\| 0 \\| .* \\| changes \\|$`, 'm'));
+        expect(sectionOf(body, environment)).toContain('agent/support');
+      }
       // The plan is kept for the apply workflow, per environment.
       for (const environment of ENVIRONMENTS) {
         const saved = JSON.parse(await readFile(join(work, 'artifacts', String(runId), `plan-${environment}`, `plan-${environment}.json`), 'utf8')) as {
@@ -155,14 +170,13 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
         expect(saved.environment).toBe(environment);
       }
 
-      // A second push: the same two comments, their text replaced.
+      // A second push: the same comment, its text replaced.
       const updates = github.updates;
       await commit({ 'agents.yaml': agent('You help customers, briefly.') }, 'shorter answers');
       const second = await planPullRequest();
       expect(second.result, everything(second)).toBe('success');
-      expect(commentsOf(pullRequest)).toHaveLength(2);
-      expect(github.updates).toBe(updates + 2);
-      for (const comment of commentsOf(pullRequest)) expect(comment.body).toContain('briefly');
+      expect(github.updates).toBe(updates + 1);
+      for (const environment of ENVIRONMENTS) expect(sectionOf(commentOf(pullRequest), environment)).toContain('briefly');
       // No secret reached a comment.
       for (const comment of commentsOf(pullRequest)) expect(comment.body).not.toContain(PROVIDER_SECRET);
     },
@@ -187,10 +201,7 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
       await openPullRequest({ 'README.md': 'Our agents.\n' }, 'docs only');
       const review = await planPullRequest();
       expect(review.result, everything(review)).toBe('success');
-      expect(commentsOf(pullRequest).map((comment) => comment.body.split('\n')[1])).toEqual([
-        '### agentform plan: staging (no changes)',
-        '### agentform plan: production (no changes)',
-      ]);
+      for (const environment of ENVIRONMENTS) expect(commentOf(pullRequest)).toMatch(new RegExp(`^\\| \`${environment}\` \\|.* \\| no changes \\|$`, 'm'));
       const again = await merge();
       expect(again.result, everything(again)).toBe('success');
       expect(everything(again)).toContain('No changes.');
@@ -241,8 +252,7 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
       await openPullRequest({ 'agents.yaml': agent('You help customers in their language.', next) }, `promote support v${next} to production`);
       const review = await planPullRequest();
       expect(review.result, everything(review)).toBe('success');
-      const comment = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
-      expect(comment?.body).toContain('agent/support');
+      expect(sectionOf(commentOf(pullRequest), 'production')).toContain('agent/support');
       const merged = await merge();
       expect(merged.result, everything(merged)).toBe('success');
       const production = await liveAgent('production');
@@ -274,11 +284,9 @@ describe('the GitHub Actions recipe, its jobs run step by step', () => {
       await openPullRequest({ 'hand-made.yaml': declared, 'agents.yaml': agent('You help customers in their language.') }, 'manage the hand-made provider');
       const review = await planPullRequest();
       expect(review.result, everything(review)).toBe('success');
-      const staging = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:staging -->'));
-      expect(staging?.body).toContain('`provider/hand-made` adopt');
+      expect(sectionOf(commentOf(pullRequest), 'staging')).toContain('`provider/hand-made` adopt');
       // Production never had it: there it is created, not adopted.
-      const production = commentsOf(pullRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
-      expect(production?.body).toContain('`provider/hand-made` create');
+      expect(sectionOf(commentOf(pullRequest), 'production')).toContain('`provider/hand-made` create');
       const merged = await merge();
       expect(merged.result, everything(merged)).toBe('success');
       expect(job(merged, 'staging').output).toContain('provider/hand-made: Adopted');

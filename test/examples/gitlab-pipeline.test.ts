@@ -2,8 +2,8 @@
 // scratch config repository that does not vendor agentform's source, only its packed tarball,
 // against a local control plane on 127.0.0.1 with a read-only and a control key per environment,
 // and a fake GitLab API (test/helpers/fake-gitlab.ts) that records the merge-request notes.
-// The loop: a merge request gets validate and one plan per environment, one note per environment
-// updated in place on the next push; the merge applies the reviewed plans; a merge with nothing
+// The loop: a merge request gets validate and one plan of every environment, one note for all of
+// them (agentform writes it whole) updated in place on the next push; the merge applies the reviewed plans; a merge with nothing
 // new applies nothing; a promotion is a merge request; the nightly drift job reports exit 2.
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile } from 'node:fs/promises';
@@ -110,7 +110,7 @@ async function mergeRequestPipeline(): Promise<PipelineResult> {
     for (const file of await readdir(join(artifacts, job))) {
       const environment = /^plan-(staging|production)\.json$/.exec(file)?.[1];
       if (!environment) continue;
-      gitlab.artifacts.set(artifactKey(`refs/merge-requests/${mergeRequest}/head`, `plan: [${environment}]`, file), await readFile(join(artifacts, job, file)));
+      gitlab.artifacts.set(artifactKey(`refs/merge-requests/${mergeRequest}/head`, 'plan', file), await readFile(join(artifacts, job, file)));
     }
   }
   return result;
@@ -128,6 +128,14 @@ async function commit(files: Record<string, string>, message: string): Promise<v
 }
 
 const notesOf = (iid: number) => gitlab.notes.get(iid) ?? [];
+
+/** One environment's part of the merge request's note: from its heading to the next environment's. */
+function sectionOf(body: string, environment: string): string {
+  const start = body.indexOf(`### agentform plan: \`${environment}\``);
+  expect(start, body).toBeGreaterThan(-1);
+  const next = body.indexOf('\n### agentform plan: ', start + 1);
+  return body.slice(start, next === -1 ? undefined : next);
+}
 const jobLines = (output: string, job: string) =>
   output
     .split('\n')
@@ -164,29 +172,26 @@ afterAll(async () => {
 
 describe('the GitLab recipe, run by gitlab-ci-local', () => {
   it(
-    'a merge request: validate, a plan per environment with its read key, one note each, updated in place on the next push',
+    'a merge request: validate, a plan of every environment with their read keys, one note, updated in place on the next push',
     async () => {
       await openMergeRequest({ 'providers.yaml': PROVIDER, 'agents.yaml': agent('You help customers.') }, 'add the support agent');
       const first = await mergeRequestPipeline();
       expect(first.code, first.output).toBe(0);
       expect(first.output).toMatch(/PASS\s+validate/);
-      expect(first.output).toMatch(/PASS\s+plan: \[staging\]/);
-      expect(first.output).toMatch(/PASS\s+plan: \[production\]/);
+      expect(first.output).toMatch(/PASS\s+plan\b/);
       // The merge request pipeline never applies.
       expect(first.output).not.toMatch(/apply-(staging|production)/);
       const notes = notesOf(mergeRequest);
-      expect(notes.map((note) => note.body.split('\n')[0])).toEqual(
-        expect.arrayContaining(['<!-- agentform-plan:staging -->', '<!-- agentform-plan:production -->']),
-      );
-      expect(notes).toHaveLength(2);
-      for (const note of notes) expect(note.body).toContain('agent/support');
+      expect(notes).toHaveLength(1);
+      expect(notes[0]!.body.split('\n').slice(0, 2)).toEqual(['<!-- agentform-plan -->', '## agentform plan: every environment']);
+      for (const environment of ['staging', 'production']) expect(sectionOf(notes[0]!.body, environment)).toContain('agent/support');
 
-      // A second push: the same two notes, their text replaced.
+      // A second push: the same note, its text replaced.
       await commit({ 'agents.yaml': agent('You help customers, briefly.') }, 'shorter answers');
       const second = await mergeRequestPipeline();
       expect(second.code, second.output).toBe(0);
-      expect(notesOf(mergeRequest)).toHaveLength(2);
-      for (const note of notesOf(mergeRequest)) expect(note.body).toContain('briefly');
+      expect(notesOf(mergeRequest)).toHaveLength(1);
+      for (const environment of ['staging', 'production']) expect(sectionOf(notesOf(mergeRequest)[0]!.body, environment)).toContain('briefly');
       // No secret reached a note.
       for (const note of notesOf(mergeRequest)) expect(note.body).not.toContain(PROVIDER_SECRET);
     },
@@ -260,8 +265,7 @@ describe('the GitLab recipe, run by gitlab-ci-local', () => {
       await openMergeRequest({ 'agents.yaml': agent('You help customers in their language.', next) }, `promote support v${next} to production`);
       const review = await mergeRequestPipeline();
       expect(review.code, review.output).toBe(0);
-      const note = notesOf(mergeRequest).find((item) => item.body.startsWith('<!-- agentform-plan:production -->'));
-      expect(note?.body).toContain('agent/support');
+      expect(sectionOf(notesOf(mergeRequest)[0]!.body, 'production')).toContain('agent/support');
       const merged = await pipeline('push', ['--manual', 'apply-production']);
       expect(merged.code, merged.output).toBe(0);
       const production = await liveAgent('production');

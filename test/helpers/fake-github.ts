@@ -10,7 +10,12 @@ export interface FakeComment {
   /** The pull request (issue) the comment is on. */
   issue: number;
   body: string;
+  /** Who wrote it: the workflow's token posts as github-actions[bot] (a Bot); a test plants a User's. */
+  user: { login: string; type: 'Bot' | 'User' };
 }
+
+/** The author of the comments the workflow's token posts. */
+export const WORKFLOW_BOT = { login: 'github-actions[bot]', type: 'Bot' } as const;
 
 /** A workflow run, as `gh run list --json databaseId` sees it. */
 export interface FakeRun {
@@ -35,6 +40,8 @@ export interface FakeGitHub {
   runs: FakeRun[];
   /** The REST client actions/github-script hands its script as `github.rest`. */
   rest: unknown;
+  /** Octokit's `github.paginate(method, params)`: every page of a list method, concatenated. */
+  paginate: (method: (params: Record<string, unknown>) => Promise<{ data: unknown[] }>, params: Record<string, unknown>) => Promise<unknown[]>;
   /** The state the `gh` stand-in reads, as JSON. */
   state(artifactsDir: string): string;
 }
@@ -50,6 +57,14 @@ export function fakeGitHub(repository = 'acme/config'): FakeGitHub {
     pullHeads: new Map(),
     runs: [],
     rest: undefined,
+    async paginate(method, params) {
+      const all: unknown[] = [];
+      for (let page = 1; ; page += 1) {
+        const { data } = await method({ ...params, page });
+        all.push(...data);
+        if (data.length < Number(params.per_page ?? 30)) return all;
+      }
+    },
     state(artifactsDir: string): string {
       return JSON.stringify({
         token: this.token,
@@ -63,13 +78,15 @@ export function fakeGitHub(repository = 'acme/config'): FakeGitHub {
   };
   github.rest = {
     issues: {
-      listComments: async ({ issue_number }: { issue_number?: number }) => ({
+      // One page, as GitHub answers (30 a page unless per_page says otherwise).
+      listComments: async ({ issue_number, page = 1, per_page = 30 }: { issue_number?: number; page?: number; per_page?: number }) => ({
         data: comments
           .filter((comment) => issue_number === undefined || comment.issue === issue_number)
-          .map((comment) => ({ id: comment.id, body: comment.body })),
+          .slice((page - 1) * per_page, page * per_page)
+          .map((comment) => ({ id: comment.id, body: comment.body, user: comment.user })),
       }),
       createComment: async ({ issue_number, body }: { issue_number: number; body: string }) => {
-        comments.push({ id: comments.length + 1, issue: issue_number, body });
+        comments.push({ id: comments.length + 1, issue: issue_number, body, user: WORKFLOW_BOT });
         return { data: {} };
       },
       updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) => {
@@ -92,7 +109,7 @@ export interface ScriptContext {
 /** Runs an actions/github-script body as the action does: an async function of github, context, require. */
 export async function runGithubScript(
   script: string,
-  github: { rest: unknown },
+  github: { rest: unknown; paginate: unknown },
   env: Record<string, string>,
   cwd: string,
   context: ScriptContext = { repo: { owner: 'acme', repo: 'config' }, issue: { number: 7 } },

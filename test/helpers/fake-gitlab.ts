@@ -8,7 +8,17 @@ import { listenOnLoopback } from './loopback-listen.js';
 export interface FakeNote {
   id: number;
   body: string;
+  /** Who wrote it: the project token's user (FAKE_GITLAB_USER), or a test's planted author. */
+  author: { id: number };
+  /** A system note (GitLab's own: "added 1 commit"), never the plan's. */
+  system: boolean;
 }
+
+/** The user the project access token acts as (what `GET /user` answers). */
+export const FAKE_GITLAB_USER = { id: 900, username: 'project_42_bot' };
+
+/** The notes GitLab returns on one page unless per_page says otherwise. */
+const NOTES_PAGE = 20;
 
 export interface FakeGitLab {
   /** `CI_API_V4_URL` for the jobs. */
@@ -54,6 +64,7 @@ export async function startFakeGitLab(): Promise<FakeGitLab> {
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     if (request.headers['private-token'] !== token) return json(response, 401, { message: '401 Unauthorized' });
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/api/v4/user' && request.method === 'GET') return json(response, 200, FAKE_GITLAB_USER);
     const prefix = `/api/v4/projects/${projectId}/`;
     if (!url.pathname.startsWith(prefix)) return json(response, 404, { message: '404 Project Not Found' });
     const rest = url.pathname.slice(prefix.length);
@@ -62,11 +73,19 @@ export async function startFakeGitLab(): Promise<FakeGitLab> {
     if (notesPath) {
       const list = notes.get(Number(notesPath[1])) ?? [];
       notes.set(Number(notesPath[1]), list);
-      if (request.method === 'GET' && !notesPath[2]) return json(response, 200, list);
+      if (request.method === 'GET' && !notesPath[2]) {
+        // Paged as GitLab pages: x-next-page names the next page, empty on the last.
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const perPage = Number(url.searchParams.get('per_page') ?? NOTES_PAGE);
+        const next = page * perPage < list.length ? String(page + 1) : '';
+        response.writeHead(200, { 'content-type': 'application/json', 'x-next-page': next });
+        response.end(JSON.stringify(list.slice((page - 1) * perPage, page * perPage)));
+        return;
+      }
       const body = new URLSearchParams(await readBody(request)).get('body');
       if (body === null) return json(response, 400, { message: 'body is missing' });
       if (request.method === 'POST' && !notesPath[2]) {
-        const note = { id: nextNoteId++, body };
+        const note = { id: nextNoteId++, body, author: { id: FAKE_GITLAB_USER.id }, system: false };
         list.push(note);
         return json(response, 201, note);
       }

@@ -51,9 +51,15 @@ function projectDirOf(state: LineState): string {
   return state.values.get('dir') ?? positional ?? '.';
 }
 
-async function valuesOf(option: Option, state: LineState): Promise<string[]> {
+async function valuesOf(option: Option, state: LineState, current: string): Promise<string[]> {
   if (option.argChoices) return option.argChoices;
   if (option.attributeName() === 'env') return projectEnvironments(projectDirOf(state));
+  if (option.attributeName() === 'envs') {
+    // A comma-separated list: complete its last name after the ones already typed.
+    const typed = current.slice(0, current.lastIndexOf(',') + 1);
+    const named = typed.split(',');
+    return (await projectEnvironments(projectDirOf(state))).filter((name) => !named.includes(name)).map((name) => `${typed}${name}`);
+  }
   // --exclude takes globs, but the addresses are what one usually narrows to.
   if (option.attributeName() === 'target' || option.attributeName() === 'exclude') return projectAddresses(projectDirOf(state), state.values.get('env'));
   return [];
@@ -64,7 +70,7 @@ export async function completionCandidates(program: Command, words: readonly str
   const state = readLine(program, words.slice(0, -1));
   let candidates: string[];
   if (state.awaiting && !(current.startsWith('-') && state.values.has(state.awaiting.attributeName()))) {
-    candidates = await valuesOf(state.awaiting, state);
+    candidates = await valuesOf(state.awaiting, state, current);
   } else if (current.startsWith('-')) {
     candidates = optionsOf(program, state.command).flatMap((option) => [option.long, option.short].filter((flag): flag is string => flag !== undefined));
   } else if (state.command === undefined) {

@@ -1,12 +1,10 @@
 // The plan command after its session is open: plan, review, render, save. A module of its own so
 // that run.ts can load it while the session's reads are on the wire.
 import * as fs from 'node:fs';
-import { relative, resolve } from 'node:path';
-import { savePlan } from '../../../apply/saved-plan.js';
-import { planFormatOf, renderPlanAs } from '../../../render/plan-formats.js';
+import { planFormatOf, renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
 import { renderFindingAnnotations } from '../../../render/safety.js';
 import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
-import { writeFileAtomic } from '../../../util/atomic-write.js';
+import { ENV_PLACEHOLDER, writeSavedPlan } from './save.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
@@ -14,7 +12,7 @@ import type { Session } from '../../../pipeline/session.js';
 import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock.js';
 import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
 import { withServedButUnlocked } from '../../../engine/strict-tools.js';
-import { planInputsOf, type PlanCommandOptions } from './options.js';
+import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
 
@@ -26,6 +24,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   // Strict mode: name the tools served now that the lock does not record, which the derived default denies.
   if (toolSurface && run.plan.derivedToolPolicies) run.plan.derivedToolPolicies = withServedButUnlocked(run.plan.derivedToolPolicies, run.desired, toolSurface);
   const capabilityTests = await planCapabilityTests(session.project, run.desired);
+  const markdownLink = markdownLinkOf(options, process.env);
   const context = {
     target: session.targetLabel,
     color: useColor(globals),
@@ -34,19 +33,15 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     ...(options.changesOnly ? { changesOnly: true } : {}),
     ...(capabilityTests ? { capabilityTests } : {}),
     openChangeWindows: openChangeWindows(run.project, run.desired.target.name, nowOf(process.env)),
+    ...(markdownLink ? { markdownLink } : {}),
   };
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
   if (process.env.GITHUB_STEP_SUMMARY) {
-    await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanAs('markdown', run.plan, context)}\n`);
+    // The job summary takes a megabyte: the whole section, never cut, and no marker (it is no comment).
+    await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdownSection(run.plan, context)}\n`);
   }
-  if (options.out) {
-    await writeFileAtomic(
-      resolve(options.out),
-      `${JSON.stringify(savePlan(run.plan, run.planned.desired, run.planned.actual, relative(process.cwd(), run.desired.projectDir) || '.'), null, 2)}\n`,
-      { mode: 0o600 },
-    );
-    process.stderr.write(`Saved the plan to ${options.out}; apply it with: agentform apply ${options.out}\n`);
-  }
+  // 'plan-{env}.json' names one environment's file here as under --all-envs.
+  if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, run.plan.environment));
   return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
 }

@@ -9,6 +9,7 @@ export interface PlanCommandOptions {
   json?: boolean;
   changesOnly?: boolean;
   markdown?: boolean;
+  markdownLink?: string;
   out?: string;
   detailedExitcode?: boolean;
   prune?: boolean;
@@ -16,7 +17,10 @@ export interface PlanCommandOptions {
   target?: string[];
   exclude?: string[];
   base?: string;
+  /** --all-envs: every environment in turn. */
   allEnvs?: boolean;
+  /** --envs a,b: these environments, in this order (--all-envs limited to them). */
+  envs?: string;
   checkTools?: boolean;
 }
 
@@ -29,4 +33,9 @@ export function planInputsOf(options: Pick<PlanCommandOptions, 'prune' | 'allowM
     ...(options.exclude ? { excludes: options.exclude } : {}),
     ...(options.base !== undefined ? { base: options.base } : {}),
   };
+}
+
+/** Where the full plan is, for a cut comment: --markdown-link, else AGENTFORM_MARKDOWN_LINK. */
+export function markdownLinkOf(options: Pick<PlanCommandOptions, 'markdownLink'>, env: NodeJS.ProcessEnv): string | undefined {
+  return options.markdownLink || env.AGENTFORM_MARKDOWN_LINK || undefined;
 }

@@ -5,11 +5,12 @@ import { openSession, runContext } from '../../../pipeline/session.js';
 import type { PlanCommandOptions } from './options.js';
 
 export async function runPlan(dir: string, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
-  if (options.allEnvs && options.checkTools) throw new UserError('--check-tools checks one environment: pass -e instead of --all-envs');
-  if (options.changesOnly && (!options.json || options.allEnvs)) {
+  const multiple = options.allEnvs === true || options.envs !== undefined;
+  if (multiple && options.checkTools) throw new UserError('--check-tools checks one environment: pass -e instead of --all-envs');
+  if (options.changesOnly && (!options.json || multiple)) {
     throw new UserError('--changes-only shapes the JSON plan of one environment', 'use it with --json and -e, not --all-envs');
   }
-  if (options.allEnvs) {
+  if (multiple) {
     const { runPlanAllEnvironments } = await import('./all-envs.js');
     return runPlanAllEnvironments(dir, options, globals);
   }

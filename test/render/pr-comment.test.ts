@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { computePlan } from '../../src/engine/plan.js';
+import { COMMENT_LIMIT, cutComment } from '../../src/render/comment-cut.js';
+import { renderPlanAs } from '../../src/render/plan-formats.js';
+import { commentMarker, destroyBanner, renderAllEnvironmentsComment, renderPlanComment } from '../../src/render/pr-comment.js';
+import { actual, actualState, agentSpec, desired, desiredState } from '../engine/builders.js';
+import { pruningPlan, samplePlan } from './fixtures.js';
+
+/** Every fence opened is closed and every <details> closed: what GitHub needs to render the rest. */
+function balanced(markdown: string): { fence?: string; details: number } {
+  let fence: string | undefined;
+  let details = 0;
+  for (const line of markdown.split('\n')) {
+    if (fence) {
+      const run = /^(`+)\s*$/.exec(line)?.[1];
+      if (run && run.length >= fence.length) fence = undefined;
+      continue;
+    }
+    const open = /^(`{3,})/.exec(line)?.[1];
+    if (open) fence = open;
+    details += (line.match(/<details\b/g) ?? []).length - (line.match(/<\/details>/g) ?? []).length;
+  }
+  return { ...(fence ? { fence } : {}), details };
+}
+
+/** A plan of `count` agents whose long prompts all change: its comment is far over any limit. */
+function hugePlan(count: number) {
+  const prompt = (word: string) => Array.from({ length: 40 }, (_, line) => `${word} line ${line}: answer the customer's question in full.`).join('\n');
+  const names = Array.from({ length: count }, (_, index) => `agent-${String(index).padStart(3, '0')}`);
+  return computePlan(
+    desiredState(names.map((name) => desired('agent', name, agentSpec('gpt-4o', `${prompt('new')}\n`)))),
+    actualState(names.map((name) => actual('agent', name, agentSpec('gpt-4o', `${prompt('old')}\n`)))),
+    { prune: false },
+  );
+}
+
+const context = { target: 'https://api.example.test', color: false };
+
+describe('the pull-request comment of plan --markdown', () => {
+  it('starts with a marker per environment, or one for every environment', () => {
+    expect(renderPlanAs('markdown', samplePlan(), context).split('\n').slice(0, 2)).toEqual([
+      '<!-- agentform-plan:staging -->',
+      '### agentform plan: `staging`',
+    ]);
+    expect(renderAllEnvironmentsComment([]).split('\n')[0]).toBe('<!-- agentform-plan -->');
+    // A name that could end the HTML comment early cannot.
+    expect(commentMarker('a-->b')).toBe('<!-- agentform-plan:a__b -->');
+  });
+
+  it('warns first when something is destroyed or replaced, naming it', () => {
+    expect(destroyBanner(pruningPlan())).toEqual([
+      '> [!CAUTION]',
+      '> 🗑️ **This plan destroys or replaces 1 resource in `staging`:** `secret/gone` (destroy)',
+      '',
+    ]);
+    const comment = renderPlanAs('markdown', samplePlan(), context);
+    expect(comment).toContain('> 🗑️ **This plan destroys or replaces 1 resource in `staging`:** `apiKey/ci` (replace)');
+    // Above the table: the first thing a reviewer reads.
+    expect(comment.indexOf('[!CAUTION]')).toBeLessThan(comment.indexOf('| Add |'));
+    const quiet = computePlan(desiredState([desired('secret', 'keep')]), actualState([actual('secret', 'keep')]), { prune: false });
+    expect(destroyBanner(quiet)).toEqual([]);
+    expect(renderPlanAs('markdown', quiet, context)).not.toContain('CAUTION');
+  });
+
+  it('leaves a comment that fits as it is', () => {
+    const comment = renderPlanAs('markdown', samplePlan(), context);
+    expect(comment).not.toContain('✂️');
+    expect(balanced(comment)).toEqual({ details: 0 });
+  });
+
+  it('cuts a plan over the limit at a line, closing the fence and <details>, and says where the full plan is', () => {
+    const plan = hugePlan(300);
+    const whole = renderPlanAs('markdown', plan, { ...context, markdownLink: 'https://ci.example.test/runs/7' });
+    expect(whole.length).toBeLessThan(COMMENT_LIMIT);
+    expect(whole.length).toBeGreaterThan(50_000);
+    expect(whole.split('\n')[0]).toBe('<!-- agentform-plan:staging -->');
+    expect(whole).toContain('| 0 | 300 | 0 | 0 | 0 |');
+    expect(whole.trimEnd().split('\n').at(-1)).toBe(
+      '> ✂️ **The plan is longer than a comment allows and was cut here.** The full plan: https://ci.example.test/runs/7',
+    );
+    expect(balanced(whole)).toEqual({ details: 0 });
+    // Without a link: a sentence that says where to look.
+    expect(renderPlanComment('staging', 'x\n'.repeat(40_000))).toContain("The full plan is in the CI job's log");
+  });
+
+  it('cuts inside an open fence and <details> and closes both', () => {
+    const body = ['# head', '<details><summary>s</summary>', '', '````diff', ...Array.from({ length: 200 }, (_, index) => `+ line ${index} \`\`\``)].join('\n');
+    const cut = cutComment(body, 'POINTER', 1_000);
+    expect(cut.length).toBeLessThanOrEqual(1_000);
+    expect(cut.split('\n').slice(-4)).toEqual(['````', '</details>', '', 'POINTER']);
+    // Cut after a whole line: the line before the closing fence is one of the body's.
+    expect(body.split('\n')).toContain(cut.split('\n').at(-5));
+    expect(balanced(cut)).toEqual({ details: 0 });
+    expect(cut.startsWith('# head\n')).toBe(true);
+  });
+
+  it("shows an environment's error in a code block no quoted text escapes (@mentions, links, fences)", () => {
+    const lines = ['Error: agentform.yaml:3:1: bad name ```@team [x](https://evil.example)', '  hint: fix it'];
+    const comment = renderAllEnvironmentsComment([{ environment: 'dev', error: 'bad', errorLines: lines }]);
+    expect(comment).toContain(`> ❌ **Could not plan:**\n\n\`\`\`\`\n${lines.join('\n')}\n\`\`\`\``);
+  });
+
+  it('puts every environment in one comment under one table, and keeps the marker when cut', () => {
+    const staging = samplePlan();
+    const production = { ...pruningPlan(), environment: 'production' };
+    const comment = renderAllEnvironmentsComment([
+      { environment: 'staging', plan: staging, section: renderPlanAs('markdown', staging, context).split('\n').slice(1).join('\n') },
+      { environment: 'production', plan: production, section: '### agentform plan: `production`' },
+      { environment: 'dev', error: 'no credential for dev' },
+    ]);
+    expect(comment.split('\n').slice(0, 3)).toEqual(['<!-- agentform-plan -->', '## agentform plan: every environment', '']);
+    expect(comment).toContain('> 🗑️ **This plan destroys or replaces resources in `staging`, `production`.**');
+    expect(comment).toContain('| `staging` | 1 | 1 | 1 | 0 | - | changes |');
+    expect(comment).toContain('| `production` | 0 | 0 | 0 | 1 | - | changes |');
+    expect(comment).toContain('| `dev` | - | - | - | - | - | ❌ error |');
+    expect(comment).toContain('> ❌ **Could not plan:**\n\n```\nno credential for dev\n```');
+    expect((comment.match(/<!-- agentform-plan/g) ?? []).length).toBe(1);
+
+    const huge = hugePlan(300);
+    const cut = renderAllEnvironmentsComment([
+      { environment: 'staging', plan: huge, section: 'x' },
+      { environment: 'production', plan: huge, section: renderPlanAs('markdown', huge, context) },
+    ]);
+    expect(cut.length).toBeLessThan(COMMENT_LIMIT);
+    expect(cut.startsWith('<!-- agentform-plan -->\n')).toBe(true);
+    expect(cut).toContain('✂️');
+    expect(balanced(cut)).toEqual({ details: 0 });
+  });
+});
