@@ -163,6 +163,26 @@ describe('promote and rollback', () => {
   });
 });
 
+describe('the earlier environment needs none of its ${env:} values', () => {
+  it("a model dev declares is confirmed without dev's variables; one that reads them is unknown, not undeclared", async () => {
+    const plane = await startPlane();
+    const dir = await project();
+    await applyBoth(dir, plane);
+    // Only dev's job sets DEV_PROMPT and DEV_MODEL: prod's run compares with dev's configuration without them.
+    const devOnly = (name: string, model: string) =>
+      `${agent(name, { model: 'gpt-4o' })}overlays:\n  dev:\n    system: \${env:DEV_PROMPT}\n    model:\n      model: ${model}\n`;
+    await writeFile(join(dir, 'support.yaml'), devOnly('support', 'gpt-4o'));
+    await writeFile(join(dir, 'old.yaml'), devOnly('old', '${env:DEV_MODEL}'));
+    const plan = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).not.toContain('[plan-model-not-in-earlier-environment] agent/support');
+    expect(plan.stdout).toContain(
+      "error [plan-model-not-in-earlier-environment] agent/old: the model changes to openai/gpt-4o, not yet in dev: dev's model of agent old is not known here (it reads an ${env:} variable this run does not set)",
+    );
+    expect(plan.stdout).not.toContain('does not declare');
+  });
+});
+
 describe('the configuration of the plan rules', () => {
   it('check accepts it and runs no plan rule (it has no plan)', async () => {
     const dir = await project();

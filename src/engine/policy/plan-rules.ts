@@ -93,10 +93,14 @@ export const planModelNotInEarlierEnvironment: PlanRule = {
     return context.plan.changes.filter(changesModel).flatMap((change): RawFinding[] => {
       const after = modelOf(agents.get(change.name));
       const there = earlier.models.get(change.name);
-      if (there && there.provider === after.provider && there.model === after.model) return [];
-      const why = there
-        ? `${earlier.environment}'s configuration has ${shown(there)}`
-        : `${earlier.environment}'s configuration does not declare agent ${change.name}`;
+      if (!earlier.unreadable && there && !there.unknown && there.provider === after.provider && there.model === after.model) return [];
+      const why = earlier.unreadable
+        ? `could not read ${earlier.environment}'s configuration: ${earlier.unreadable}`
+        : !there
+          ? `${earlier.environment}'s configuration does not declare agent ${change.name}`
+          : there.unknown
+            ? `${earlier.environment}'s model of agent ${change.name} is not known here (it reads an \${env:} variable this run does not set)`
+            : `${earlier.environment}'s configuration has ${shown(there)}`;
       return [{ address: change.address, path: ['model'], message: `the model changes to ${shown(after)}, not yet in ${earlier.environment}: ${why}` }];
     });
   },

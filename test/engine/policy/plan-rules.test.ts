@@ -130,6 +130,22 @@ describe('plan-model-not-in-earlier-environment', () => {
       message: "the model changes to openai/gpt-5, not yet in staging: staging's configuration does not declare agent support",
     });
   });
+
+  it.each([
+    [
+      'an unknown model (it reads a variable this run does not set) is unconfirmed, not undeclared',
+      { environment: 'staging', models: new Map([['support', { unknown: true as const }]]) },
+      "staging's model of agent support is not known here (it reads an ${env:} variable this run does not set)",
+    ],
+    [
+      'a configuration that cannot be read says why, whatever the models',
+      { environment: 'staging', models: new Map([['support', { provider: 'openai', model: 'gpt-5' }]]), unreadable: 'a.yaml:3:4: broken' },
+      "could not read staging's configuration: a.yaml:3:4: broken",
+    ],
+  ])('%s', (_, earlierEnvironment, why) => {
+    const [finding] = judge([change('agent', 'support', 'update', MODEL_FIELD)], { earlier: earlierEnvironment });
+    expect(finding?.message).toBe(`the model changes to openai/gpt-5, not yet in staging: ${why}`);
+  });
 });
 
 describe('custom rules over the plan', () => {
