@@ -122,6 +122,8 @@ export interface EarlierEnvironment {
 /** An agent's `model.provider` and `model.model` (either may be left out). */
 export interface AgentModel {
   provider?: string;
+  /** The type of the provider it names, when that provider is declared (e.g. `openai`). */
+  providerType?: string;
   model?: string;
   /** The model reads an `${env:}` variable this run does not set: not known here. */
   unknown?: true;

@@ -3,6 +3,7 @@
 // plan's JSON document (each change, or the whole plan).
 import { describe, expect, it } from 'vitest';
 import {
+  agentModels,
   blockingFindings,
   compileCustomRules,
   evaluatePolicy,
@@ -121,6 +122,22 @@ describe('plan-model-not-in-earlier-environment', () => {
     ['a delete does not', [change('agent', 'support', 'delete')], undefined, 0],
   ] as const)('%s', (_, changes, model, count) => {
     expect(judge([...changes], earlier(model))).toHaveLength(count);
+  });
+
+  it('compares the model and the provider type, not the provider resource name (overlays may rename it)', () => {
+    const renamed = { provider: 'openai-eu', model: 'gpt-5' };
+    const withProvider = (type: string): PolicyInput => {
+      const input = planned('production', [change('agent', 'support', 'update', MODEL_FIELD)], {
+        earlier: {
+          environment: 'staging',
+          models: agentModels([desired('provider', 'openai-eu', { type: 'openai' }), desired('agent', 'support', { model: renamed })]),
+        },
+      });
+      return { ...input, resources: [...input.resources, desired('provider', 'openai', { type })] };
+    };
+    const findings = (input: PolicyInput) => evaluatePolicy(input).filter((finding) => finding.rule === 'plan-model-not-in-earlier-environment');
+    expect(findings(withProvider('openai'))).toEqual([]);
+    expect(findings(withProvider('anthropic'))).toHaveLength(1);
   });
 
   it('names the earlier environment when it does not declare the agent, and points at the model', () => {
