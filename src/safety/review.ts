@@ -49,6 +49,23 @@ export interface ReviewInputs {
    * whole `desired`: an agent whose provider is excluded from this run uses a declared provider.
    */
   covered?: { desired: DesiredState; actual: ActualState };
+  /** promote (from an environment) and rollback: what wrote the plan, for the rules it skips. */
+  writtenBy?: WrittenBy;
+}
+
+/** The command whose writes are judged as a plan, and the environment a promote takes them from. */
+export interface WrittenBy {
+  command: 'promote' | 'roll back';
+  from?: string;
+}
+
+/**
+ * Whether `plan-model-not-in-earlier-environment` judges these writes: not a rollback (the way back
+ * in an emergency, to a version that ran), nor a promote from the earlier environment itself (what
+ * it promotes is what that environment runs, whatever its configuration says now).
+ */
+function comparesModels(modelsFrom: string, writtenBy: WrittenBy | undefined): boolean {
+  return writtenBy?.command !== 'roll back' && writtenBy?.from !== modelsFrom;
 }
 
 export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: string): LockedSurfaces | undefined {
@@ -121,7 +138,7 @@ function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfac
  * it) and, with `policy.plan.modelsFrom`, the agents' models as the earlier environment's
  * configuration declares them (offline, like check: its server is not read).
  */
-function planPolicyInput(project: Project, plan: Plan, planPolicy: ResolvedPolicy['plan']): PlanPolicyInput {
+function planPolicyInput(project: Project, plan: Plan, planPolicy: ResolvedPolicy['plan'], writtenBy: WrittenBy | undefined): PlanPolicyInput {
   let document: JsonObject | undefined;
   const input: PlanPolicyInput = {
     changes: plan.changes,
@@ -131,7 +148,7 @@ function planPolicyInput(project: Project, plan: Plan, planPolicy: ResolvedPolic
     },
   };
   if (planPolicy.maxChangedAgents !== undefined) input.maxChangedAgents = planPolicy.maxChangedAgents;
-  if (planPolicy.modelsFrom) input.earlier = earlierEnvironment(project, planPolicy.modelsFrom);
+  if (planPolicy.modelsFrom && comparesModels(planPolicy.modelsFrom, writtenBy)) input.earlier = earlierEnvironment(project, planPolicy.modelsFrom);
   return input;
 }
 
@@ -192,7 +209,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const cwd = inputs.cwd ?? process.cwd();
   const { environment, kind, settings, surfaces, policyInput, planPolicy } = reviewContext(project, desired, inputs.lock, cwd);
   const notes: string[] = [];
-  const plan = inputs.plan ? planPolicyInput(project, inputs.plan, planPolicy) : undefined;
+  const plan = inputs.plan ? planPolicyInput(project, inputs.plan, planPolicy, inputs.writtenBy) : undefined;
   const { promoted, configured, judged } = judgedResources(desired, inputs.actual !== undefined);
   if (promoted.length > 0)
     notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
@@ -254,6 +271,7 @@ export function reviewPromotion(inputs: {
   promoted: ReadonlyMap<string, JsonObject>;
   /** The writes as a plan: the plan rules judge it as they judge apply's. */
   plan?: Plan;
+  writtenBy?: WrittenBy;
   lock?: ToolSurfaceLock;
   cwd?: string;
   notes?: string[];
@@ -263,6 +281,7 @@ export function reviewPromotion(inputs: {
     project,
     desired: withWrittenAgents(desired, promoted),
     ...(inputs.plan ? { plan: inputs.plan } : {}),
+    ...(inputs.writtenBy ? { writtenBy: inputs.writtenBy } : {}),
     ...(inputs.lock ? { lock: inputs.lock } : {}),
     ...(inputs.cwd ? { cwd: inputs.cwd } : {}),
   });
