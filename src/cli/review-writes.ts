@@ -68,6 +68,7 @@ export async function reviewAgentWrites(input: {
     desired: input.desired,
     promoted: judged,
     plan: input.plan,
+    writtenBy: { command: input.command, ...(input.command === 'promote' ? { from: [...writes.values()][0]?.configuredIn } : {}) },
     notes,
     ...(input.lock ? { lock: input.lock } : {}),
   });

@@ -35,6 +35,8 @@ export interface BuildOptions {
   deferredEnvProblems?: ProblemList;
   /** Report unset ${env:} variables of write-only values. */
   checkWriteOnlyEnv: boolean;
+  /** What an unset ${env:} reads as, unreported (InterpolationContext). */
+  unsetEnv?: string;
   fileCache: Map<string, string | null>;
   /** Receives every API key `tokenFile` built, for the check that no two keys share one. */
   tokenFiles?: TokenFileUse[];
@@ -103,6 +105,7 @@ function rootContextOf(
     checkEnv: options.checkEnv,
     ...(options.deferredEnvProblems ? { deferredEnvProblems: options.deferredEnvProblems } : {}),
     checkWriteOnlyEnv: options.checkWriteOnlyEnv,
+    ...(options.unsetEnv !== undefined ? { unsetEnv: options.unsetEnv } : {}),
     locate: (path) => project.root.locate([...basePath, ...path]),
     reportedPath: (path) => [...basePath, ...path],
     problems,
@@ -244,6 +247,7 @@ function buildDocument(document: ResourceDocument, environment: string, project:
     checkEnv: options.checkEnv,
     ...(options.deferredEnvProblems ? { deferredEnvProblems: options.deferredEnvProblems } : {}),
     checkWriteOnlyEnv: options.checkWriteOnlyEnv,
+    ...(options.unsetEnv !== undefined ? { unsetEnv: options.unsetEnv } : {}),
     locate: (path) => locateSpec(path),
     reportedPath: (path) => specPath(path),
     problems,

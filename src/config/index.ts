@@ -268,6 +268,24 @@ export function desiredStateFor(project: Project, environment: string, env: Node
   return state;
 }
 
+/** What a value read from an unset ${env:} holds in comparisonStateFor's build: unknown, not empty. */
+export const UNSET_ENV = '\u0000unset ${env:}\u0000';
+
+/**
+ * An environment's configuration as another environment's review compares with it
+ * (`policy.plan.modelsFrom`): built without its `${env:}` values, since a production job lacks
+ * staging's variables; a string that reads an unset one contains UNSET_ENV. Builds afresh (never
+ * takes the environment loadProject kept for desiredStateFor). Throws on any other problem.
+ */
+export function comparisonStateFor(project: Project, environment: string, env: NodeJS.ProcessEnv = process.env): DesiredState {
+  if (!project.environments[environment]) throw new Error(`there is no environment ${environment}`);
+  const problems = new ProblemList();
+  const options = { processEnv: env, checkEnv: false, unsetEnv: UNSET_ENV, checkWriteOnlyEnv: false, fileCache: new Map<string, string | null>() };
+  const state = buildEnvironment(project, environment, options, problems, []);
+  throwIfErrors(project.dir, problems, `the configuration of environment ${environment} is incomplete`);
+  return state;
+}
+
 function targetWithProblems(root: ProjectRoot, environment: string, env: NodeJS.ProcessEnv): { target: EnvironmentTarget; problems: ProblemList } {
   const problems = new ProblemList();
   const target = environmentTarget(root, environment, { processEnv: env, checkEnv: true, checkWriteOnlyEnv: false, fileCache: new Map() }, problems);

@@ -26,6 +26,11 @@ export interface InterpolationContext {
    * which never need them (pull-request jobs have no secrets); apply's preflight reports them.
    */
   checkWriteOnlyEnv: boolean;
+  /**
+   * What an unset ${env:} without a default reads as, unreported, when set: a build that compares
+   * with another environment marks such values unknown rather than empty (UNSET_ENV).
+   */
+  unsetEnv?: string;
   locate: (path: readonly PathSegment[]) => SourceLocation;
   /** The path to report for a path of the interpolated value (e.g. with `spec.` in front). */
   reportedPath: (path: readonly PathSegment[]) => PathSegment[];
@@ -68,6 +73,7 @@ function resolveReference(reference: Reference, path: readonly PathSegment[], co
       const value = context.processEnv[reference.name];
       if (value !== undefined && value !== '') return value;
       if (reference.fallback !== undefined) return reference.fallback;
+      if (context.unsetEnv !== undefined) return context.unsetEnv;
       const reportTo = writeOnly
         ? context.checkWriteOnlyEnv
           ? context.problems

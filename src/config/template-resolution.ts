@@ -192,7 +192,12 @@ function fillString(text: string, params: ReadonlyMap<string, JsonValue>, report
       return text;
     }
     if (index === 0 && end === text.length - 1) return value;
-    if (value !== null && typeof value === 'object') {
+    // A null inside text would read "null": only a whole value can be null (the field left unset).
+    if (value === null) {
+      report(`parameter "${name}" is null: only a value that is nothing but \${param:${name}} can be null`);
+      return text;
+    }
+    if (typeof value === 'object') {
       report(`parameter "${name}" is ${Array.isArray(value) ? 'a list' : 'a mapping'}: only a value that is nothing but \${param:${name}} can take it`);
       return text;
     }

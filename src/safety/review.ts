@@ -3,15 +3,15 @@
 // Used by check (offline, no plan), plan, apply, promote and rollback; the computation is the
 // engine's, this module only gathers its inputs and locations.
 import { relative, resolve } from 'node:path';
-import { desiredStateFor, specLocator, type Project } from '../config/index.js';
+import { comparisonStateFor, specLocator, type Project, UNSET_ENV } from '../config/index.js';
 import { type AgentCapabilities, type AgentSpec, computeCapabilities, type LockedSurfaces } from '../engine/capabilities.js';
 import { diffAgentCapabilities, diffCapabilities } from '../engine/capability-diff.js';
 import { computeIdentityReach, diffIdentityReach, grantsOf } from '../engine/identity-reach.js';
 import type { AgentCapabilityDiff } from '../model/safety.js';
-import { type AgentModel, agentModels, blockingFindings, evaluatePolicy, type PlanPolicyInput } from '../engine/policy/index.js';
+import { agentModels, blockingFindings, type EarlierEnvironment, evaluatePolicy, type PlanPolicyInput } from '../engine/policy/index.js';
 import { planToJson } from '../render/json.js';
 import type { Finding, SafetyReview } from '../model/safety.js';
-import type { SourceLocation } from '../errors.js';
+import { ProblemsError, type SourceLocation } from '../errors.js';
 import {
   addressOf,
   type ActualState,
@@ -50,6 +50,23 @@ export interface ReviewInputs {
    * whole `desired`: an agent whose provider is excluded from this run uses a declared provider.
    */
   covered?: { desired: DesiredState; actual: ActualState };
+  /** promote (from an environment) and rollback: what wrote the plan, for the rules it skips. */
+  writtenBy?: WrittenBy;
+}
+
+/** The command whose writes are judged as a plan, and the environment a promote takes them from. */
+export interface WrittenBy {
+  command: 'promote' | 'roll back';
+  from?: string;
+}
+
+/**
+ * Whether `plan-model-not-in-earlier-environment` judges these writes: not a rollback (the way back
+ * in an emergency, to a version that ran), nor a promote from the earlier environment itself (what
+ * it promotes is what that environment runs, whatever its configuration says now).
+ */
+function comparesModels(modelsFrom: string, writtenBy: WrittenBy | undefined): boolean {
+  return writtenBy?.command !== 'roll back' && writtenBy?.from !== modelsFrom;
 }
 
 export function surfacesFor(lock: ToolSurfaceLock | undefined, environment: string): LockedSurfaces | undefined {
@@ -127,27 +144,45 @@ function reviewContext(project: Project, desired: DesiredState, lock: ToolSurfac
 }
 
 /**
- * What the plan rules judge: the plan, its JSON document (without the review itself) and, with
- * `policy.plan.modelsFrom`, the agents' models as the earlier environment's configuration declares
- * them (offline, like check: its server is not read). A configuration that cannot be built leaves
- * every model change unconfirmed, and a note says why.
+ * What the plan rules judge: the plan, its JSON document (built only when a custom plan rule reads
+ * it) and, with `policy.plan.modelsFrom`, the agents' models as the earlier environment's
+ * configuration declares them (offline, like check: its server is not read).
  */
-function planPolicyInput(project: Project, plan: Plan, planPolicy: ResolvedPolicy['plan'], notes: string[]): PlanPolicyInput {
-  const input: PlanPolicyInput = { changes: plan.changes, document: planToJson(plan) as JsonObject };
+function planPolicyInput(project: Project, plan: Plan, planPolicy: ResolvedPolicy['plan'], writtenBy: WrittenBy | undefined): PlanPolicyInput {
+  let document: JsonObject | undefined;
+  const input: PlanPolicyInput = {
+    changes: plan.changes,
+    get document() {
+      document ??= planToJson(plan) as JsonObject;
+      return document;
+    },
+  };
   if (planPolicy.maxChangedAgents !== undefined) input.maxChangedAgents = planPolicy.maxChangedAgents;
-  const from = planPolicy.modelsFrom;
-  if (from) {
-    let models = new Map<string, AgentModel>();
-    try {
-      models = agentModels(desiredStateFor(project, from).resources);
-    } catch (error) {
-      notes.push(
-        `the configuration of ${from} cannot be read (${error instanceof Error ? error.message : String(error)}): no model change counts as in ${from}`,
-      );
-    }
-    input.earlier = { environment: from, models };
-  }
+  if (planPolicy.modelsFrom && comparesModels(planPolicy.modelsFrom, writtenBy)) input.earlier = earlierEnvironment(project, planPolicy.modelsFrom);
   return input;
+}
+
+/**
+ * The earlier environment's models, built without its `${env:}` values: a production job lacks
+ * staging's variables, and a model that reads one is unknown rather than different. A configuration
+ * that cannot be read at all says why in each finding.
+ */
+function earlierEnvironment(project: Project, environment: string): EarlierEnvironment {
+  try {
+    const models = agentModels(comparisonStateFor(project, environment).resources);
+    for (const [name, model] of models) if (model.provider?.includes(UNSET_ENV) || model.model?.includes(UNSET_ENV)) models.set(name, { unknown: true });
+    return { environment, models };
+  } catch (error) {
+    return { environment, models: new Map(), unreadable: unreadableReason(error) };
+  }
+}
+
+function unreadableReason(error: unknown): string {
+  if (!(error instanceof ProblemsError) || error.problems.length === 0) return error instanceof Error ? error.message : String(error);
+  const [first] = error.problems;
+  const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.col}: ` : '';
+  const more = error.problems.length > 1 ? ` (and ${error.problems.length - 1} more)` : '';
+  return `${where}${first?.message}${more}`;
 }
 
 /**
@@ -184,7 +219,7 @@ export function reviewEnvironment(inputs: ReviewInputs): SafetyReview {
   const cwd = inputs.cwd ?? process.cwd();
   const { environment, kind, settings, surfaces, policyInput, planPolicy } = reviewContext(project, desired, inputs.lock, cwd);
   const notes: string[] = [];
-  const plan = inputs.plan ? planPolicyInput(project, inputs.plan, planPolicy, notes) : undefined;
+  const plan = inputs.plan ? planPolicyInput(project, inputs.plan, planPolicy, inputs.writtenBy) : undefined;
   const { promoted, configured, judged } = judgedResources(desired, inputs.actual !== undefined);
   if (promoted.length > 0)
     notes.push(`not checked offline (promoted; plan reads the source version): ${promoted.map((resource) => `agent/${resource.name}`).join(', ')}`);
@@ -253,6 +288,7 @@ export function reviewPromotion(inputs: {
   promoted: ReadonlyMap<string, JsonObject>;
   /** The writes as a plan: the plan rules judge it as they judge apply's. */
   plan?: Plan;
+  writtenBy?: WrittenBy;
   lock?: ToolSurfaceLock;
   cwd?: string;
   notes?: string[];
@@ -262,6 +298,7 @@ export function reviewPromotion(inputs: {
     project,
     desired: withWrittenAgents(desired, promoted),
     ...(inputs.plan ? { plan: inputs.plan } : {}),
+    ...(inputs.writtenBy ? { writtenBy: inputs.writtenBy } : {}),
     ...(inputs.lock ? { lock: inputs.lock } : {}),
     ...(inputs.cwd ? { cwd: inputs.cwd } : {}),
   });

@@ -1,8 +1,8 @@
 // Rules over the plan (issue 48), end to end: the real CLI against a local control plane on
 // 127.0.0.1, under the profile of the vitest project. Configured to refuse in prod and warn in dev,
 // a destroy refuses apply (fresh and a saved plan) in prod, a custom rule over the plan's changes
-// refuses a promote, and a model dev's configuration does not have refuses a rollback; nothing is
-// written. The findings show in plan's text, JSON and Markdown like every other finding.
+// refuses a promote (nothing is written), while a rollback or a promote from dev is not judged on
+// dev's configured model. The findings show in plan's text, JSON and Markdown like every other finding.
 import { mkdtempSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -143,7 +143,7 @@ describe('promote and rollback', () => {
     expect((await latestAgentVersion(plane.prod, 'support'))?.version).toBe(1);
   });
 
-  it("a rollback to a model dev's configuration no longer has is refused in prod", async () => {
+  it("neither a rollback (the emergency path) nor a promote from dev itself is judged on dev's configured model", async () => {
     const plane = await startPlane();
     const dir = await project();
     await applyBoth(dir, plane);
@@ -152,14 +152,37 @@ describe('promote and rollback', () => {
     await applyBoth(dir, plane);
     expect((await latestAgentVersion(plane.prod, 'support'))?.version).toBe(2);
 
-    const rollback = await runCli(['rollback', 'support', '--to', '1', '-e', 'prod', '-C', dir, '--auto-approve', '--debug'], { env: plane.env });
-    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(1);
-    expect(rollback.stderr).toContain('refusing to roll back: 1 policy error in environment prod');
-    expect(rollback.stderr).toContain(
-      "[plan-model-not-in-earlier-environment] agent/support: the model changes to openai/gpt-4o-mini, not yet in dev: dev's configuration has openai/gpt-4o",
+    // Back to the model dev's configuration no longer has: a rollback goes through.
+    const rollback = await runCli(['rollback', 'support', '--to', '1', '-e', 'prod', '-C', dir, '--auto-approve'], { env: plane.env });
+    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(0);
+    expect(rollback.stdout + rollback.stderr).not.toContain('plan-model-not-in-earlier-environment');
+    expect((await latestAgentVersion(plane.prod, 'support'))?.version).toBe(3);
+
+    // dev runs gpt-4o while its configuration moved on: promoting what dev runs is not refused.
+    await writeFile(join(dir, 'support.yaml'), agent('support', { model: 'gpt-5' }));
+    const promote = await runCli(['promote', 'support', '--from', 'dev', '--to', 'prod', '-C', dir, '--auto-approve'], { env: plane.env });
+    expect(promote.code, promote.stdout + promote.stderr).toBe(0);
+    expect(promote.stdout + promote.stderr).not.toContain('plan-model-not-in-earlier-environment');
+  });
+});
+
+describe('the earlier environment needs none of its ${env:} values', () => {
+  it("a model dev declares is confirmed without dev's variables; one that reads them is unknown, not undeclared", async () => {
+    const plane = await startPlane();
+    const dir = await project();
+    await applyBoth(dir, plane);
+    // Only dev's job sets DEV_PROMPT and DEV_MODEL: prod's run compares with dev's configuration without them.
+    const devOnly = (name: string, model: string) =>
+      `${agent(name, { model: 'gpt-4o' })}overlays:\n  dev:\n    system: \${env:DEV_PROMPT}\n    model:\n      model: ${model}\n`;
+    await writeFile(join(dir, 'support.yaml'), devOnly('support', 'gpt-4o'));
+    await writeFile(join(dir, 'old.yaml'), devOnly('old', '${env:DEV_MODEL}'));
+    const plan = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).not.toContain('[plan-model-not-in-earlier-environment] agent/support');
+    expect(plan.stdout).toContain(
+      "error [plan-model-not-in-earlier-environment] agent/old: the model changes to openai/gpt-4o, not yet in dev: dev's model of agent old is not known here (it reads an ${env:} variable this run does not set)",
     );
-    expect(writes(rollback.stderr)).toEqual([]);
-    expect((await latestAgentVersion(plane.prod, 'support'))?.version).toBe(2);
+    expect(plan.stdout).not.toContain('does not declare');
   });
 });
 

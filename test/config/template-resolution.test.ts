@@ -115,6 +115,16 @@ describe('resolveTemplate', () => {
         path: ['spec', 'description'],
       },
     },
+    {
+      name: 'a null inside text (it would read "null")',
+      user: agent('text', { value: null }),
+      templates: library(template('text', { description: 'x ${param:value}' }, { value: {} })),
+      problem: {
+        message: 'parameter "value" is null: only a value that is nothing but ${param:value} can be null',
+        source: 'text',
+        path: ['spec', 'description'],
+      },
+    },
   ];
   it.each(errorCases)('$name is a problem at its source', ({ user, templates: own, problem }) => {
     const problems: TemplateProblem<string>[] = [];

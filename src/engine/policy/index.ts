@@ -17,7 +17,7 @@ export type { BuiltinRule, Finding, PolicyInput, PolicyThresholds, Severity } fr
 export { DEFAULT_THRESHOLDS } from './types.js';
 export { compileCustomRules, type CompiledCustomRule, type CustomRule } from './custom.js';
 export { agentModels, PLAN_RULES, type CompiledPlanCustomRule, type PlanCustomRule } from './plan-rules.js';
-export type { AgentModel, PlanPolicyInput } from './types.js';
+export type { AgentModel, EarlierEnvironment, PlanPolicyInput } from './types.js';
 
 export const BUILTIN_RULES: readonly BuiltinRule[] = [
   destructiveToolWithoutDecision,

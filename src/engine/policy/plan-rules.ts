@@ -65,13 +65,30 @@ export const planChangedAgents: PlanRule = {
   },
 };
 
-function modelOf(spec: JsonObject | undefined): AgentModel {
+/** Provider types by provider name: a provider's name can differ per environment, its type is what runs. */
+function providerTypes(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): Map<string, string> {
+  const types = new Map<string, string>();
+  for (const resource of resources) if (resource.kind === 'provider' && typeof resource.spec.type === 'string') types.set(resource.name, resource.spec.type);
+  return types;
+}
+
+function modelOf(spec: JsonObject | undefined, types: ReadonlyMap<string, string>): AgentModel {
   const model = spec?.model;
   if (typeof model !== 'object' || model === null || Array.isArray(model)) return {};
+  const providerType = typeof model.provider === 'string' ? types.get(model.provider) : undefined;
   return {
     ...(typeof model.provider === 'string' ? { provider: model.provider } : {}),
+    ...(providerType ? { providerType } : {}),
     ...(typeof model.model === 'string' ? { model: model.model } : {}),
   };
+}
+
+/**
+ * The same model: the same `model.model`, on the same type of provider when both types are known.
+ * The provider's resource name is not compared: overlays may name it differently per environment.
+ */
+function sameModel(a: AgentModel, b: AgentModel): boolean {
+  return a.model === b.model && (a.providerType === undefined || b.providerType === undefined || a.providerType === b.providerType);
 }
 
 const shown = (model: AgentModel) => `${model.provider ?? '(provider not set)'}/${model.model ?? '(model not set)'}`;
@@ -90,13 +107,18 @@ export const planModelNotInEarlierEnvironment: PlanRule = {
     const earlier = context.plan.earlier;
     if (!earlier) return [];
     const agents = new Map(context.byKind('agent').map((agent) => [agent.name, agent.spec]));
+    const types = providerTypes(context.byKind('provider'));
     return context.plan.changes.filter(changesModel).flatMap((change): RawFinding[] => {
-      const after = modelOf(agents.get(change.name));
+      const after = modelOf(agents.get(change.name), types);
       const there = earlier.models.get(change.name);
-      if (there && there.provider === after.provider && there.model === after.model) return [];
-      const why = there
-        ? `${earlier.environment}'s configuration has ${shown(there)}`
-        : `${earlier.environment}'s configuration does not declare agent ${change.name}`;
+      if (!earlier.unreadable && there && !there.unknown && sameModel(there, after)) return [];
+      const why = earlier.unreadable
+        ? `could not read ${earlier.environment}'s configuration: ${earlier.unreadable}`
+        : !there
+          ? `${earlier.environment}'s configuration does not declare agent ${change.name}`
+          : there.unknown
+            ? `${earlier.environment}'s model of agent ${change.name} is not known here (it reads an \${env:} variable this run does not set)`
+            : `${earlier.environment}'s configuration has ${shown(there)}`;
       return [{ address: change.address, path: ['model'], message: `the model changes to ${shown(after)}, not yet in ${earlier.environment}: ${why}` }];
     });
   },
@@ -106,7 +128,8 @@ export const PLAN_RULES: readonly PlanRule[] = [planDestroy, planReplace, planCh
 
 /** Every agent's model as an environment's configuration declares it: what `modelsFrom` compares with. */
 export function agentModels(resources: ReadonlyArray<{ kind: string; name: string; spec: JsonObject }>): Map<string, AgentModel> {
-  return new Map(resources.filter((resource) => resource.kind === 'agent').map((resource) => [resource.name, modelOf(resource.spec)]));
+  const types = providerTypes(resources);
+  return new Map(resources.filter((resource) => resource.kind === 'agent').map((resource) => [resource.name, modelOf(resource.spec, types)]));
 }
 
 /** A custom rule over the plan: a JSON Schema each change (`over: change`) or the whole plan must satisfy. */

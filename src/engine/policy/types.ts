@@ -111,13 +111,25 @@ export interface PlanPolicyInput {
    * The environment each changed model must already be in (`policy.plan.modelsFrom`), with the
    * model of each agent its configuration declares (offline: its desired state, not its server).
    */
-  earlier?: { environment: string; models: ReadonlyMap<string, AgentModel> };
+  earlier?: EarlierEnvironment;
+}
+
+/** The environment `policy.plan.modelsFrom` names, as its configuration declares each agent's model. */
+export interface EarlierEnvironment {
+  environment: string;
+  models: ReadonlyMap<string, AgentModel>;
+  /** Why its configuration could not be read at all (then no model change is confirmed). */
+  unreadable?: string;
 }
 
 /** An agent's `model.provider` and `model.model` (either may be left out). */
 export interface AgentModel {
   provider?: string;
+  /** The type of the provider it names, when that provider is declared (e.g. `openai`). */
+  providerType?: string;
   model?: string;
+  /** The model reads an `${env:}` variable this run does not set: not known here. */
+  unknown?: true;
 }
 
 /** What a plan rule sees: the environment's rule context and the plan. */

@@ -3,6 +3,7 @@
 // plan's JSON document (each change, or the whole plan).
 import { describe, expect, it } from 'vitest';
 import {
+  agentModels,
   blockingFindings,
   compileCustomRules,
   evaluatePolicy,
@@ -123,12 +124,44 @@ describe('plan-model-not-in-earlier-environment', () => {
     expect(judge([...changes], earlier(model))).toHaveLength(count);
   });
 
+  it('compares the model and the provider type, not the provider resource name (overlays may rename it)', () => {
+    const renamed = { provider: 'openai-eu', model: 'gpt-5' };
+    const withProvider = (type: string): PolicyInput => {
+      const input = planned('production', [change('agent', 'support', 'update', MODEL_FIELD)], {
+        earlier: {
+          environment: 'staging',
+          models: agentModels([desired('provider', 'openai-eu', { type: 'openai' }), desired('agent', 'support', { model: renamed })]),
+        },
+      });
+      return { ...input, resources: [...input.resources, desired('provider', 'openai', { type })] };
+    };
+    const findings = (input: PolicyInput) => evaluatePolicy(input).filter((finding) => finding.rule === 'plan-model-not-in-earlier-environment');
+    expect(findings(withProvider('openai'))).toEqual([]);
+    expect(findings(withProvider('anthropic'))).toHaveLength(1);
+  });
+
   it('names the earlier environment when it does not declare the agent, and points at the model', () => {
     const [finding] = judge([change('agent', 'support', 'update', MODEL_FIELD)], earlier(undefined));
     expect(finding).toMatchObject({
       path: ['model'],
       message: "the model changes to openai/gpt-5, not yet in staging: staging's configuration does not declare agent support",
     });
+  });
+
+  it.each([
+    [
+      'an unknown model (it reads a variable this run does not set) is unconfirmed, not undeclared',
+      { environment: 'staging', models: new Map([['support', { unknown: true as const }]]) },
+      "staging's model of agent support is not known here (it reads an ${env:} variable this run does not set)",
+    ],
+    [
+      'a configuration that cannot be read says why, whatever the models',
+      { environment: 'staging', models: new Map([['support', { provider: 'openai', model: 'gpt-5' }]]), unreadable: 'a.yaml:3:4: broken' },
+      "could not read staging's configuration: a.yaml:3:4: broken",
+    ],
+  ])('%s', (_, earlierEnvironment, why) => {
+    const [finding] = judge([change('agent', 'support', 'update', MODEL_FIELD)], { earlier: earlierEnvironment });
+    expect(finding?.message).toBe(`the model changes to openai/gpt-5, not yet in staging: ${why}`);
   });
 });
 
