@@ -1,7 +1,7 @@
 // One environment's DesiredState from the Project: selectors, overlays, promotion, interpolation,
 // write-only values, per-kind spec shapes (src/model/resources.ts) and the reference checks.
 import { resolve } from 'node:path';
-import type { SourceLocation } from '../errors.js';
+import { formatLocation, type SourceLocation } from '../errors.js';
 import {
   CONNECTION_AUTH_PREFIX,
   type DesiredResource,
@@ -230,13 +230,24 @@ function buildDocument(document: ResourceDocument, environment: string, project:
   if (document.valid && (overlay || promotion || document.inherited)) {
     const validate = validators().specs[document.kind];
     if (!validate(withoutNulls(merged))) {
-      // A problem in a template's value is located in the template: it names the agent it was found in.
+      // A problem in a template's value is located in the template: one problem however many agents
+      // extend it, naming them. In the agent's own document, its location says which agent it is.
       const found = document.inherited ? new ProblemList() : problems;
-      reportSchemaErrors(validate.errors ?? [], document.kind, ['spec'], (path, target) => locateSpec(path.slice(1), target), found, {
+      const inTemplate = new Set<string>();
+      const locateFound = (path: readonly PathSegment[], target?: 'key' | 'value'): SourceLocation => {
+        const location = locateSpec(path.slice(1), target);
+        if (specLayer(document, environment, path.slice(1)).source !== source) inTemplate.add(formatLocation(location));
+        return location;
+      };
+      reportSchemaErrors(validate.errors ?? [], document.kind, ['spec'], locateFound, found, {
         skipRequiredAtSpecRoot: promotion !== undefined,
         reportedPath: (path) => specPath(path.slice(1)),
       });
-      if (found !== problems) for (const problem of found.items) problems.add({ ...problem, message: `${problem.message} (agent "${document.name}")` });
+      if (found !== problems)
+        for (const problem of found.items) {
+          if (problem.location && inTemplate.has(formatLocation(problem.location))) problems.addFoundIn(problem, 'agent', document.name);
+          else problems.add(problem);
+        }
     }
   }
   const context: InterpolationContext = {

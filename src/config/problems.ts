@@ -28,16 +28,36 @@ export function formatJsonPath(path: readonly PathSegment[]): string {
 export class ProblemList {
   readonly items: Problem[] = [];
   private readonly seen = new Set<string>();
+  /** Problems added with addFoundIn: where each is in items, and the users it was found in. */
+  private readonly shared = new Map<string, { index: number; users: string[] }>();
 
   add(problem: Problem): void {
-    // Last line of defence: a message never carries something shaped like an API key.
-    if (LITERAL_KEY_ANYWHERE.test(problem.message)) problem = { ...problem, message: problem.message.replace(LITERAL_KEY_ANYWHERE_GLOBAL, 'svc_…') };
-    if (problem.jsonPath && LITERAL_KEY_ANYWHERE.test(problem.jsonPath))
-      problem = { ...problem, jsonPath: problem.jsonPath.replace(LITERAL_KEY_ANYWHERE_GLOBAL, 'svc_…') };
-    const key = `${problem.severity}|${problem.location?.file}:${problem.location?.line}:${problem.location?.col}|${problem.message}`;
+    problem = withoutKeys(problem);
+    const key = keyOf(problem);
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.items.push(problem);
+  }
+
+  /**
+   * A problem of something several users share (a template's value, found while checking each
+   * agent that extends it): one problem at its location, naming the users it was found in (up to
+   * three, then how many more), whichever environment's build finds it.
+   */
+  addFoundIn(problem: Problem, kind: string, user: string): void {
+    problem = withoutKeys(problem);
+    const key = keyOf(problem);
+    const found = this.shared.get(key);
+    if (found?.users.includes(user)) return;
+    const users = [...(found?.users ?? []), user];
+    const shown = { ...problem, message: `${problem.message} (${namedUsers(kind, users)})` };
+    if (found) {
+      found.users = users;
+      this.items[found.index] = withoutKeys(shown);
+    } else {
+      this.shared.set(key, { index: this.items.length, users });
+      this.items.push(withoutKeys(shown));
+    }
   }
 
   error(message: string, location: SourceLocation | undefined, path?: readonly PathSegment[]): void {
@@ -55,6 +75,29 @@ export class ProblemList {
   sorted(): Problem[] {
     return [...this.items].sort(compareProblems);
   }
+}
+
+const MAX_NAMED_USERS = 3;
+
+/** `agent "a"`, `agents "a" and "b"`, `agents "a", "b", "c" and 2 more`. */
+function namedUsers(kind: string, users: readonly string[]): string {
+  const named = users.slice(0, MAX_NAMED_USERS).map((user) => JSON.stringify(user));
+  const more = users.length - named.length;
+  if (users.length === 1) return `${kind} ${named[0]}`;
+  const list = more > 0 ? `${named.join(', ')} and ${more} more` : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+  return `${kind}s ${list}`;
+}
+
+/** Last line of defence: a message never carries something shaped like an API key. */
+function withoutKeys(problem: Problem): Problem {
+  if (LITERAL_KEY_ANYWHERE.test(problem.message)) problem = { ...problem, message: problem.message.replace(LITERAL_KEY_ANYWHERE_GLOBAL, 'svc_…') };
+  if (problem.jsonPath && LITERAL_KEY_ANYWHERE.test(problem.jsonPath))
+    problem = { ...problem, jsonPath: problem.jsonPath.replace(LITERAL_KEY_ANYWHERE_GLOBAL, 'svc_…') };
+  return problem;
+}
+
+function keyOf(problem: Problem): string {
+  return `${problem.severity}|${problem.location?.file}:${problem.location?.line}:${problem.location?.col}|${problem.message}`;
 }
 
 export function compareProblems(a: Problem, b: Problem): number {
