@@ -103,6 +103,9 @@ export function specLayer(
     if (source.has([...prefix, ...path])) return { source, prefix };
   }
   if (!document.inherited) return own;
+  // The spec's name is the agent's own (build fills it from the document's name when the spec does
+  // not write it), never a template's, even when the agent writes no spec.
+  if (path[0] === 'name') return source.has(['spec', 'name']) ? own : { source, prefix: [] };
   const layers: SpecLayer[] = [own, ...document.inherited.map((template) => ({ source: template, prefix: ['spec'] }))];
   for (let length = path.length; length >= 0; length--) {
     const part = path.slice(0, length);

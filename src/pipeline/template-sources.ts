@@ -1,7 +1,7 @@
 // Where the plan's field changes of an agent come from when a template gave them: `source` is the
 // template's file:line:col, so a changed template shows, under each agent it changes, the line that
 // changed it. Values an agent writes itself (or its overlay) need no pointer: they are in its file.
-import type { Project } from '../config/index.js';
+import { environmentsOf, type Project } from '../config/index.js';
 import type { PathSegment } from '../config/problems.js';
 import { specLayer } from '../config/templates.js';
 import type { Plan } from '../model/resources.js';
@@ -19,8 +19,11 @@ export function fieldSegments(path: string): PathSegment[] {
 }
 
 export function markTemplateSources(plan: Plan, project: Project, environment: string): void {
+  // An agent may be declared once per set of environments, each extending its own template: only
+  // the declaration of this environment says where its values come from.
   const documents = new Map<string, Project['documents'][number]>();
-  for (const document of project.documents) if (document.kind === 'Agent' && document.inherited) documents.set(document.name, document);
+  for (const document of project.documents)
+    if (document.kind === 'Agent' && document.inherited && environmentsOf(document, project).includes(environment)) documents.set(document.name, document);
   if (documents.size === 0) return;
   for (const change of plan.changes) {
     const document = change.kind === 'agent' ? documents.get(change.name) : undefined;
