@@ -6,6 +6,8 @@
 export const COMMENT_LIMIT = 65_536;
 /** What a comment may hold: the limit less a margin for the forge's own counting (UTF-16 vs code points, line endings). */
 export const COMMENT_BUDGET = 60_000;
+/** What a job summary may hold: GitHub refuses a step's summary over 1 MiB; a margin for bytes beyond one a character. */
+export const SUMMARY_BUDGET = 1_000_000;
 
 // CommonMark: up to three spaces of indent; a backtick fence's info string holds no backtick, so a
 // line opening with a code span (```a`b```) is text, not a fence.
