@@ -159,7 +159,12 @@ export function diffAgentIdentities(
   const beforeByKey = new Map((before ?? []).map((reach) => [keyOf(reach), reach]));
   const afterByKey = new Map((after ?? []).map((reach) => [keyOf(reach), reach]));
   const changes: IdentityChange[] = [];
-  for (const [key, reach] of afterByKey) if (!beforeByKey.has(key)) changes.push({ change: 'added', reach });
+  for (const [key, reach] of afterByKey) {
+    const was = beforeByKey.get(key);
+    if (!was) changes.push({ change: 'added', reach });
+    // E.g. identity.scopesAllowed changed: the same identity, now (or no longer) outside what is allowed.
+    else if (was.note !== reach.note || was.grant !== reach.grant) changes.push({ change: 'changed', before: was, reach });
+  }
   for (const [key, reach] of beforeByKey) if (!afterByKey.has(key)) changes.push({ change: 'removed', reach });
   if (changes.length === 0) return undefined;
   changes.sort((a, b) => compareText(keyOf(a.reach), keyOf(b.reach)) || compareText(a.change, b.change));

@@ -70,11 +70,19 @@ export interface IdentityReach {
   note?: string;
 }
 
-export interface IdentityChange {
-  /** An identity newly able to reach a connection's tools, or no longer. */
-  change: 'added' | 'removed';
-  reach: IdentityReach;
-}
+export type IdentityChange =
+  | {
+      /** An identity newly able to reach a connection's tools, or no longer. */
+      change: 'added' | 'removed';
+      reach: IdentityReach;
+    }
+  | {
+      /** The same identity still reaches the same connection, but its grant or note (admission) changes. */
+      change: 'changed';
+      before: IdentityReach;
+      /** After the change. */
+      reach: IdentityReach;
+    };
 
 export interface AgentIdentityDiff {
   agent: string;

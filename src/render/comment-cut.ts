@@ -6,8 +6,18 @@
 export const COMMENT_LIMIT = 65_536;
 /** What a comment may hold: the limit less a margin for the forge's own counting (UTF-16 vs code points, line endings). */
 export const COMMENT_BUDGET = 60_000;
+/** What a job summary may hold: GitHub refuses a step's summary over 1 MiB; a margin for bytes beyond one a character. */
+export const SUMMARY_BUDGET = 1_000_000;
 
-const FENCE = /^(`{3,}|~{3,})/;
+// CommonMark: up to three spaces of indent; a backtick fence's info string holds no backtick, so a
+// line opening with a code span (```a`b```) is text, not a fence.
+const FENCE = /^ {0,3}(?:(`{3,})[^`]*|(~{3,}).*)$/;
+
+/** The fence a line opens, per CommonMark; undefined when the line opens none. */
+export function openingFence(line: string): string | undefined {
+  const match = FENCE.exec(line);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
 
 interface Open {
   fence?: string;
@@ -20,11 +30,11 @@ function closers(open: Open): string[] {
 
 function step(open: Open, line: string): Open {
   if (open.fence) {
-    const run = /^(`+|~+)\s*$/.exec(line)?.[1];
+    const run = /^ {0,3}(`+|~+)[ \t]*$/.exec(line)?.[1];
     const closes = run !== undefined && run[0] === open.fence[0] && run.length >= open.fence.length;
     return closes ? { details: open.details } : open;
   }
-  const fence = FENCE.exec(line)?.[1];
+  const fence = openingFence(line);
   if (fence) return { ...open, fence };
   const opened = (line.match(/<details\b/gi) ?? []).length;
   const closed = (line.match(/<\/details>/gi) ?? []).length;

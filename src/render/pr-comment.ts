@@ -3,7 +3,7 @@
 // pointer to the full plan. One environment (`-e`) or every environment (`--all-envs`) in one comment.
 import { changeCount, type Plan } from '../model/resources.js';
 import { policyCell, type EnvironmentOutcome } from './all-environments.js';
-import { cutComment } from './comment-cut.js';
+import { cutComment, SUMMARY_BUDGET } from './comment-cut.js';
 import { escapeHtml } from './markdown.js';
 import { code } from './values.js';
 import { visible } from './visible.js';
@@ -24,6 +24,12 @@ export function commentMarker(environment?: string): string {
 export function cutPointer(link: string | undefined): string {
   const where = link ? `The full plan: ${escapeHtml(link)}` : "The full plan is in the CI job's log and summary, or run the same `agentform plan` locally.";
   return `> ✂️ **The plan is longer than a comment allows and was cut here.** ${where}`;
+}
+
+/** The plan's sections for the job summary ($GITHUB_STEP_SUMMARY): no marker (it is no comment), cut only past GitHub's megabyte. */
+export function renderStepSummary(sections: readonly string[], budget = SUMMARY_BUDGET): string {
+  const pointer = '> ✂️ **The plan is longer than a job summary allows and was cut here.** Run the same `agentform plan` locally for the rest.';
+  return cutComment(sections.join('\n\n'), pointer, budget);
 }
 
 /** A warning to put first when the plan destroys or replaces anything (a replace deletes, then creates). */

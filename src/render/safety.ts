@@ -129,15 +129,25 @@ export function renderCapabilityChangesText(changes: readonly AgentCapabilityDif
   return lines;
 }
 
-/** `+ user:alice reaches github (2 tools) through grant github:user:alice`, without the agent. */
+/** `+ user:alice now reaches github (2 tools) through grant github:user:alice`, without the agent. */
 export function identityChangeText(change: IdentityChange): string {
   const { reach } = change;
   const where = [...reach.via, reach.connection].join(' › ');
   const count =
     reach.tools.length === 1 && reach.tools[0]?.endsWith('.*') ? 'tools unknown' : `${reach.tools.length} tool${reach.tools.length === 1 ? '' : 's'}`;
-  const through = reach.grant ? `through grant ${reach.grant}` : "through the connection's own credential (identity not required)";
+  const through = (grant: string | undefined) => (grant ? `through grant ${grant}` : "through the connection's own credential (identity not required)");
+  if (change.change === 'changed') {
+    const was = change.before.grant !== reach.grant ? `; was ${through(change.before.grant)}` : '';
+    const note = change.before.note !== reach.note ? `; note now: ${reach.note ?? 'none'} (was: ${change.before.note ?? 'none'})` : '';
+    return `~ ${reach.identity} still reaches ${where} (${count}) ${through(reach.grant)}${was}${note}`;
+  }
   const verb = change.change === 'added' ? 'now reaches' : 'no longer reaches';
-  return `${change.change === 'added' ? '+' : '-'} ${reach.identity} ${verb} ${where} (${count}) ${through}${reach.note ? `; ${reach.note}` : ''}`;
+  return `${change.change === 'added' ? '+' : '-'} ${reach.identity} ${verb} ${where} (${count}) ${through(reach.grant)}${reach.note ? `; ${reach.note}` : ''}`;
+}
+
+/** A change that gives an identity more than before: added, or newly carrying a note (assumed admitted past a restriction). */
+function identityWidens(change: IdentityChange): boolean {
+  return change.change === 'added' || (change.change === 'changed' && change.reach.note !== undefined);
 }
 
 /** Only when something changes: most plans touch no grant and no identity setting. */
@@ -147,7 +157,7 @@ export function renderIdentityChangesText(changes: readonly AgentIdentityDiff[],
   for (const diff of changes)
     for (const change of diff.changes) {
       const text = `  ${diff.agent}: ${identityChangeText(change)}`;
-      lines.push(change.change === 'removed' ? palette.add(text) : palette.remove(text));
+      lines.push(identityWidens(change) ? palette.remove(text) : change.change === 'removed' ? palette.add(text) : palette.change(text));
     }
   return lines;
 }
@@ -192,8 +202,7 @@ export function renderSafetyMarkdown(review: SafetyReview): string {
     out.push('#### Identity changes', '');
     for (const diff of review.identityChanges) {
       out.push(`**${code(diff.agent)}**`, '');
-      for (const change of diff.changes)
-        out.push(`- ${MARK[change.change]} ${change.change === 'added' ? '⚠️ ' : ''}${cell(identityChangeText(change).slice(2))}`);
+      for (const change of diff.changes) out.push(`- ${MARK[change.change]} ${identityWidens(change) ? '⚠️ ' : ''}${cell(identityChangeText(change).slice(2))}`);
       out.push('');
     }
   }

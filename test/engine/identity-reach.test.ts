@@ -23,9 +23,12 @@ function reachOf(side: Side) {
 /** `support: + user:alice github via grant github:user:alice`, one line per change. */
 function changeLines(before: Side, after: Side): string[] {
   return diffIdentityReach(reachOf(before), reachOf(after)).flatMap((diff) =>
-    diff.changes.map(({ change, reach }) => {
+    diff.changes.map((change) => {
+      const { reach } = change;
       const where = [...reach.via, reach.connection].join('>');
-      return `${diff.agent}: ${change === 'added' ? '+' : '-'} ${reach.identity} ${where}${reach.grant ? ` via grant ${reach.grant}` : ''}${reach.note ? ' (note)' : ''}`;
+      const mark = { added: '+', removed: '-', changed: '~' }[change.change];
+      const was = change.change === 'changed' ? ` (was${change.before.note ? ' noted' : ' not noted'})` : '';
+      return `${diff.agent}: ${mark} ${reach.identity} ${where}${reach.grant ? ` via grant ${reach.grant}` : ''}${reach.note ? ' (note)' : ''}${was}`;
     }),
   );
 }
@@ -122,6 +125,30 @@ describe('diffIdentityReach', () => {
       { agents: { support: support({ required: true, scopesAllowed: ['user'] }) }, grants: [alice] },
       { agents: { support: support({ required: true, scopesAllowed: ['user'] }) }, grants: [grant('team', 'alice')] },
       ['support: + team:alice github via grant github:team:alice (note)', 'support: - user:alice github via grant github:user:alice'],
+    ],
+    [
+      'identity.scopesAllowed narrowed: the same identity, now outside what is allowed (issue 50)',
+      { agents: { support: support({ required: true, scopesAllowed: ['user', 'team'] }) }, grants: [alice] },
+      { agents: { support: support({ required: true, scopesAllowed: ['team'] }) }, grants: [alice] },
+      ['support: ~ user:alice github via grant github:user:alice (note) (was not noted)'],
+    ],
+    [
+      'identity.scopesAllowed widened: the note goes',
+      { agents: { support: support({ required: true, scopesAllowed: ['team'] }) }, grants: [alice] },
+      { agents: { support: support({ required: true, scopesAllowed: ['team', 'user'] }) }, grants: [alice] },
+      ['support: ~ user:alice github via grant github:user:alice (was noted)'],
+    ],
+    [
+      'identity.scopesAllowed changed, the scope still outside: the note names the new list',
+      { agents: { support: support({ required: true, scopesAllowed: ['team'] }) }, grants: [alice] },
+      { agents: { support: support({ required: true, scopesAllowed: ['org'] }) }, grants: [alice] },
+      ['support: ~ user:alice github via grant github:user:alice (note) (was noted)'],
+    ],
+    [
+      'identity.scopesAllowed changed, the scope inside before and after: no change',
+      { agents: { support: support({ required: true, scopesAllowed: ['user'] }) }, grants: [alice] },
+      { agents: { support: support({ required: true, scopesAllowed: ['user', 'team'] }) }, grants: [alice] },
+      [],
     ],
     [
       'the agent stops using the connection',

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import type { SafetyReview } from '../../src/model/safety.js';
 import { renderPlanJson } from '../../src/render/json.js';
 import { pruningPlan, samplePlan } from './fixtures.js';
 
@@ -25,6 +26,26 @@ describe('renderPlanJson', () => {
     const other = JSON.parse(renderPlanJson(samplePlan()));
     other.changes[0].action = 'explode';
     expect(validate(other)).toBe(false);
+  });
+
+  it('carries an identity whose admission changed as `changed`, before and after, per the schema', () => {
+    const reach = { identity: 'user:alice', connection: 'github', via: [], grant: 'github:user:alice', tools: ['github.search'] };
+    const noted = { ...reach, note: "scope user is not in support's identity.scopesAllowed [team]: assumed admitted (not shown)" };
+    const safety: SafetyReview = {
+      environment: 'staging',
+      findings: [],
+      notes: [],
+      counts: { errors: 0, warnings: 0, suppressed: 0 },
+      identityChanges: [{ agent: 'support', changes: [{ change: 'changed', before: reach, reach: noted }], reach: [noted] }],
+    };
+    const document = JSON.parse(renderPlanJson(samplePlan(), { safety }));
+    expect(validate(document), JSON.stringify(validate.errors)).toBe(true);
+    expect(document.safety.identityChanges[0].changes).toEqual([{ change: 'changed', before: reach, reach: noted }]);
+    // `before` goes with `changed` only, and `changed` needs it.
+    delete document.safety.identityChanges[0].changes[0].before;
+    expect(validate(document)).toBe(false);
+    document.safety.identityChanges[0].changes[0] = { change: 'added', before: reach, reach: noted };
+    expect(validate(document)).toBe(false);
   });
 
   it('carries kept remote values and fields left to the server', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { computePlan } from '../../src/engine/plan.js';
-import { COMMENT_LIMIT, cutComment } from '../../src/render/comment-cut.js';
-import { renderPlanAs } from '../../src/render/plan-formats.js';
-import { commentMarker, destroyBanner, renderAllEnvironmentsComment, renderPlanComment } from '../../src/render/pr-comment.js';
+import { COMMENT_LIMIT, cutComment, openingFence, SUMMARY_BUDGET } from '../../src/render/comment-cut.js';
+import { renderPlanAs, renderPlanMarkdownSection } from '../../src/render/plan-formats.js';
+import { commentMarker, destroyBanner, renderAllEnvironmentsComment, renderPlanComment, renderStepSummary } from '../../src/render/pr-comment.js';
 import { actual, actualState, agentSpec, desired, desiredState } from '../engine/builders.js';
 import { pruningPlan, samplePlan } from './fixtures.js';
 
@@ -92,6 +92,43 @@ describe('the pull-request comment of plan --markdown', () => {
     expect(body.split('\n')).toContain(cut.split('\n').at(-5));
     expect(balanced(cut)).toEqual({ details: 0 });
     expect(cut.startsWith('# head\n')).toBe(true);
+  });
+
+  it.each([
+    ['```', '```'],
+    ['````diff', '````'],
+    ['```js title="a"', '```'],
+    ['   ```', '```'],
+    ['~~~ a`b', '~~~'],
+    // A backtick fence's info string holds no backtick: a line opening with a code span is text.
+    ['```a`b```', undefined],
+    ['``` `x` ```', undefined],
+    ['    ```', undefined],
+    ['``', undefined],
+  ])('reads %j as opening the fence %j (CommonMark)', (line, fence) => {
+    expect(openingFence(line)).toBe(fence);
+  });
+
+  it('closes no fence a code span at the start of a line seemed to open', () => {
+    const body = ['# head', '```a`b``` is inline code', ...Array.from({ length: 200 }, (_, index) => `line ${index}`)].join('\n');
+    const cut = cutComment(body, 'POINTER', 500);
+    const [last, blank, pointer] = cut.split('\n').slice(-3);
+    expect([blank, pointer]).toEqual(['', 'POINTER']);
+    expect(last).toMatch(/^line \d+$/);
+  });
+
+  it('writes the job summary whole under its megabyte, and cuts it past', () => {
+    const section = renderPlanMarkdownSection(hugePlan(40), context);
+    expect(section.length).toBeGreaterThan(COMMENT_LIMIT);
+    expect(renderStepSummary([section, section])).toBe(`${section}\n\n${section}`);
+    const cut = renderStepSummary([section, section], section.length);
+    expect(cut.length).toBeLessThanOrEqual(section.length);
+    expect(cut).toContain('job summary allows and was cut here');
+    expect(balanced(cut)).toEqual({ details: 0 });
+    // The default budget: what GitHub takes (1 MiB), less a margin.
+    const huge = 'x'.repeat(100).concat('\n').repeat(12_000);
+    expect(renderStepSummary([huge]).length).toBeLessThanOrEqual(SUMMARY_BUDGET);
+    expect(SUMMARY_BUDGET).toBeLessThan(1024 * 1024);
   });
 
   it("shows an environment's error in a code block no quoted text escapes (@mentions, links, fences)", () => {

@@ -176,6 +176,25 @@ describe('identity changes', () => {
     );
   });
 
+  it('a changed admission: the same identity, its note before and after, flagged when it gains one', () => {
+    const noted = { ...reach, note: "scope user is not in support's identity.scopesAllowed [team]: assumed admitted (not shown)" };
+    const changed = (before: typeof reach, after: typeof reach): SafetyReview => ({
+      ...review,
+      identityChanges: [{ agent: 'support', changes: [{ change: 'changed', before, reach: after }], reach: [after] }],
+    });
+    expect(renderSafetyText(changed(reach, noted))).toContain(
+      `  support: ~ user:alice still reaches researcher › github (1 tool) through grant github:user:alice; note now: ${noted.note} (was: none)`,
+    );
+    expect(renderSafetyMarkdown(changed(reach, noted))).toContain('- ✏️ ⚠️ user:alice still reaches researcher › github (1 tool)');
+    expect(renderSafetyMarkdown(changed(noted, reach))).toContain(
+      `- ✏️ user:alice still reaches researcher › github (1 tool) through grant github:user:alice; note now: none (was: ${noted.note})`,
+    );
+    const regranted = { ...reach, grant: 'github:user:alice-2' };
+    expect(renderSafetyText(changed(reach, regranted))).toContain(
+      '~ user:alice still reaches researcher › github (1 tool) through grant github:user:alice-2; was through grant github:user:alice',
+    );
+  });
+
   it('Markdown: a section per agent; none when nothing changes', () => {
     expect(renderSafetyMarkdown(review)).toContain('#### Identity changes\n\n**`support`**\n\n- ➕ ⚠️ user:alice now reaches researcher › github (1 tool)');
     expect(renderSafetyMarkdown({ ...review, identityChanges: [] })).not.toContain('Identity changes');

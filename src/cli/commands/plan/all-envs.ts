@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { loadProject } from '../../../config/index.js';
 import { UserError } from '../../../errors.js';
 import { renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
-import { renderAllEnvironmentsComment, type CommentOutcome } from '../../../render/pr-comment.js';
+import { renderAllEnvironmentsComment, renderStepSummary, type CommentOutcome } from '../../../render/pr-comment.js';
 import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
 import { reviewPlan } from '../../../safety/index.js';
 import type { GlobalOptions } from '../../global-options.js';
@@ -94,9 +94,9 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
     process.stdout.write(`${renderAllEnvironmentsJson(outcomes)}\n`);
   } else if (markdown) {
     process.stdout.write(`${renderAllEnvironmentsComment(outcomes, markdownLinkOf(options, process.env))}\n`);
-    // The job summary takes a megabyte: every section, never cut.
+    // The job summary takes a megabyte: every section, cut only past that.
     const sections = outcomes.flatMap((outcome) => (outcome.section === undefined ? [] : [outcome.section]));
-    if (process.env.GITHUB_STEP_SUMMARY) await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${sections.join('\n\n')}\n`);
+    if (process.env.GITHUB_STEP_SUMMARY) await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderStepSummary(sections)}\n`);
   } else {
     process.stdout.write(`${renderAllEnvironmentsSummary(outcomes)}\n`);
   }

@@ -3,6 +3,7 @@
 import * as fs from 'node:fs';
 import { planFormatOf, renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
 import { renderFindingAnnotations } from '../../../render/safety.js';
+import { renderStepSummary } from '../../../render/pr-comment.js';
 import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
 import { ENV_PLACEHOLDER, writeSavedPlan } from './save.js';
 import type { GlobalOptions } from '../../global-options.js';
@@ -38,8 +39,8 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
   if (process.env.GITHUB_STEP_SUMMARY) {
-    // The job summary takes a megabyte: the whole section, never cut, and no marker (it is no comment).
-    await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderPlanMarkdownSection(run.plan, context)}\n`);
+    // The job summary takes a megabyte: the whole section, cut only past that.
+    await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderStepSummary([renderPlanMarkdownSection(run.plan, context)])}\n`);
   }
   // 'plan-{env}.json' names one environment's file here as under --all-envs.
   if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, run.plan.environment));
