@@ -2,15 +2,15 @@
 // under the profile of the vitest project. Inside a window of prod, apply (fresh or a saved plan),
 // promote and rollback refuse before any write; --break-glass lets a change through and records
 // who, why and when; plan says an apply now would be refused. "Now" is set with AGENTFORM_NOW.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControlApiClient } from '../../src/api/client.js';
-import { startLocalControlPlane } from '../../src/server/embedded.js';
+import type { ControlApiClient } from '../../src/api/client.js';
 import { latestAgentVersion } from '../../src/state/agents.js';
 import { READ_RPC, calledRpcs, runCli } from '../helpers/cli.js';
+import { startScratchPlane } from '../helpers/local-api.js';
 
 const INSIDE = '2026-12-24T10:00:00+01:00';
 const OUTSIDE = '2026-12-10T10:00:00+01:00';
@@ -48,25 +48,9 @@ afterEach(async () => {
 });
 
 async function startPlane(): Promise<Plane> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'agentform-windows-plane-'));
-  const plane = await startLocalControlPlane({ dataDir, environments: ['dev', 'prod'], bakeMs: 10 });
-  const prod = new ControlApiClient({ baseUrl: plane.url, credential: { kind: 'key', token: plane.tokens.prod as string } });
-  cleanups.push(async () => {
-    await prod.close();
-    await plane.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return {
-    prod,
-    env: {
-      AGENTFORM_URL_DEV: plane.url,
-      AGENTFORM_TOKEN_DEV: plane.tokens.dev as string,
-      AGENTFORM_URL_PROD: plane.url,
-      AGENTFORM_TOKEN_PROD: plane.tokens.prod as string,
-      AGENTFORM_ACTOR: '',
-      GITHUB_ACTOR: 'octocat',
-    },
-  };
+  const plane = await startScratchPlane(['dev', 'prod']);
+  cleanups.push(plane.close);
+  return { prod: plane.clients.prod as ControlApiClient, env: { ...plane.env, AGENTFORM_ACTOR: '', GITHUB_ACTOR: 'octocat' } };
 }
 
 async function project(maxTurns = 5): Promise<string> {
