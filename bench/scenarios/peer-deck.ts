@@ -7,6 +7,7 @@
 //   npm run bench -- --only decK          PEER_SIZES=20,1000 PEER_LATENCIES=0,20 PEER_REPS=3 (defaults)
 //   PEER_PARSE_CACHE=off                  measure agentform with its parse cache off
 //   PEER_DURABILITY=normal                the local control plane without an fsync per commit (decK's mock keeps nothing)
+//   PEER_FLEET=templated                  agentform's agents written from AgentTemplates (bench/lib/generate-templated.ts)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -97,6 +98,7 @@ export const peerDeck: Scenario = {
         DECK_ANALYTICS: 'off',
         // A cache of its own, cold at the start (the untimed warm-up run fills it), unless turned off.
         AGENTFORM_PARSE_CACHE: process.env.PEER_PARSE_CACHE === 'off' ? 'off' : join(out, 'parse-cache'),
+        ...(process.env.PEER_FLEET === 'templated' ? { AF_GENERATE: join(ROOT, 'dist/bench/lib/generate-templated.js') } : {}),
       };
       process.stderr.write(
         `  load average before: ${loadavg()
