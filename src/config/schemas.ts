@@ -269,7 +269,8 @@ function isPrecompiledModule(value: unknown): value is PrecompiledModule {
  * that file is missing or stale its validators are compiled here instead.
  */
 export function loadPrecompiledValidators(path: string): Compiled | undefined {
-  return loadPrecompiledFiles(path);
+  const documentsFile = loadPrecompiledPart(path);
+  return documentsFile ? precompiledValidators(path, documentsFile) : undefined;
 }
 
 interface PrecompiledFile {
@@ -300,27 +301,54 @@ function loadPrecompiledPart(path: string): PrecompiledFile | undefined {
   return { validator };
 }
 
-function loadPrecompiledFiles(path: string): Compiled | undefined {
-  const documentsFile = loadPrecompiledPart(path);
-  if (!documentsFile) return undefined;
-  const documents = {} as Record<SchemaName, Validator>;
-  for (const name of SCHEMA_NAMES) documents[name] = documentsFile.validator(precompiledName(name, 'document'));
-  let specsFile: PrecompiledFile | null | undefined;
-  let compiledHere: Compiled | undefined;
-  const specs = {} as Record<DocumentKind, Validator>;
-  for (const kind of DOCUMENT_KINDS) {
-    Object.defineProperty(specs, kind, {
+/**
+ * A record whose validators are taken on first use, each from `load()` (once, for them all) or,
+ * when that gives none (a missing, broken or stale file), from `compiled()`.
+ */
+function lazyValidators<Name extends string>(
+  names: readonly Name[],
+  load: () => PrecompiledFile | undefined,
+  fromFile: (file: PrecompiledFile, name: Name) => Validator,
+  compiled: (name: Name) => Validator,
+): Record<Name, Validator> {
+  let file: PrecompiledFile | null | undefined;
+  const record = {} as Record<Name, Validator>;
+  for (const name of names) {
+    Object.defineProperty(record, name, {
       enumerable: true,
       get(): Validator {
-        specsFile ??= loadPrecompiledPart(precompiledSpecsPath(path)) ?? null;
-        const validator = specsFile ? specsFile.validator(precompiledName(kind, 'spec')) : (compiledHere ??= compileValidators()).specs[kind];
-        Object.defineProperty(specs, kind, { value: validator, enumerable: true });
+        file ??= load() ?? null;
+        const validator = file ? fromFile(file, name) : compiled(name);
+        Object.defineProperty(record, name, { value: validator, enumerable: true });
         return validator;
       },
       configurable: true,
     });
   }
-  return { documents, specs };
+  return record;
+}
+
+/**
+ * The precompiled validators, each part loaded on first use: a run that checks only merged specs
+ * (templates, overlays) over a warm parse cache never loads the documents' file, the larger one.
+ */
+export function precompiledValidators(path: string, documentsFile?: PrecompiledFile): Compiled {
+  let compiledHere: Compiled | undefined;
+  const compiled = (): Compiled => (compiledHere ??= compileValidators());
+  return {
+    documents: lazyValidators(
+      SCHEMA_NAMES,
+      () => documentsFile ?? loadPrecompiledPart(path),
+      (file, name) => file.validator(precompiledName(name, 'document')),
+      (name) => compiled().documents[name],
+    ),
+    specs: lazyValidators(
+      DOCUMENT_KINDS,
+      () => loadPrecompiledPart(precompiledSpecsPath(path)),
+      (file, kind) => file.validator(precompiledName(kind, 'spec')),
+      (kind) => compiled().specs[kind],
+    ),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -344,6 +372,6 @@ export function compileValidators(): Compiled {
 let validatorsInUse: Compiled | undefined;
 
 export function validators(): Compiled {
-  validatorsInUse ??= loadPrecompiledValidators(precompiledValidatorsPath()) ?? compileValidators();
+  validatorsInUse ??= precompiledValidators(precompiledValidatorsPath());
   return validatorsInUse;
 }

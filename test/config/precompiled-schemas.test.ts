@@ -16,6 +16,7 @@ import {
   type DocumentKind,
   loadPrecompiledValidators,
   precompiledSpecsPath,
+  precompiledValidators,
   PRECOMPILED_FILE,
   type Validator,
 } from '../../src/config/schemas.js';
@@ -235,6 +236,43 @@ describe('loading precompiled validators', () => {
     const broken = join(dir, 'broken.cjs');
     writeFileSync(broken, precompiledValidatorsCode('documents').slice(0, 5000));
     expect(loadPrecompiledValidators(broken)).toBeUndefined();
+  });
+
+  // What validators() uses: each file on first use, so checking merged specs (templates, overlays)
+  // over a warm parse cache never loads the documents' file, the larger one.
+  it('reads neither file before a validator of its part is used', () => {
+    const path = join(dir, 'both-lazy', PRECOMPILED_FILE);
+    mkdirSync(dirname(path));
+    const marked = (part: 'documents' | 'specs') =>
+      precompiledValidatorsCode(part).replace(
+        /^exports\.sourceHash = /m,
+        `globalThis.agentformLoaded = [...(globalThis.agentformLoaded ?? []), '${part}'];\nexports.sourceHash = `,
+      );
+    writeFileSync(path, marked('documents'));
+    writeFileSync(precompiledSpecsPath(path), marked('specs'));
+    const loadedParts = () => (globalThis as { agentformLoaded?: string[] }).agentformLoaded ?? [];
+    const lazy = precompiledValidators(path);
+    expect(loadedParts()).toEqual([]);
+    const bad = { model: { provider: 1 }, surprise: true };
+    expect(outcome(lazy.specs.Agent, bad)).toStrictEqual(outcome(runtime.specs.Agent, bad));
+    expect(loadedParts()).toEqual(['specs']);
+    expect(outcome(lazy.documents.Agent, agent({}))).toStrictEqual(outcome(runtime.documents.Agent, agent({})));
+    expect(loadedParts()).toEqual(['specs', 'documents']);
+  });
+
+  it('compiles the documents’ validators when their file is stale, and still reads the specs’ file', () => {
+    const path = join(dir, 'documents-stale', PRECOMPILED_FILE);
+    mkdirSync(dirname(path));
+    writeFileSync(
+      path,
+      precompiledValidatorsCode('documents').replace(/^exports\.sourceHash = "[0-9a-f]{64}";$/m, `exports.sourceHash = "${'0'.repeat(64)}";`),
+    );
+    writeFileSync(precompiledSpecsPath(path), precompiledValidatorsCode('specs'));
+    const lazy = precompiledValidators(path);
+    const bad = agent({ surprise: true });
+    expect(outcome(lazy.documents.Agent, bad)).toStrictEqual(outcome(runtime.documents.Agent, bad));
+    expect(outcome(lazy.documents.Agent, bad).valid).toBe(false);
+    expect(lazy.documents.Agent).toBe(lazy.documents.Agent);
   });
 
   // The spec validators (a third of the code) are loaded on first use only; without a usable
