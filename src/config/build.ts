@@ -227,12 +227,14 @@ function buildDocument(document: ResourceDocument, environment: string, project:
     return [];
   }
   const merged = overlay ? mergeOverlay(document.spec ?? {}, overlay) : (document.spec ?? {});
-  if (document.valid && (overlay || promotion || document.inherited)) {
+  if (document.valid && (overlay || promotion || document.inherited || document.partialSpec)) {
     const validate = validators().specs[document.kind];
     if (!validate(withoutNulls(merged))) {
       // A problem in a template's value is located in the template: one problem however many agents
       // extend it, naming them. In the agent's own document, its location says which agent it is.
-      const found = document.inherited ? new ProblemList() : problems;
+      // A spec that leaves keys to overlays can lack them in some environments only: name those.
+      const byEnvironment = !document.inherited && !overlay && !promotion;
+      const found = document.inherited || byEnvironment ? new ProblemList() : problems;
       const inTemplate = new Set<string>();
       const locateFound = (path: readonly PathSegment[], target?: 'key' | 'value'): SourceLocation => {
         const location = locateSpec(path.slice(1), target);
@@ -245,7 +247,8 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       });
       if (found !== problems)
         for (const problem of found.items) {
-          if (problem.location && inTemplate.has(formatLocation(problem.location))) problems.addFoundIn(problem, 'agent', document.name);
+          if (byEnvironment) problems.addFoundIn(problem, 'environment', environment);
+          else if (problem.location && inTemplate.has(formatLocation(problem.location))) problems.addFoundIn(problem, 'agent', document.name);
           else problems.add(problem);
         }
     }

@@ -7,7 +7,7 @@ import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
 import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
 import { hasNullField, withoutNulls } from '../model/json.js';
-import { isWarningOnly, passesSchema } from './schema-errors.js';
+import { isWarningOnly, lacksOnlyMergedKeys, passesSchema } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, TEMPLATE_KIND, validators } from './schemas.js';
 import { readTemplate, resolveTemplates, type TemplateDocument } from './templates.js';
 import { openParseCache, type ParseCache } from './parse-cache.js';
@@ -36,6 +36,8 @@ export interface ResourceDocument {
   overlayPromote: Record<string, unknown>;
   /** Whether the document passed its schema (semantic checks skip the parts that did not). */
   valid: boolean;
+  /** Its own check let the spec lack required keys (a merge supplies them): each environment's merged spec is checked whole (build.ts). */
+  partialSpec: boolean;
   /** The AgentTemplate an agent extends, and the parameters it passes (resolved by templates.ts). */
   extends?: string;
   params?: JsonObject;
@@ -387,10 +389,19 @@ function readDocument(
     ...(promote ? { promote } : {}),
     overlayPromote,
     valid: valid || onlyWarnings,
+    partialSpec: mayHavePartialSpec(documentKind, value),
     ...(documentKind === 'Agent' && typeof value.extends === 'string' ? { extends: value.extends } : {}),
     ...(documentKind === 'Agent' && isObject(value.params) ? { params: value.params as JsonObject } : {}),
   };
   return { document, passed: valid };
+}
+
+/**
+ * Whether a document's spec may lack required keys: a promoted agent needs no full definition, an
+ * overlay or a template gives the rest. Its merged spec is checked instead (build.ts).
+ */
+function mayHavePartialSpec(kind: DocumentKind, value: Record<string, unknown>): boolean {
+  return kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays) || typeof value.extends === 'string');
 }
 
 /** A document against the schema of its kind: whether it passed, or failed on warnings alone (reported). */
@@ -404,12 +415,13 @@ function checkDocument(
   // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
   const checked =
     isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value;
-  const valid = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems, {
-    // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
-    // A template's agent gets the rest of its definition from the template.
-    skipRequiredAtSpecRoot: kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays) || typeof value.extends === 'string'),
-  });
-  return { valid, onlyWarnings: !valid && (validate.errors ?? []).every(isWarningOnly) };
+  const skipRequiredAtSpecRoot = mayHavePartialSpec(kind, value);
+  const passed = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems, { skipRequiredAtSpecRoot });
+  const errors = validate.errors ?? [];
+  // Lacking only what the merge supplies is passing: the merged spec gets its full check (build.ts
+  // skips it for a document that did not pass), and the parse cache may keep the verdict.
+  const valid = passed || (skipRequiredAtSpecRoot && lacksOnlyMergedKeys(errors));
+  return { valid, onlyWarnings: !valid && errors.every(isWarningOnly) };
 }
 
 /**

@@ -90,6 +90,22 @@ export function passesSchema(validate: Validator, value: unknown, kind: string, 
   return valid;
 }
 
+/** Keywords whose own error is never reported: their branches' errors say what is wrong. */
+const COMBINATOR_KEYWORDS = new Set(['oneOf', 'anyOf', 'if']);
+
+/**
+ * Whether a document failed its schema only for keys its spec's root lacks, which
+ * `skipRequiredAtSpecRoot` leaves unreported: a merge (template, overlay, promotion) supplies
+ * them, and the merged spec is checked in full (build.ts).
+ */
+export function lacksOnlyMergedKeys(errors: readonly ErrorObject[]): boolean {
+  const atSpecRoot = (error: ErrorObject) => error.instancePath === '/spec';
+  return (
+    errors.some((error) => error.keyword === 'required' && atSpecRoot(error)) &&
+    errors.every((error) => atSpecRoot(error) && (error.keyword === 'required' || COMBINATOR_KEYWORDS.has(error.keyword)))
+  );
+}
+
 interface ReportOptions {
   skipRequiredAtSpecRoot?: boolean;
   reportedPath?: (path: readonly PathSegment[]) => PathSegment[];
@@ -114,7 +130,7 @@ export function reportSchemaErrors(
     const path = [...basePath, ...pointerToPath(error.instancePath)];
     if (isWriteOnlyPath(path, kind) && WRITE_ONLY_FORM_KEYWORDS.has(error.keyword)) continue;
     if (error.propertyName !== undefined) continue; // reported by reportInvalidPropertyNames
-    if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if' || error.keyword === 'propertyNames') continue;
+    if (COMBINATOR_KEYWORDS.has(error.keyword) || error.keyword === 'propertyNames') continue;
     const params = error.params as Record<string, unknown>;
     const parentSchema = (error.parentSchema ?? {}) as Record<string, unknown>;
     switch (error.keyword) {

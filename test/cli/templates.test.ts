@@ -160,7 +160,7 @@ describe('template mistakes are located errors', () => {
     {
       name: "a template's value the agent's parameter makes invalid",
       agents: 'kind: Agent\nname: a\nextends: research\nparams: {topic: t, turns: many}\n',
-      expected: 'templates.yaml:28:22: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
+      expected: 'templates.yaml:29:22: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
     },
     {
       name: '${param:} in an agent',
@@ -173,7 +173,7 @@ describe('template mistakes are located errors', () => {
     dirs.push(dir);
     await writeFile(join(dir, 'agentform.yaml'), ROOT);
     await writeFile(join(dir, 'providers.yaml'), PROVIDER);
-    await writeFile(join(dir, 'templates.yaml'), TEMPLATES.replace('  system: ${file:prompts/support.md}\n', ''));
+    await writeFile(join(dir, 'templates.yaml'), TEMPLATES.replace('  system: ${file:prompts/support.md}\n', '  system: You support.\n'));
     if (templates) await writeFile(join(dir, 'extra.yaml'), templates);
     await writeFile(join(dir, 'agents-x.yaml'), agents);
     for (const command of ['validate', 'plan']) {

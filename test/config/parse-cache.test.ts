@@ -132,6 +132,31 @@ describe('parse cache', () => {
     }
   });
 
+  // An agent whose own spec leaves required keys to its template or to overlays passes its own
+  // check: the verdict is kept, so a warm run does not check (and load the validators for) it again.
+  it('keeps the verdict of an agent whose spec leaves keys to a template or an overlay', async () => {
+    const project = join(dir, 'partial');
+    mkdirSync(project);
+    writeFileSync(join(project, 'agentform.yaml'), 'version: 1\nenvironments:\n  dev: {url: "http://127.0.0.1:1"}\n');
+    writeFileSync(join(project, 'templates.yaml'), 'kind: AgentTemplate\nname: t\nspec: {model: {provider: p, model: m}, system: s}\n');
+    const agents =
+      'kind: Agent\nname: templated\nextends: t\nspec: {limits: {maxTurns: 3}}\n---\n' +
+      'kind: Agent\nname: overlaid\nspec: {model: {provider: p, model: m}}\noverlays: {dev: {system: s}}\n';
+    writeFileSync(join(project, 'agents.yaml'), agents);
+    const env = { AGENTFORM_PARSE_CACHE: join(dir, 'partial-cache') };
+    const previous = process.env.AGENTFORM_PARSE_CACHE;
+    process.env.AGENTFORM_PARSE_CACHE = env.AGENTFORM_PARSE_CACHE;
+    try {
+      const problems = new ProblemList();
+      await readProject(project, problems);
+      expect(problems.items).toEqual([]);
+    } finally {
+      if (previous === undefined) delete process.env.AGENTFORM_PARSE_CACHE;
+      else process.env.AGENTFORM_PARSE_CACHE = previous;
+    }
+    expect(openParseCache(project, env)!.get('agents.yaml', agents)?.schemaValid).toEqual([true, true]);
+  });
+
   describe('its pack (one file per project)', () => {
     const B = 'kind: Agent\nname: c\nspec: {limits: {maxTurns: 5}}\n';
     const packIn = (cacheDir: string) => readdirSync(cacheDir).filter((name) => name.endsWith('.pack'));
