@@ -14,7 +14,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CodeKeywordDefinition, ErrorObject, Options } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { sha256Hex } from '../util/sha256.js';
 import { requireForValidators } from './validator-runtime.js';
 import { installedVersion } from '../util/package-version.js';
 
@@ -220,27 +219,21 @@ export function precompiledSpecsPath(documentsPath: string): string {
 }
 export type PrecompiledPart = 'documents' | 'specs';
 /** Bumped whenever the shape of the generated file changes. */
-const PRECOMPILED_FORMAT = 1;
+const PRECOMPILED_FORMAT = 2;
 
 /** Names of the precompiled validators: the documents by schema name, the specs as `<kind>.spec`. */
 export function precompiledName(name: SchemaName, part: 'document' | 'spec'): string {
   return part === 'document' ? name : `${name}.spec`;
 }
 
-/**
- * What the generated file was made from: the schema texts, the ajv options and version, the code
- * that sets up the compiler, the file's format. The precompiled validators are used only when this
- * matches now: the schemas may have been edited since the build, or the code rebuilt by tsc alone.
- */
-let sourceHash: string | undefined;
-/** Worked out once per process, like the schema texts it reads (both precompiled files check it). */
-export function schemaSourceHash(): string {
-  sourceHash ??= sha256Hex(schemaSources());
-  return sourceHash;
-}
-
 let sources: string | undefined;
-/** What the validators are made from, as one text: what schemaSourceHash hashes, and what the parse cache compares. */
+/**
+ * What the validators are made from, as one text: the schema texts, the ajv options and version,
+ * the code that sets up the compiler, the precompiled files' format. The precompiled validators are
+ * used only when this matches now (the schemas may have been edited since the build, or the code
+ * rebuilt by tsc alone); the parse cache compares it too. The files hold the text itself, compared
+ * as a string: hashing it would load node:crypto, a cost to every run that checks a document.
+ */
 export function schemaSources(): string {
   if (sources === undefined) {
     const ajvVersion = installedVersion('ajv', import.meta.url);
@@ -253,13 +246,13 @@ export function schemaSources(): string {
 
 /** The CommonJS module written by src/build/schemas-precompile.ts. */
 interface PrecompiledModule {
-  sourceHash: string;
+  sources: string;
   defineValidators(exports: Record<string, Validator>, require: NodeJS.Require, helpers: typeof VALIDATOR_HELPERS): void;
 }
 
 function isPrecompiledModule(value: unknown): value is PrecompiledModule {
   const candidate = value as Partial<PrecompiledModule> | null;
-  return typeof candidate?.sourceHash === 'string' && typeof candidate.defineValidators === 'function';
+  return typeof candidate?.sources === 'string' && typeof candidate.defineValidators === 'function';
 }
 
 /**
@@ -287,7 +280,7 @@ function loadPrecompiledPart(path: string): PrecompiledFile | undefined {
     // A broken file (cut short, edited by hand) only costs compiling the schemas.
     return undefined;
   }
-  if (!isPrecompiledModule(loaded) || loaded.sourceHash !== schemaSourceHash()) return undefined;
+  if (!isPrecompiledModule(loaded) || loaded.sources !== schemaSources()) return undefined;
   const exported: Record<string, Validator> = {};
   // ajv's runtime helpers (require("ajv/dist/runtime/…")) come from this module (validator-runtime.ts),
   // not from the generated file's folder, so the file works wherever it is written (the tests write

@@ -222,8 +222,8 @@ describe('precompiled validators', () => {
 describe('loading precompiled validators', () => {
   it('ignores a file generated from other schemas', () => {
     const stale = join(dir, 'stale.cjs');
-    const code = precompiledValidatorsCode('documents').replace(/^exports\.sourceHash = "[0-9a-f]{64}";$/m, `exports.sourceHash = "${'0'.repeat(64)}";`);
-    expect(code).toContain('0'.repeat(64));
+    const code = precompiledValidatorsCode('documents').replace(/^exports\.sources = .*;$/m, 'exports.sources = "stale";');
+    expect(code).toContain('exports.sources = "stale";');
     writeFileSync(stale, code);
     expect(loadPrecompiledValidators(stale)).toBeUndefined();
   });
@@ -245,8 +245,8 @@ describe('loading precompiled validators', () => {
     mkdirSync(dirname(path));
     const marked = (part: 'documents' | 'specs') =>
       precompiledValidatorsCode(part).replace(
-        /^exports\.sourceHash = /m,
-        `globalThis.agentformLoaded = [...(globalThis.agentformLoaded ?? []), '${part}'];\nexports.sourceHash = `,
+        /^exports\.sources = /m,
+        `globalThis.agentformLoaded = [...(globalThis.agentformLoaded ?? []), '${part}'];\nexports.sources = `,
       );
     writeFileSync(path, marked('documents'));
     writeFileSync(precompiledSpecsPath(path), marked('specs'));
@@ -263,10 +263,7 @@ describe('loading precompiled validators', () => {
   it('compiles the documents’ validators when their file is stale, and still reads the specs’ file', () => {
     const path = join(dir, 'documents-stale', PRECOMPILED_FILE);
     mkdirSync(dirname(path));
-    writeFileSync(
-      path,
-      precompiledValidatorsCode('documents').replace(/^exports\.sourceHash = "[0-9a-f]{64}";$/m, `exports.sourceHash = "${'0'.repeat(64)}";`),
-    );
+    writeFileSync(path, precompiledValidatorsCode('documents').replace(/^exports\.sources = .*;$/m, 'exports.sources = "stale";'));
     writeFileSync(precompiledSpecsPath(path), precompiledValidatorsCode('specs'));
     const lazy = precompiledValidators(path);
     const bad = agent({ surprise: true });
@@ -283,18 +280,18 @@ describe('loading precompiled validators', () => {
     writeFileSync(path, precompiledValidatorsCode('documents'));
     const loaded = loadPrecompiledValidators(path)!;
     // Written after loading: only a lazy loader sees it.
-    const hash = /^exports\.sourceHash = ("[0-9a-f]{64}");$/m.exec(precompiledValidatorsCode('specs'))![1];
+    const sources = /^exports\.sources = (.*);$/m.exec(precompiledValidatorsCode('specs'))![1];
     writeFileSync(
       precompiledSpecsPath(path),
-      `exports.sourceHash = ${hash};\nexports.defineValidators = (e) => { for (const k of ['Agent','Provider','Connection','Secret','ApiKey']) e[k + '.spec'] = () => 'from the file'; };\n`,
+      `exports.sources = ${sources};\nexports.defineValidators = (e) => { for (const k of ['Agent','Provider','Connection','Secret','ApiKey']) e[k + '.spec'] = () => 'from the file'; };\n`,
     );
     expect((loaded.specs.Agent as unknown as () => string)()).toBe('from the file');
   });
 
   it.each([
     ['missing', null],
-    ['broken', 'exports.sourceHash = ('],
-    ['stale', precompiledValidatorsCode('specs').replace(/^exports\.sourceHash = "[0-9a-f]{64}";$/m, `exports.sourceHash = "${'0'.repeat(64)}";`)],
+    ['broken', 'exports.sources = ('],
+    ['stale', precompiledValidatorsCode('specs').replace(/^exports\.sources = .*;$/m, 'exports.sources = "stale";')],
   ])('compiles the spec validators when their file is %s, with the same results', (name, specsCode) => {
     const path = join(dir, `specs-${name}`, PRECOMPILED_FILE);
     mkdirSync(dirname(path));
