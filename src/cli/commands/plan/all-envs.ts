@@ -93,7 +93,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   if (options.json) {
     process.stdout.write(`${renderAllEnvironmentsJson(outcomes)}\n`);
   } else if (markdown) {
-    process.stdout.write(`${renderAllEnvironmentsComment(outcomes, markdownLinkOf(options, process.env))}\n`);
+    process.stdout.write(`${renderAllEnvironmentsComment(outcomes, { link: markdownLinkOf(options, process.env) })}\n`);
     // The job summary takes a megabyte: every section, cut only past that.
     const sections = outcomes.flatMap((outcome) => (outcome.section === undefined ? [] : [outcome.section]));
     if (process.env.GITHUB_STEP_SUMMARY) await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderStepSummary(sections)}\n`);
