@@ -64,3 +64,20 @@ export function cutComment(body: string, pointer: string, budget = COMMENT_BUDGE
   }
   return `${lines.slice(0, kept).join('\n')}${tail(keptOpen)}`;
 }
+
+/**
+ * Each part's share of `budget`, water-filling: the parts are served shortest first, each taking
+ * its whole length when that fits in an even share of what is left, so a short part leaves what it
+ * does not need to the longer ones, and the parts that do not fit split the rest evenly.
+ */
+export function fairShares(lengths: readonly number[], budget: number): number[] {
+  const shares = [...lengths];
+  const shortestFirst = lengths.map((_, index) => index).sort((a, b) => (lengths[a] ?? 0) - (lengths[b] ?? 0));
+  let left = Math.max(0, budget);
+  for (const [served, index] of shortestFirst.entries()) {
+    const share = Math.min(lengths[index] ?? 0, Math.floor(left / (shortestFirst.length - served)));
+    shares[index] = share;
+    left -= share;
+  }
+  return shares;
+}

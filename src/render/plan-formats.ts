@@ -34,6 +34,8 @@ export interface PlanRenderContext {
   openChangeWindows?: readonly OpenWindow[];
   /** Markdown only: where the full plan is, named when the comment is cut to fit (`--markdown-link`). */
   markdownLink?: string;
+  /** Markdown only: the file the whole comment is also written to (`--markdown-full`), named when cut and no link is given. */
+  markdownFull?: string;
 }
 
 function textOf(plan: Plan, context: PlanRenderContext): string {
@@ -64,7 +66,11 @@ export const PLAN_FORMATS: Readonly<Record<PlanFormat, (plan: Plan, context: Pla
       ...(context.capabilityTests ? { capabilityTests: context.capabilityTests } : {}),
       ...(context.openChangeWindows && context.openChangeWindows.length > 0 ? { openChangeWindows: changeWindowsJson(context.openChangeWindows) } : {}),
     }),
-  markdown: (plan, context) => renderPlanComment(plan.environment, renderPlanMarkdownSection(plan, context), context.markdownLink),
+  markdown: (plan, context) =>
+    renderPlanComment(plan.environment, renderPlanMarkdownSection(plan, context), {
+      ...(context.markdownLink ? { link: context.markdownLink } : {}),
+      ...(context.markdownFull ? { artifact: context.markdownFull } : {}),
+    }),
 };
 
 /** The format plan's flags ask for: --json wins over --markdown, text otherwise. */

@@ -466,7 +466,9 @@ describe('the GitLab CI recipe', () => {
   it('updates one merge-request note for every environment, found by the marker agentform writes first', () => {
     const script = config.plan!.script!.join('\n');
     expect(script).toContain('agentform plan --envs staging,production');
-    expect(script).toContain('--markdown --markdown-link "$CI_JOB_URL"');
+    // The note uncut is kept as an artifact, which a cut note links to (GitLab serves it at that URL).
+    expect(script).toContain('--markdown --markdown-full plan-full.md --markdown-link "$CI_JOB_URL/artifacts/file/plan-full.md"');
+    expect(config.plan!.artifacts!.paths).toContain('plan-full.md');
     expect(script).toContain('marker=$(head -n 1 plan.md)');
     // Posted only under agentform's marker, to a note of the token's own user found on any page; exit 0 or 2 only.
     expect(script).toContain(`grep -Eq '^<!-- agentform-plan(:[A-Za-z0-9_.-]+)? -->$'`);

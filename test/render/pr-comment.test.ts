@@ -2,37 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { computePlan } from '../../src/engine/plan.js';
 import { COMMENT_LIMIT, cutComment, openingFence, SUMMARY_BUDGET } from '../../src/render/comment-cut.js';
 import { renderPlanAs, renderPlanMarkdownSection } from '../../src/render/plan-formats.js';
-import { commentMarker, destroyBanner, renderAllEnvironmentsComment, renderPlanComment, renderStepSummary } from '../../src/render/pr-comment.js';
-import { actual, actualState, agentSpec, desired, desiredState } from '../engine/builders.js';
+import { commentMarker, cutPointer, destroyBanner, renderAllEnvironmentsComment, renderPlanComment, renderStepSummary } from '../../src/render/pr-comment.js';
+import { actual, actualState, desired, desiredState } from '../engine/builders.js';
+import { balanced, hugePlan } from './comment-fixtures.js';
 import { pruningPlan, samplePlan } from './fixtures.js';
-
-/** Every fence opened is closed and every <details> closed: what GitHub needs to render the rest. */
-function balanced(markdown: string): { fence?: string; details: number } {
-  let fence: string | undefined;
-  let details = 0;
-  for (const line of markdown.split('\n')) {
-    if (fence) {
-      const run = /^(`+)\s*$/.exec(line)?.[1];
-      if (run && run.length >= fence.length) fence = undefined;
-      continue;
-    }
-    const open = /^(`{3,})/.exec(line)?.[1];
-    if (open) fence = open;
-    details += (line.match(/<details\b/g) ?? []).length - (line.match(/<\/details>/g) ?? []).length;
-  }
-  return { ...(fence ? { fence } : {}), details };
-}
-
-/** A plan of `count` agents whose long prompts all change: its comment is far over any limit. */
-function hugePlan(count: number) {
-  const prompt = (word: string) => Array.from({ length: 40 }, (_, line) => `${word} line ${line}: answer the customer's question in full.`).join('\n');
-  const names = Array.from({ length: count }, (_, index) => `agent-${String(index).padStart(3, '0')}`);
-  return computePlan(
-    desiredState(names.map((name) => desired('agent', name, agentSpec('gpt-4o', `${prompt('new')}\n`)))),
-    actualState(names.map((name) => actual('agent', name, agentSpec('gpt-4o', `${prompt('old')}\n`)))),
-    { prune: false },
-  );
-}
 
 const context = { target: 'https://api.example.test', color: false };
 
@@ -81,6 +54,17 @@ describe('the pull-request comment of plan --markdown', () => {
     expect(balanced(whole)).toEqual({ details: 0 });
     // Without a link: a sentence that says where to look.
     expect(renderPlanComment('staging', 'x\n'.repeat(40_000))).toContain("The full plan is in the CI job's log");
+  });
+
+  it.each([
+    [{}, "The full plan is in the CI job's log and summary, or run the same `agentform plan` locally."],
+    [{ link: 'https://ci.example.test/runs/7' }, 'The full plan: https://ci.example.test/runs/7'],
+    [{ artifact: 'plan-full.md' }, "The full plan is in the CI job's artifact `plan-full.md`."],
+    // The link wins: it can point at the artifact itself.
+    [{ link: 'https://ci.example.test/runs/7', artifact: 'plan-full.md' }, 'The full plan: https://ci.example.test/runs/7'],
+  ])('points a cut comment given %j at the full plan', (fullPlan, where) => {
+    expect(cutPointer(fullPlan)).toBe(`> ✂️ **The plan is longer than a comment allows and was cut here.** ${where}`);
+    expect(renderPlanComment('staging', 'x\n'.repeat(40_000), fullPlan).endsWith(`\n\n${cutPointer(fullPlan)}`)).toBe(true);
   });
 
   it('cuts inside an open fence and <details> and closes both', () => {

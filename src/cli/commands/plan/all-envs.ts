@@ -16,7 +16,8 @@ import { useColor } from '../../terminal.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import { ENV_PLACEHOLDER, writeSavedPlan } from './save.js';
-import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options.js';
+import { fullPlanAtOf, planInputsOf, type PlanCommandOptions } from './options.js';
+import { writeFullComment } from './markdown-full.js';
 import { changeCount } from '../../../model/resources.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
@@ -93,7 +94,9 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   if (options.json) {
     process.stdout.write(`${renderAllEnvironmentsJson(outcomes)}\n`);
   } else if (markdown) {
-    process.stdout.write(`${renderAllEnvironmentsComment(outcomes, markdownLinkOf(options, process.env))}\n`);
+    process.stdout.write(`${renderAllEnvironmentsComment(outcomes, fullPlanAtOf(options, process.env))}\n`);
+    // The same comment with no budget: never cut, so no pointer. Beside the printed one, failed environments included.
+    if (options.markdownFull) await writeFullComment(options.markdownFull, renderAllEnvironmentsComment(outcomes, {}, Infinity));
     // The job summary takes a megabyte: every section, cut only past that.
     const sections = outcomes.flatMap((outcome) => (outcome.section === undefined ? [] : [outcome.section]));
     if (process.env.GITHUB_STEP_SUMMARY) await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderStepSummary(sections)}\n`);

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { planFormatOf, renderPlanAs, renderPlanMarkdownSection } from '../../../render/plan-formats.js';
 import { renderFindingAnnotations } from '../../../render/safety.js';
-import { renderStepSummary } from '../../../render/pr-comment.js';
+import { renderPlanComment, renderStepSummary } from '../../../render/pr-comment.js';
 import { reviewPlan, wantsAnnotations } from '../../../safety/index.js';
 import { ENV_PLACEHOLDER, writeSavedPlan } from './save.js';
 import type { GlobalOptions } from '../../global-options.js';
@@ -14,6 +14,7 @@ import { planExitCode, planToolSurfaceReport } from '../../../pipeline/tool-lock
 import { planCapabilityTests } from '../../../pipeline/capability-tests.js';
 import { withServedButUnlocked } from '../../../engine/strict-tools.js';
 import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options.js';
+import { writeFullComment } from './markdown-full.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
 
@@ -35,6 +36,7 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     ...(capabilityTests ? { capabilityTests } : {}),
     openChangeWindows: openChangeWindows(run.project, run.desired.target.name, nowOf(process.env)),
     ...(markdownLink ? { markdownLink } : {}),
+    ...(options.markdownFull ? { markdownFull: options.markdownFull } : {}),
   };
   process.stdout.write(`${renderPlanAs(planFormatOf(options), run.plan, context)}\n`);
   if (wantsAnnotations(process.env)) for (const line of renderFindingAnnotations(safety)) process.stderr.write(`${line}\n`);
@@ -44,5 +46,8 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   }
   // 'plan-{env}.json' names one environment's file here as under --all-envs.
   if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, run.plan.environment));
+  // The same comment with no budget: never cut, so no pointer.
+  if (options.markdownFull)
+    await writeFullComment(options.markdownFull, renderPlanComment(run.plan.environment, renderPlanMarkdownSection(run.plan, context), {}, Infinity));
   return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
 }

@@ -17,6 +17,7 @@ export function register(program: Command, outcome: CommandOutcome = { exitCode:
     .option('--changes-only', 'with --json: leave out the resources apply would not touch (no-op)')
     .option('--markdown', 'print the pull-request comment: a marker to update it in place, the plan, cut to fit GitHub')
     .option('--markdown-link <url>', 'with --markdown: where the full plan is, named when the comment is cut (env AGENTFORM_MARKDOWN_LINK)')
+    .option('--markdown-full <file>', 'with --markdown: also write the whole comment, uncut, to this file (a CI artifact the cut comment names)')
     .option('--out <file>', 'save the plan for `agentform apply <file>` (holds no secret values; with --all-envs: a name with {env})')
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--prune', 'plan deletes of remote resources that are not in the configuration')

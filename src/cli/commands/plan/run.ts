@@ -10,6 +10,12 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
   if (options.changesOnly && (!options.json || multiple)) {
     throw new UserError('--changes-only shapes the JSON plan of one environment', 'use it with --json and -e, not --all-envs');
   }
+  if (options.markdownFull !== undefined && (!options.markdown || options.json)) {
+    throw new UserError(
+      '--markdown-full writes the whole pull-request comment: it needs --markdown',
+      'pass --markdown (and not --json) with --markdown-full FILE',
+    );
+  }
   if (multiple) {
     const { runPlanAllEnvironments } = await import('./all-envs.js');
     return runPlanAllEnvironments(dir, options, globals);
