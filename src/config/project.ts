@@ -404,11 +404,10 @@ function checkDocument(
   // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
   const checked =
     isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value;
-  const valid = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems, {
-    // A promoted agent needs no full definition; overlays are checked after merging (build.ts).
-    // A template's agent gets the rest of its definition from the template.
-    skipRequiredAtSpecRoot: kind === 'Agent' && (isObject(value.promote) || isObject(value.overlays) || typeof value.extends === 'string'),
-  });
+  // The Agent schema itself leaves the spec's required fields to the merge for an agent that
+  // promotes, has overlays or extends a template (its `if`), as an editor reads it; build.ts checks
+  // the merged spec in full.
+  const valid = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems);
   return { valid, onlyWarnings: !valid && (validate.errors ?? []).every(isWarningOnly) };
 }
 
