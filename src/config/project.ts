@@ -9,6 +9,7 @@ import type { ProblemList } from './problems.js';
 import { hasNullField, withoutNulls } from '../model/json.js';
 import { isWarningOnly, passesSchema } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, TEMPLATE_KIND, validators } from './schemas.js';
+import type { FilledParameter } from './template-resolution.js';
 import { readTemplate, resolveTemplates, type TemplateDocument } from './templates.js';
 import { openParseCache, type ParseCache } from './parse-cache.js';
 import { didYouMean } from './suggest.js';
@@ -44,6 +45,8 @@ export interface ResourceDocument {
    * (a value the agent does not write is located in the first of them that does).
    */
   inherited?: LocatedDocument[];
+  /** For such an agent: the spec values that are a parameter's value whole, and where that is written. */
+  filledParameters?: FilledParameter<LocatedDocument>[];
 }
 
 export interface ProjectEnvironment extends EnvironmentTarget {

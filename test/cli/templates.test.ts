@@ -158,9 +158,15 @@ describe('template mistakes are located errors', () => {
       expected: 'extra.yaml:3:21: spec.description: unknown parameter "who": declare it under params of this template',
     },
     {
-      name: "a template's value the agent's parameter makes invalid",
+      name: "a parameter's value of the wrong type where the template puts it (located at the value)",
       agents: 'kind: Agent\nname: a\nextends: research\nparams: {topic: t, turns: many}\n',
-      expected: 'templates.yaml:28:22: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
+      expected: 'agents-x.yaml:4:27: params.turns: must be an integer, not a string',
+    },
+    {
+      name: "a template's own value the agent's parameter does not give (located in the template, naming the agent)",
+      templates: 'kind: AgentTemplate\nname: x\nextends: base\nspec: {system: s, limits: {maxTurns: many}}\n',
+      agents: 'kind: Agent\nname: a\nextends: x\n',
+      expected: 'extra.yaml:4:38: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
     },
     {
       name: '${param:} in an agent',
