@@ -19,7 +19,11 @@ const cases: Array<{ name: string; document: Record<string, unknown>; valid: boo
     valid: true,
   },
   { name: 'a promoted agent without a spec', document: { kind: 'Agent', name: 'a', promote: { from: 'staging', version: 2 } }, valid: true },
-  { name: 'an agent whose overlays give the model', document: { kind: 'Agent', name: 'a', spec: { system: 'x' }, overlays: { dev: { model: full.model } } }, valid: true },
+  {
+    name: 'an agent whose overlays give the model',
+    document: { kind: 'Agent', name: 'a', spec: { system: 'x' }, overlays: { dev: { model: full.model } } },
+    valid: true,
+  },
   { name: 'a plain agent with model and system', document: { kind: 'Agent', name: 'a', spec: full }, valid: true },
   { name: 'a plain agent without model', document: { kind: 'Agent', name: 'a', spec: { system: 'You help.' } }, valid: false },
   { name: 'a plain agent without system', document: { kind: 'Agent', name: 'a', spec: { model: full.model } }, valid: false },

@@ -15,7 +15,9 @@ interface SchemaNode {
   items?: SchemaNode;
 }
 
-const SCHEMA = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'schemas', 'agent.schema.json'), 'utf8')) as SpecSchema & { $defs: { spec: SpecSchema } };
+const SCHEMA = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'schemas', 'agent.schema.json'), 'utf8')) as SpecSchema & {
+  $defs: { spec: SpecSchema };
+};
 const KINDS: Record<string, ResourceKind> = { Provider: 'provider', Connection: 'connection', Agent: 'agent', Secret: 'secret' };
 
 interface NamingField {

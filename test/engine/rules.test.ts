@@ -24,7 +24,9 @@ const FILES: Array<[ResourceKind, string]> = [
 
 describe('rules and schemas', () => {
   it.each(FILES)('%s: every map keyed by user data is a whole value', (kind, file) => {
-    const schema = JSON.parse(readFileSync(new URL(`../../schemas/${file}.schema.json`, import.meta.url), 'utf8')) as SpecSchema & { $defs: { spec: SpecSchema } };
+    const schema = JSON.parse(readFileSync(new URL(`../../schemas/${file}.schema.json`, import.meta.url), 'utf8')) as SpecSchema & {
+      $defs: { spec: SpecSchema };
+    };
     // The spec may be a reference to its fields (the agent's: schemas/agent.schema.json).
     const maps = userKeyedMaps(resolveSchemaRef(schema.$defs.spec, schema) as Schema, '', []);
     expect([...(rulesFor(kind).wholeValues ?? [])].sort()).toEqual(maps.sort());
