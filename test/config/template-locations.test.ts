@@ -2,6 +2,7 @@
 // directories: `${file:}` written in a template is relative to the template's file; a parameter's
 // value is the agent's (its `${file:}` relative to the agent's file, its problems located at its
 // `params:` entry), or, when it is a default, the declaring template's.
+import { relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { desiredStateFor, loadProject } from '../../src/config/index.js';
 import { ProblemsError } from '../../src/errors.js';
@@ -42,14 +43,17 @@ function agentText(agentParams: string, template: string): string {
   return `kind: Agent\nname: a\nextends: ${template}\n${agentParams ? `params:\n  ${agentParams}\n` : ''}`;
 }
 
-/** The problems of loading and building the project, as `file:line:col message`. */
+/** The problems of loading and building the project, as `file:line:col message` (the file relative to the project). */
 async function problemsOf(dir: string): Promise<string[]> {
   try {
     desiredStateFor(await loadProject(dir), 'dev', {});
     return [];
   } catch (error) {
     if (!(error instanceof ProblemsError)) throw error;
-    return error.problems.map((problem) => `${problem.location?.file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`);
+    return error.problems.map((problem) => {
+      const file = relative(dir, resolve(problem.location?.file ?? '')).split('\\').join('/');
+      return `${file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`;
+    });
   }
 }
 
@@ -82,17 +86,17 @@ describe("a problem in a parameter's value is located at the agent's params entr
     {
       name: 'a null inside text',
       params: 'team: null',
-      expected: `${at('team')} parameter "team" is null: only a value that is nothing but \${param:team} can be null (used in template "base" at spec.description)`,
+      expected: `${at('team')} params.team: parameter "team" is null: only a value that is nothing but \${param:team} can be null (used in template "base" at spec.description)`,
     },
     {
       name: 'a list inside text',
       params: 'team: [a, b]',
-      expected: `${at('team')} parameter "team" is a list: only a value that is nothing but \${param:team} can take it (used in template "base" at spec.description)`,
+      expected: `${at('team')} params.team: parameter "team" is a list: only a value that is nothing but \${param:team} can take it (used in template "base" at spec.description)`,
     },
     {
       name: 'a ${file:} inside text (it would be read relative to the template)',
       params: 'team: ${file:prompts/agent.md}',
-      expected: `${at('team')} parameter "team" reads a file (\${file:}): only a value that is nothing but \${param:team} can (used in template "base" at spec.description)`,
+      expected: `${at('team')} params.team: parameter "team" reads a file (\${file:}): only a value that is nothing but \${param:team} can (used in template "base" at spec.description)`,
     },
     {
       name: 'a ${file:} that does not exist',
