@@ -170,8 +170,14 @@ describe('template mistakes are located errors', () => {
     },
     {
       name: '${param:} in an agent',
-      agents: 'kind: Agent\nname: a\nextends: support\nparams: {team: x}\nspec: {description: "${param:team}"}\n',
+      agents: 'kind: Agent\nname: a\nextends: research\nparams: {topic: x}\nspec: {description: "${param:topic}"}\n',
       expected: 'agents-x.yaml:5:21: spec.description: ${param:NAME} is only filled in inside the spec of an AgentTemplate',
+    },
+    {
+      // The agent's own spec lacks system too: the merged spec is checked all the same.
+      name: 'a required field that neither the templates nor the agent gives',
+      agents: 'kind: Agent\nname: a\nextends: support\nparams: {team: x}\nspec: {description: d}\n',
+      expected: 'agents-x.yaml:5:1: spec: missing required key "system" in spec',
     },
   ];
   it.each(cases)('$name', async ({ templates, agents, expected }) => {
