@@ -51,7 +51,9 @@ async function problemsOf(dir: string): Promise<string[]> {
   } catch (error) {
     if (!(error instanceof ProblemsError)) throw error;
     return error.problems.map((problem) => {
-      const file = relative(dir, resolve(problem.location?.file ?? '')).split('\\').join('/');
+      const file = relative(dir, resolve(problem.location?.file ?? ''))
+        .split('\\')
+        .join('/');
       return `${file}:${problem.location?.line}:${problem.location?.col} ${problem.message}`;
     });
   }
