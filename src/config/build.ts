@@ -217,9 +217,9 @@ function buildDocument(document: ResourceDocument, environment: string, project:
   // in the spec, else in the template that gave it (templates.ts).
   const locateSpec = (path: readonly PathSegment[], target: 'key' | 'value' = 'value'): SourceLocation => {
     const layer = specLayer(document, environment, path);
-    return layer.source.locate([...layer.prefix, ...path], target);
+    return layer.source.locate(layer.path, target);
   };
-  const specPath = (path: readonly PathSegment[]): PathSegment[] => [...specLayer(document, environment, path).prefix, ...path];
+  const specPath = (path: readonly PathSegment[]): PathSegment[] => specLayer(document, environment, path).path;
   if (!document.spec && !overlay && !promotion) {
     if (document.kind === 'Agent' && document.valid) {
       problems.error(`Agent "${document.name}" has neither spec nor promote (for environment ${environment})`, source.locate(['name']), ['name']);

@@ -200,7 +200,7 @@ export function specLocator(
     // overlay sets something in it.
     if (path.length === 0) return document.source.locate(['spec'], 'key');
     const layer = specLayer(document, environment, path);
-    return layer.source.locate([...layer.prefix, ...path]);
+    return layer.source.locate(layer.path);
   };
 }
 

@@ -7,8 +7,9 @@ import type { EnvironmentTarget, JsonObject } from '../model/resources.js';
 import { resourceFiles, ROOT_FILE, ROOT_FILE_ALTERNATIVE } from './files.js';
 import type { ProblemList } from './problems.js';
 import { hasNullField, withoutNulls } from '../model/json.js';
-import { isWarningOnly, lacksOnlyMergedKeys, passesSchema } from './schema-errors.js';
+import { isWarningOnly, passesSchema } from './schema-errors.js';
 import { DOCUMENT_KINDS, type DocumentKind, TEMPLATE_KIND, validators } from './schemas.js';
+import type { FilledParameter } from './template-resolution.js';
 import { readTemplate, resolveTemplates, type TemplateDocument } from './templates.js';
 import { openParseCache, type ParseCache } from './parse-cache.js';
 import { didYouMean } from './suggest.js';
@@ -46,6 +47,8 @@ export interface ResourceDocument {
    * (a value the agent does not write is located in the first of them that does).
    */
   inherited?: LocatedDocument[];
+  /** For such an agent: the spec values that are a parameter's value whole, and where that is written. */
+  filledParameters?: FilledParameter<LocatedDocument>[];
 }
 
 export interface ProjectEnvironment extends EnvironmentTarget {
@@ -415,13 +418,11 @@ function checkDocument(
   // The schema sees the spec without its nulls; most specs have none, and are checked as they are.
   const checked =
     isObject(value.spec) && !source.nullFree && hasNullField(value.spec as JsonObject) ? { ...value, spec: withoutNulls(value.spec as JsonObject) } : value;
-  const skipRequiredAtSpecRoot = mayHavePartialSpec(kind, value);
-  const passed = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems, { skipRequiredAtSpecRoot });
-  const errors = validate.errors ?? [];
-  // Lacking only what the merge supplies is passing: the merged spec gets its full check (build.ts
-  // skips it for a document that did not pass), and the parse cache may keep the verdict.
-  const valid = passed || (skipRequiredAtSpecRoot && lacksOnlyMergedKeys(errors));
-  return { valid, onlyWarnings: !valid && errors.every(isWarningOnly) };
+  // The Agent schema itself leaves the spec's required fields to the merge for an agent that
+  // promotes, has overlays or extends a template (its `if`), as an editor reads it; build.ts checks
+  // the merged spec in full.
+  const valid = passesSchema(validate, checked, kind, (path, target) => source.locate(path, target), problems);
+  return { valid, onlyWarnings: !valid && (validate.errors ?? []).every(isWarningOnly) };
 }
 
 /**

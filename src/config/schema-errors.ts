@@ -93,19 +93,6 @@ export function passesSchema(validate: Validator, value: unknown, kind: string, 
 /** Keywords whose own error is never reported: their branches' errors say what is wrong. */
 const COMBINATOR_KEYWORDS = new Set(['oneOf', 'anyOf', 'if']);
 
-/**
- * Whether a document failed its schema only for keys its spec's root lacks, which
- * `skipRequiredAtSpecRoot` leaves unreported: a merge (template, overlay, promotion) supplies
- * them, and the merged spec is checked in full (build.ts).
- */
-export function lacksOnlyMergedKeys(errors: readonly ErrorObject[]): boolean {
-  const atSpecRoot = (error: ErrorObject) => error.instancePath === '/spec';
-  return (
-    errors.some((error) => error.keyword === 'required' && atSpecRoot(error)) &&
-    errors.every((error) => atSpecRoot(error) && (error.keyword === 'required' || COMBINATOR_KEYWORDS.has(error.keyword)))
-  );
-}
-
 interface ReportOptions {
   skipRequiredAtSpecRoot?: boolean;
   reportedPath?: (path: readonly PathSegment[]) => PathSegment[];

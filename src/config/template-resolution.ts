@@ -4,6 +4,7 @@
 // caller says where each template is written (`S`) and turns the problems into located ones
 // (templates.ts). Pure: no I/O, like merge.ts beside it.
 import type { JsonObject, JsonValue } from '../model/resources.js';
+import { parseTemplate } from './interpolate.js';
 import { mergeOverlay } from './merge.js';
 import { didYouMean } from './suggest.js';
 
@@ -37,10 +38,33 @@ export interface TemplateProblem<S> {
   target?: 'key' | 'value';
 }
 
+/** Where a parameter's value is written: the agent's `params` entry, or the `default` of the template that declares it. */
+export interface ParameterSource<S> {
+  source: S;
+  path: Segment[];
+}
+
+/**
+ * A spec value that is a parameter's value whole (its template wrote nothing but `${param:NAME}`
+ * there): it is located, and its `${file:}` resolved, where the value is written, not in the template.
+ */
+export interface FilledParameter<S> {
+  /** The template that wrote `${param:NAME}`, and the spec path it wrote it at (without `spec`). */
+  template: S;
+  path: Segment[];
+  value: ParameterSource<S>;
+}
+
 export interface ResolvedTemplate<S> {
   spec: JsonObject;
   /** The templates the spec came from, nearest first. */
   chain: Template<S>[];
+  filled: FilledParameter<S>[];
+}
+
+/** `path` of a spec as text, for a message: `limits.maxTurns`, `tools[0].name`. */
+function specPathText(path: readonly Segment[]): string {
+  return path.map((segment, index) => (typeof segment === 'number' ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join('');
 }
 
 const PARAM_PREFIX = '${param:';
@@ -90,13 +114,17 @@ export function resolveTemplate<S>(
   const chain = templateChain(user, templates, problems);
   if (!chain) return undefined;
   // One namespace over the chain: the nearest template's declaration of a name wins.
-  const declared = new Map<string, TemplateParameter>();
-  for (const template of chain) for (const [name, parameter] of Object.entries(template.params)) if (!declared.has(name)) declared.set(name, parameter);
+  const declared = new Map<string, TemplateParameter & { by: Template<S> }>();
+  for (const template of chain)
+    for (const [name, parameter] of Object.entries(template.params)) if (!declared.has(name)) declared.set(name, { ...parameter, by: template });
   const values = new Map<string, JsonValue>();
+  const written = new Map<string, ParameterSource<S>>();
   let complete = true;
   for (const [name, value] of Object.entries(user.params)) {
-    if (declared.has(name)) values.set(name, value);
-    else {
+    if (declared.has(name)) {
+      values.set(name, value);
+      written.set(name, { source: user.source, path: ['params', name] });
+    } else {
       complete = false;
       const known = [...declared.keys()];
       problems.push({
@@ -108,7 +136,11 @@ export function resolveTemplate<S>(
     }
   }
   const missing = [...declared].filter(([name, parameter]) => !values.has(name) && parameter.default === undefined).map(([name]) => name);
-  for (const [name, parameter] of declared) if (!values.has(name) && parameter.default !== undefined) values.set(name, parameter.default);
+  for (const [name, parameter] of declared) {
+    if (values.has(name) || parameter.default === undefined) continue;
+    values.set(name, parameter.default);
+    written.set(name, { source: parameter.by.source, path: ['params', name, 'default'] });
+  }
   if (missing.length > 0) {
     complete = false;
     problems.push({
@@ -120,17 +152,30 @@ export function resolveTemplate<S>(
   if (!complete) return undefined;
   let spec: JsonObject = {};
   let filledAll = true;
+  const filled: FilledParameter<S>[] = [];
   for (const template of [...chain].reverse()) {
-    const filled = fillParams(template.spec, values, (message, path) => {
-      filledAll = false;
-      problems.push({ message, source: template.source, path: ['spec', ...path] });
-    });
-    spec = mergeOverlay(spec, filled as JsonObject);
+    const filledSpec = fillParams(
+      template.spec,
+      values,
+      (message, path, parameter) => {
+        filledAll = false;
+        // A value that cannot go where the template uses it is the value's problem: it is located
+        // where it is written, and says where it is used.
+        const value = parameter === undefined ? undefined : written.get(parameter);
+        if (value) problems.push({ message: `${message} (used in template "${template.name}" at spec.${specPathText(path)})`, ...value });
+        else problems.push({ message, source: template.source, path: ['spec', ...path] });
+      },
+      (parameter, path) => {
+        const value = written.get(parameter);
+        if (value) filled.push({ template: template.source, path, value });
+      },
+    );
+    spec = mergeOverlay(spec, filledSpec as JsonObject);
   }
   // A spec with a reference left in it would only add problems that follow from this one.
   if (!filledAll) return undefined;
   if (user.spec) spec = mergeOverlay(spec, user.spec);
-  return { spec, chain };
+  return { spec, chain, filled };
 }
 
 /**
@@ -147,26 +192,41 @@ export function checkTemplate<S>(template: Template<S>, templates: ReadonlyMap<s
 
 /**
  * `value` with each `${param:NAME}` replaced: a string that is nothing but one reference takes the
- * parameter's value whatever its type; within other text the value must be a scalar. Other
- * `${…}` references and `$${` escapes are left for interpolation.
+ * parameter's value whatever its type (`whole` is told); within other text the value must be a
+ * scalar (else `report` names the parameter). Other `${…}` references and `$${` escapes are left
+ * for interpolation.
  */
 export function fillParams(
   value: JsonValue,
   params: ReadonlyMap<string, JsonValue>,
-  report: (message: string, path: Segment[]) => void,
+  report: (message: string, path: Segment[], parameter?: string) => void,
+  whole?: (parameter: string, path: Segment[]) => void,
   path: Segment[] = [],
 ): JsonValue {
-  if (typeof value === 'string') return value.includes(PARAM_PREFIX) ? fillString(value, params, (message) => report(message, path)) : value;
-  if (Array.isArray(value)) return value.map((item, index) => fillParams(item, params, report, [...path, index]));
+  if (typeof value === 'string')
+    return value.includes(PARAM_PREFIX)
+      ? fillString(
+          value,
+          params,
+          (message, parameter) => report(message, path, parameter),
+          (parameter) => whole?.(parameter, path),
+        )
+      : value;
+  if (Array.isArray(value)) return value.map((item, index) => fillParams(item, params, report, whole, [...path, index]));
   if (value !== null && typeof value === 'object') {
     const out: JsonObject = {};
-    for (const key in value) out[key] = fillParams(value[key] as JsonValue, params, report, [...path, key]);
+    for (const key in value) out[key] = fillParams(value[key] as JsonValue, params, report, whole, [...path, key]);
     return out;
   }
   return value;
 }
 
-function fillString(text: string, params: ReadonlyMap<string, JsonValue>, report: (message: string) => void): JsonValue {
+function fillString(
+  text: string,
+  params: ReadonlyMap<string, JsonValue>,
+  report: (message: string, parameter?: string) => void,
+  whole: (parameter: string) => void,
+): JsonValue {
   let out = '';
   let index = 0;
   while (index < text.length) {
@@ -191,18 +251,35 @@ function fillString(text: string, params: ReadonlyMap<string, JsonValue>, report
       report(`unknown parameter "${name}": declare it under params of this template${didYouMean(name, [...params.keys()])}`);
       return text;
     }
-    if (index === 0 && end === text.length - 1) return value;
+    if (index === 0 && end === text.length - 1) {
+      whole(name);
+      return value;
+    }
     // A null inside text would read "null": only a whole value can be null (the field left unset).
     if (value === null) {
-      report(`parameter "${name}" is null: only a value that is nothing but \${param:${name}} can be null`);
+      report(`parameter "${name}" is null: only a value that is nothing but \${param:${name}} can be null`, name);
       return text;
     }
     if (typeof value === 'object') {
-      report(`parameter "${name}" is ${Array.isArray(value) ? 'a list' : 'a mapping'}: only a value that is nothing but \${param:${name}} can take it`);
+      report(`parameter "${name}" is ${Array.isArray(value) ? 'a list' : 'a mapping'}: only a value that is nothing but \${param:${name}} can take it`, name);
+      return text;
+    }
+    // Its path would be read relative to the template's file, not to the file that wrote the value.
+    if (typeof value === 'string' && readsFile(value)) {
+      report(`parameter "${name}" reads a file (\${file:}): only a value that is nothing but \${param:${name}} can`, name);
       return text;
     }
     out += String(value);
     index = end + 1;
   }
   return out;
+}
+
+/** Whether a parameter's text holds a `${file:}` reference (a syntax error is interpolation's to report). */
+function readsFile(text: string): boolean {
+  try {
+    return parseTemplate(text).some((part) => 'reference' in part && part.reference.type === 'file');
+  } catch {
+    return false;
+  }
 }

@@ -3,7 +3,7 @@
 // in any other. Resolution runs on every load, after the parse cache: a changed template changes
 // every agent that extends it although the agents' own files come back from the cache unchanged.
 import type { JsonObject, JsonValue } from '../model/resources.js';
-import { checkTemplate, resolveTemplate, type Template, type TemplateParameter, type TemplateProblem } from './template-resolution.js';
+import { checkTemplate, type FilledParameter, resolveTemplate, type Template, type TemplateParameter, type TemplateProblem } from './template-resolution.js';
 import type { PathSegment, ProblemList } from './problems.js';
 import type { LocatedDocument } from './yaml-source.js';
 
@@ -16,6 +16,7 @@ export interface TemplatedDocument {
   extends?: string;
   params?: JsonObject;
   inherited?: LocatedDocument[];
+  filledParameters?: FilledParameter<LocatedDocument>[];
 }
 
 /** One AgentTemplate document as written. */
@@ -75,41 +76,74 @@ export function resolveTemplates(documents: TemplatedDocument[], templates: Temp
     }
     document.spec = resolved.spec;
     document.inherited = resolved.chain.map((template) => template.source);
+    document.filledParameters = resolved.filled;
   }
   for (const problem of found) problems.error(problem.message, problem.source.locate(problem.path, problem.target), problem.path);
 }
 
-/** A document that writes (part of) a spec value, and the path of the spec inside it. */
+/** A document that writes (part of) a spec value, and where in it the value is. */
 export interface SpecLayer {
   source: LocatedDocument;
-  prefix: PathSegment[];
+  /** The path, in `source`, of the spec path asked for (or of the nearest part of it written there). */
+  path: PathSegment[];
+}
+
+/** One place a spec may take its values from: whether it writes a spec path, and where. */
+interface Layer {
+  source: LocatedDocument;
+  writes(part: readonly PathSegment[]): boolean;
+  pathOf(path: readonly PathSegment[]): PathSegment[];
+}
+
+function specOf(source: LocatedDocument, prefix: readonly PathSegment[] = ['spec']): Layer {
+  return { source, writes: (part) => source.has([...prefix, ...part]), pathOf: (path) => [...prefix, ...path] };
+}
+
+function startsWith(path: readonly PathSegment[], prefix: readonly PathSegment[]): boolean {
+  return prefix.length <= path.length && prefix.every((segment, index) => path[index] === segment);
+}
+
+/** A parameter's value filled in whole at `filled.path`: written under the agent's params, or as a template's default. */
+function parameterValue(filled: FilledParameter<LocatedDocument>): Layer {
+  const { source, path: at } = filled.value;
+  return {
+    source,
+    writes: (part) => startsWith(part, filled.path) && source.has([...at, ...part.slice(filled.path.length)]),
+    pathOf: (path) => [...at, ...path.slice(filled.path.length)],
+  };
 }
 
 /**
  * Where a value of a document's spec is written for one environment: in the environment's overlay
- * when it sets the value, else in the document's spec, else in the nearest template that writes it;
- * a value nobody writes whole (a parameter's mapping filled into a template, say) is located where
- * the most of its path is written.
+ * when it sets the value, else in the document's spec, else in the nearest template that writes it
+ * — or, where that template wrote nothing but `${param:NAME}`, where the parameter's value is
+ * written (the agent's `params`, or the declaring template's default). A value nobody writes whole
+ * (a parameter's mapping merged into a template's, say) is located where the most of its path is written.
  */
 export function specLayer(
-  document: Pick<TemplatedDocument, 'source' | 'overlays' | 'inherited'>,
+  document: Pick<TemplatedDocument, 'source' | 'overlays' | 'inherited' | 'filledParameters'>,
   environment: string,
   path: readonly PathSegment[],
 ): SpecLayer {
   const { source } = document;
-  const own: SpecLayer = { source, prefix: ['spec'] };
+  const own = specOf(source);
+  const found = (layer: Layer): SpecLayer => ({ source: layer.source, path: layer.pathOf(path) });
   if (document.overlays[environment]) {
-    const prefix = ['overlays', environment];
-    if (source.has([...prefix, ...path])) return { source, prefix };
+    const overlay = specOf(source, ['overlays', environment]);
+    if (overlay.writes(path)) return found(overlay);
   }
-  if (!document.inherited) return own;
+  if (!document.inherited) return found(own);
   // The spec's name is the agent's own (build fills it from the document's name when the spec does
   // not write it), never a template's, even when the agent writes no spec.
-  if (path[0] === 'name') return source.has(['spec', 'name']) ? own : { source, prefix: [] };
-  const layers: SpecLayer[] = [own, ...document.inherited.map((template) => ({ source: template, prefix: ['spec'] }))];
+  if (path[0] === 'name') return source.has(['spec', 'name']) ? found(own) : { source, path: [...path] };
+  const layers: Layer[] = [own];
+  for (const template of document.inherited) {
+    for (const filled of document.filledParameters ?? []) if (filled.template === template) layers.push(parameterValue(filled));
+    layers.push(specOf(template));
+  }
   for (let length = path.length; length >= 0; length--) {
     const part = path.slice(0, length);
-    for (const layer of layers) if (layer.source.has([...layer.prefix, ...part])) return layer;
+    for (const layer of layers) if (layer.writes(part)) return found(layer);
   }
-  return own;
+  return found(own);
 }

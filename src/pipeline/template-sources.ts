@@ -32,7 +32,7 @@ export function markTemplateSources(plan: Plan, project: Project, environment: s
       const segments = fieldSegments(field.path);
       const layer = specLayer(document, environment, segments);
       if (layer.source === document.source) continue;
-      const at = layer.source.locate([...layer.prefix, ...segments]);
+      const at = layer.source.locate(layer.path);
       field.source = `${at.file}:${at.line}:${at.col}`;
     }
   }

@@ -158,14 +158,26 @@ describe('template mistakes are located errors', () => {
       expected: 'extra.yaml:3:21: spec.description: unknown parameter "who": declare it under params of this template',
     },
     {
-      name: "a template's value the agent's parameter makes invalid",
+      name: "a parameter's value of the wrong type where the template puts it (located at the value)",
       agents: 'kind: Agent\nname: a\nextends: research\nparams: {topic: t, turns: many}\n',
-      expected: 'templates.yaml:29:22: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
+      expected: 'agents-x.yaml:4:27: params.turns: must be an integer, not a string',
+    },
+    {
+      name: "a template's own value the agent's parameter does not give (located in the template, naming the agent)",
+      templates: 'kind: AgentTemplate\nname: x\nextends: base\nspec: {system: s, limits: {maxTurns: many}}\n',
+      agents: 'kind: Agent\nname: a\nextends: x\n',
+      expected: 'extra.yaml:4:38: spec.limits.maxTurns: must be an integer, not a string (agent "a")',
     },
     {
       name: '${param:} in an agent',
-      agents: 'kind: Agent\nname: a\nextends: support\nparams: {team: x}\nspec: {description: "${param:team}"}\n',
+      agents: 'kind: Agent\nname: a\nextends: research\nparams: {topic: x}\nspec: {description: "${param:topic}"}\n',
       expected: 'agents-x.yaml:5:21: spec.description: ${param:NAME} is only filled in inside the spec of an AgentTemplate',
+    },
+    {
+      // The agent's own spec lacks system too: the merged spec is checked all the same.
+      name: 'a required field that neither the templates nor the agent gives',
+      agents: 'kind: Agent\nname: a\nextends: support\nparams: {team: x}\nspec: {description: d}\n',
+      expected: 'agents-x.yaml:5:1: spec: missing required key "system" in spec',
     },
   ];
   it.each(cases)('$name', async ({ templates, agents, expected }) => {
@@ -173,7 +185,7 @@ describe('template mistakes are located errors', () => {
     dirs.push(dir);
     await writeFile(join(dir, 'agentform.yaml'), ROOT);
     await writeFile(join(dir, 'providers.yaml'), PROVIDER);
-    await writeFile(join(dir, 'templates.yaml'), TEMPLATES.replace('  system: ${file:prompts/support.md}\n', '  system: You support.\n'));
+    await writeFile(join(dir, 'templates.yaml'), TEMPLATES.replace('  system: ${file:prompts/support.md}\n', ''));
     if (templates) await writeFile(join(dir, 'extra.yaml'), templates);
     await writeFile(join(dir, 'agents-x.yaml'), agents);
     for (const command of ['validate', 'plan']) {

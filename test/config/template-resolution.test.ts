@@ -68,8 +68,17 @@ describe('resolveTemplate', () => {
   ];
   it.each(cases)('$name', ({ user, expected }) => {
     const problems: TemplateProblem<string>[] = [];
-    expect(resolveTemplate(user, templates, problems)).toEqual({ spec: expected, chain: [support, base] });
+    expect(resolveTemplate(user, templates, problems)).toEqual({ spec: expected, chain: [support, base], filled: expect.any(Array) });
     expect(problems).toEqual([]);
+  });
+
+  it("records each value that is a parameter's whole, and where that value is written", () => {
+    const resolved = resolveTemplate(agent('support', { team: 'eu', model: 'gpt-4o-mini' }), templates, []);
+    // description holds the parameter inside other text: the template's string, not the value's.
+    expect(resolved?.filled).toEqual([
+      { template: 'base', path: ['model', 'model'], value: { source: 'agent', path: ['params', 'model'] } },
+      { template: 'support', path: ['limits', 'maxInputTokensPerSession'], value: { source: 'support', path: ['params', 'tokens', 'default'] } },
+    ]);
   });
 
   it('a template overrides the template it extends, and the agent overrides both', () => {
@@ -110,9 +119,9 @@ describe('resolveTemplate', () => {
       user: agent('text', { value: { a: 1 } }),
       templates: library(template('text', { description: 'x ${param:value}' }, { value: {} })),
       problem: {
-        message: 'parameter "value" is a mapping: only a value that is nothing but ${param:value} can take it',
-        source: 'text',
-        path: ['spec', 'description'],
+        message: 'parameter "value" is a mapping: only a value that is nothing but ${param:value} can take it (used in template "text" at spec.description)',
+        source: 'agent',
+        path: ['params', 'value'],
       },
     },
     {
@@ -120,9 +129,29 @@ describe('resolveTemplate', () => {
       user: agent('text', { value: null }),
       templates: library(template('text', { description: 'x ${param:value}' }, { value: {} })),
       problem: {
-        message: 'parameter "value" is null: only a value that is nothing but ${param:value} can be null',
-        source: 'text',
-        path: ['spec', 'description'],
+        message: 'parameter "value" is null: only a value that is nothing but ${param:value} can be null (used in template "text" at spec.description)',
+        source: 'agent',
+        path: ['params', 'value'],
+      },
+    },
+    {
+      name: 'a ${file:} inside text',
+      user: agent('text', { value: 'see ${file:notes.md}' }),
+      templates: library(template('text', { description: 'x ${param:value}' }, { value: {} })),
+      problem: {
+        message: 'parameter "value" reads a file (${file:}): only a value that is nothing but ${param:value} can (used in template "text" at spec.description)',
+        source: 'agent',
+        path: ['params', 'value'],
+      },
+    },
+    {
+      name: "a list default inside text (the declaring template's)",
+      user: agent('child'),
+      templates: library(template('parent', {}, { value: { default: [1] } }), template('child', { tools: [{ name: 'x ${param:value}' }] }, {}, 'parent')),
+      problem: {
+        message: 'parameter "value" is a list: only a value that is nothing but ${param:value} can take it (used in template "child" at spec.tools[0].name)',
+        source: 'parent',
+        path: ['params', 'value', 'default'],
       },
     },
   ];

@@ -73,6 +73,18 @@ describe('yaml-language-server on a project made by agentform init', () => {
     expect(literal?.message).not.toContain('^\\$');
   });
 
+  it('accepts an agent that extends a template without model or system, and asks a plain one for them', async () => {
+    const modeline = '# yaml-language-server: $schema=../schemas/agent.schema.json';
+    const templated = [modeline, 'kind: Agent', 'name: support-eu', 'extends: support', 'params: {team: eu}', 'spec:', '  limits: {maxTurns: 30}', ''];
+    expect(await open(join(project, 'agents', 'templated.yaml'), templated.join('\n'))).toEqual([]);
+    const plain = [modeline, 'kind: Agent', 'name: plain', 'spec:', '  limits: {maxTurns: 30}', ''];
+    const diagnostics = await open(join(project, 'agents', 'plain.yaml'), plain.join('\n'));
+    expect(
+      diagnostics.some((diagnostic) => /model/.test(diagnostic.message)),
+      JSON.stringify(diagnostics),
+    ).toBe(true);
+  });
+
   it('offers the agent fields inside spec:', async () => {
     const path = join(project, 'agents', 'completion.yaml');
     const text = ['# yaml-language-server: $schema=../schemas/agent.schema.json', 'kind: Agent', 'name: draft', 'spec:', '  ', ''].join('\n');

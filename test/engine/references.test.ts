@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentDefinitionReferences } from '../../src/engine/references.js';
+import { resolveSchemaRef, type SpecSchema } from '../../src/export/prune.js';
 import type { JsonObject, JsonValue, ResourceKind } from '../../src/model/resources.js';
 import type { PathSegment } from '../../src/model/safety.js';
 
@@ -14,7 +15,9 @@ interface SchemaNode {
   items?: SchemaNode;
 }
 
-const SCHEMA = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'schemas', 'agent.schema.json'), 'utf8')) as { $defs: { spec: SchemaNode } };
+const SCHEMA = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'schemas', 'agent.schema.json'), 'utf8')) as SpecSchema & {
+  $defs: { spec: SpecSchema };
+};
 const KINDS: Record<string, ResourceKind> = { Provider: 'provider', Connection: 'connection', Agent: 'agent', Secret: 'secret' };
 
 interface NamingField {
@@ -48,7 +51,7 @@ function specWith(field: NamingField, value: string): JsonObject {
 }
 
 describe('agentDefinitionReferences', () => {
-  const fields = namingFields(SCHEMA.$defs.spec);
+  const fields = namingFields(resolveSchemaRef(SCHEMA.$defs.spec, SCHEMA) as SchemaNode);
 
   it('finds the naming fields of the schema (the walk itself works)', () => {
     expect(fields.map((field) => `${field.kind} ${field.segments.join('.')}`).sort()).toEqual([

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { rulesFor } from '../../src/engine/rules.js';
+import { resolveSchemaRef, type SpecSchema } from '../../src/export/prune.js';
 import type { ResourceKind } from '../../src/model/resources.js';
 
 type Schema = { type?: unknown; properties?: Record<string, Schema>; additionalProperties?: unknown; items?: Schema };
@@ -23,8 +24,11 @@ const FILES: Array<[ResourceKind, string]> = [
 
 describe('rules and schemas', () => {
   it.each(FILES)('%s: every map keyed by user data is a whole value', (kind, file) => {
-    const schema = JSON.parse(readFileSync(new URL(`../../schemas/${file}.schema.json`, import.meta.url), 'utf8')) as { $defs: { spec: Schema } };
-    const maps = userKeyedMaps(schema.$defs.spec, '', []);
+    const schema = JSON.parse(readFileSync(new URL(`../../schemas/${file}.schema.json`, import.meta.url), 'utf8')) as SpecSchema & {
+      $defs: { spec: SpecSchema };
+    };
+    // The spec may be a reference to its fields (the agent's: schemas/agent.schema.json).
+    const maps = userKeyedMaps(resolveSchemaRef(schema.$defs.spec, schema) as Schema, '', []);
     expect([...(rulesFor(kind).wholeValues ?? [])].sort()).toEqual(maps.sort());
   });
 });
