@@ -216,10 +216,10 @@ function buildDocument(document: ResourceDocument, environment: string, project:
   // Locates a spec path where it was written: in this environment's overlay when it sets it, else
   // in the spec, else in the template that gave it (templates.ts).
   const locateSpec = (path: readonly PathSegment[], target: 'key' | 'value' = 'value'): SourceLocation => {
-    const layer = specLayer(document, environment, path);
+    const layer = specLayer(document, environment, path, target);
     return layer.source.locate(layer.path, target);
   };
-  const specPath = (path: readonly PathSegment[]): PathSegment[] => specLayer(document, environment, path).path;
+  const specPath = (path: readonly PathSegment[], target: 'key' | 'value' = 'value'): PathSegment[] => specLayer(document, environment, path, target).path;
   if (!document.spec && !overlay && !promotion) {
     if (document.kind === 'Agent' && document.valid) {
       problems.error(`Agent "${document.name}" has neither spec nor promote (for environment ${environment})`, source.locate(['name']), ['name']);
@@ -238,12 +238,12 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       const inTemplate = new Set<string>();
       const locateFound = (path: readonly PathSegment[], target?: 'key' | 'value'): SourceLocation => {
         const location = locateSpec(path.slice(1), target);
-        if (specLayer(document, environment, path.slice(1)).source !== source) inTemplate.add(formatLocation(location));
+        if (specLayer(document, environment, path.slice(1), target).source !== source) inTemplate.add(formatLocation(location));
         return location;
       };
       reportSchemaErrors(validate.errors ?? [], document.kind, ['spec'], locateFound, found, {
         skipRequiredAtSpecRoot: promotion !== undefined,
-        reportedPath: (path) => specPath(path.slice(1)),
+        reportedPath: (path, target) => specPath(path.slice(1), target),
       });
       if (found !== problems)
         for (const problem of found.items) {

@@ -95,7 +95,7 @@ const COMBINATOR_KEYWORDS = new Set(['oneOf', 'anyOf', 'if']);
 
 interface ReportOptions {
   skipRequiredAtSpecRoot?: boolean;
-  reportedPath?: (path: readonly PathSegment[]) => PathSegment[];
+  reportedPath?: (path: readonly PathSegment[], target: 'key' | 'value') => PathSegment[];
 }
 
 /**
@@ -112,7 +112,7 @@ export function reportSchemaErrors(
 ): void {
   const reportedPath = options.reportedPath ?? ((path: readonly PathSegment[]) => [...path]);
   const report = (severity: 'error' | 'warning', message: string, path: readonly PathSegment[], target: 'key' | 'value') =>
-    problems[severity](message, locate(path, target), reportedPath(path));
+    problems[severity](message, locate(path, target), reportedPath(path, target));
   for (const error of errors) {
     const path = [...basePath, ...pointerToPath(error.instancePath)];
     if (isWriteOnlyPath(path, kind) && WRITE_ONLY_FORM_KEYWORDS.has(error.keyword)) continue;

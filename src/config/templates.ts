@@ -104,11 +104,14 @@ function startsWith(path: readonly PathSegment[], prefix: readonly PathSegment[]
 }
 
 /** A parameter's value filled in whole at `filled.path`: written under the agent's params, or as a template's default. */
-function parameterValue(filled: FilledParameter<LocatedDocument>): Layer {
+function parameterValue(filled: FilledParameter<LocatedDocument>, target: 'key' | 'value'): Layer {
   const { source, path: at } = filled.value;
+  // The key a template fills with `${param:NAME}` is the template's: a problem with the key itself
+  // (unknown, misspelt) is located there, not at the value passed in.
+  const minimum = target === 'key' ? filled.path.length + 1 : filled.path.length;
   return {
     source,
-    writes: (part) => startsWith(part, filled.path) && source.has([...at, ...part.slice(filled.path.length)]),
+    writes: (part) => part.length >= minimum && startsWith(part, filled.path) && source.has([...at, ...part.slice(filled.path.length)]),
     pathOf: (path) => [...at, ...path.slice(filled.path.length)],
   };
 }
@@ -124,6 +127,7 @@ export function specLayer(
   document: Pick<TemplatedDocument, 'source' | 'overlays' | 'inherited' | 'filledParameters'>,
   environment: string,
   path: readonly PathSegment[],
+  target: 'key' | 'value' = 'value',
 ): SpecLayer {
   const { source } = document;
   const own = specOf(source);
@@ -138,7 +142,7 @@ export function specLayer(
   if (path[0] === 'name') return source.has(['spec', 'name']) ? found(own) : { source, path: [...path] };
   const layers: Layer[] = [own];
   for (const template of document.inherited) {
-    for (const filled of document.filledParameters ?? []) if (filled.template === template) layers.push(parameterValue(filled));
+    for (const filled of document.filledParameters ?? []) if (filled.template === template) layers.push(parameterValue(filled, target));
     layers.push(specOf(template));
   }
   for (let length = path.length; length >= 0; length--) {

@@ -110,3 +110,24 @@ describe("a problem in a parameter's value is located at the agent's params entr
     expect(await problemsOf(project(params))).toEqual([expected]);
   });
 });
+
+// The key a template fills with `${param:NAME}` is the template's own: a misspelt one is the
+// template's mistake, reported once there, whatever value an agent passes.
+describe('a problem with the key a parameter fills is located at the template', () => {
+  it.each([
+    ['the agent passes the value', 'extra: custom'],
+    ['the default gives it', ''],
+  ])('%s', async (_name, params) => {
+    const misspelt = TEMPLATES.replace(
+      '  description: "Support for ${param:team}"\n',
+      '  description: "Support for ${param:team}"\n  sytem: ${param:extra}\n',
+    ).replace('  turns: {default: 10}\n', '  turns: {default: 10}\n  extra: {default: fine}\n');
+    const dir = writeProject({
+      'providers.yaml': 'kind: Provider\nname: openai\nspec:\n  type: openai\n',
+      'templates/base.yaml': misspelt,
+      'templates/prompts/template.md': 'the template prompt',
+      [AGENT_FILE]: agentText(params, 'base'),
+    });
+    expect(await problemsOf(dir)).toEqual(['templates/base.yaml:12:3 spec.sytem: unknown key "sytem" in spec; did you mean "system"? (agent "a")']);
+  });
+});
