@@ -95,6 +95,14 @@ describe('plan --markdown --markdown-full FILE', () => {
     expect(existsSync(join(dir, 'refused.md'))).toBe(false);
   });
 
+  // `--markdown-full "$UNSET"` in a CI script: refused, rather than a cut note naming no file.
+  it.each([[''], ['  ']])('is refused with an empty file name (%j)', async (name) => {
+    const run = await plan(['-e', 'staging', '--markdown', '--markdown-full', name]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--markdown-full needs a file name');
+    expect(run.stdout).toBe('');
+  });
+
   it('writes nothing when the environment could not be planned', async () => {
     const run = await plan(['-e', 'staging', '--markdown', '--markdown-full', 'failed.md'], { ...plane.env, AGENTFORM_TOKEN_STAGING: '' });
     expect(run.code).toBe(1);

@@ -396,7 +396,7 @@ describe('the GitLab CI recipe', () => {
       environment?: string;
       resource_group?: string;
       before_script?: unknown[];
-      artifacts?: { paths: string[] };
+      artifacts?: { paths: string[]; when?: string };
     }
   >;
 
@@ -469,6 +469,8 @@ describe('the GitLab CI recipe', () => {
     // The note uncut is kept as an artifact, which a cut note links to (GitLab serves it at that URL).
     expect(script).toContain('--markdown --markdown-full plan-full.md --markdown-link "$CI_JOB_URL/artifacts/file/plan-full.md"');
     expect(config.plan!.artifacts!.paths).toContain('plan-full.md');
+    // Kept when the job fails too: the posted note links to it then as well.
+    expect(config.plan!.artifacts!.when).toBe('always');
     expect(script).toContain('marker=$(head -n 1 plan.md)');
     // Posted only under agentform's marker, to a note of the token's own user found on any page; exit 0 or 2 only.
     expect(script).toContain(`grep -Eq '^<!-- agentform-plan(:[A-Za-z0-9_.-]+)? -->$'`);

@@ -16,6 +16,10 @@ export async function runPlan(dir: string, options: PlanCommandOptions, globals:
       'pass --markdown (and not --json) with --markdown-full FILE',
     );
   }
+  // An empty name (`--markdown-full "$UNSET"` in CI) would write nothing and name no file in the cut note.
+  if (options.markdownFull !== undefined && options.markdownFull.trim() === '') {
+    throw new UserError('--markdown-full needs a file name', 'pass --markdown-full FILE, e.g. --markdown-full plan-full.md');
+  }
   if (multiple) {
     const { runPlanAllEnvironments } = await import('./all-envs.js');
     return runPlanAllEnvironments(dir, options, globals);
