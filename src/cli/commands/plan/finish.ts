@@ -16,6 +16,7 @@ import { withServedButUnlocked } from '../../../engine/strict-tools.js';
 import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
+import { policyRefusalLine } from './policy-verdict.js';
 
 export async function finishPlan(session: Session, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   const run = await planSession(session, planInputsOf(options));
@@ -44,5 +45,9 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   }
   // 'plan-{env}.json' names one environment's file here as under --all-envs.
   if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, run.plan.environment));
-  return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
+  // Apply would refuse this plan: 1, also under --detailed-exitcode (its 2 says "changes to apply").
+  const refusal = policyRefusalLine(safety);
+  if (refusal === undefined) return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
+  process.stderr.write(`${refusal}\n`);
+  return 1;
 }

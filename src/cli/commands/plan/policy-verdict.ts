@@ -1,0 +1,12 @@
+// plan's share of the one verdict: a plan whose review apply would refuse (an error-severity finding
+// stands) exits 1, so that a pull request does not go green on a plan its merge cannot apply. The
+// plan is printed and saved first, as for any plan; only the exit code and one stderr line differ.
+import { findingsApplyRefuses } from '../../../safety/index.js';
+import type { SafetyReview } from '../../../model/safety.js';
+
+/** Why plan exits 1 for this environment's review, or undefined when apply would not refuse on policy. */
+export function policyRefusalLine(review: SafetyReview): string | undefined {
+  const count = findingsApplyRefuses(review).length;
+  if (count === 0) return undefined;
+  return `agentform: the plan for ${review.environment} has ${count} policy error${count === 1 ? '' : 's'}; apply would refuse it (see the findings above)`;
+}
