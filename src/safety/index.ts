@@ -4,7 +4,7 @@ import type { Project } from '../config/index.js';
 import { blockingFindings } from '../engine/policy/index.js';
 import { UserError } from '../errors.js';
 import type { ActualState, DesiredState, JsonObject, Plan } from '../model/resources.js';
-import type { AgentCapabilityDiff, SafetyReview } from '../model/safety.js';
+import type { AgentCapabilityDiff, Finding, SafetyReview } from '../model/safety.js';
 import type { ToolSurfaceLock } from '../model/tool-lock.js';
 import { findingLine } from '../render/safety.js';
 import { readToolLock } from '../config/tool-lock-file.js';
@@ -35,9 +35,17 @@ export async function reviewPlan(
   });
 }
 
+/**
+ * The findings apply refuses on (error severity, not suppressed). plan's exit code asks the same
+ * question through this one function, so that a plan that passes is a plan apply accepts.
+ */
+export function findingsApplyRefuses(review: SafetyReview): Finding[] {
+  return blockingFindings(review.findings);
+}
+
 /** Throws (exit 1, nothing written) while an error-severity finding is not suppressed. */
 export function refuseOnBlockingFindings(review: SafetyReview, command: 'apply' | 'promote' | 'roll back' = 'apply'): void {
-  const blocking = blockingFindings(review.findings);
+  const blocking = findingsApplyRefuses(review);
   if (blocking.length === 0) return;
   throw new UserError(
     `refusing to ${command}: ${blocking.length} policy error${blocking.length === 1 ? '' : 's'} in environment ${review.environment} (nothing was changed):\n  ${blocking.map(findingLine).join('\n  ')}`,

@@ -120,7 +120,8 @@ function agentsOf(resources: ReadonlyArray<{ kind: string; name: string; spec: J
 
 function countsOf(findings: readonly Finding[]): SafetyReview['counts'] {
   return {
-    errors: findings.filter((finding) => finding.severity === 'error' && !finding.suppressed).length,
+    // The errors are the findings apply refuses on: the count a summary shows is apply's verdict.
+    errors: blockingFindings(findings).length,
     warnings: findings.filter((finding) => finding.severity === 'warning' && !finding.suppressed).length,
     suppressed: findings.filter((finding) => finding.suppressed).length,
   };

@@ -135,7 +135,9 @@ describe('plan and apply with the safety review (local control plane)', () => {
   it('plan shows what the agent can newly do without a decision, and the findings', async () => {
     await allowDeleteRepo(dir);
     const result = await runCli(['plan', dir]);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    // The plan whole, then exit 1: apply would refuse it on the error.
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stderr).toContain('agentform: the plan for prod has 1 policy error; apply would refuse it');
     expect(result.stdout).toContain('support: ~ github.delete_repo (destructive) now runs without a decision (was decided by a hook)');
     expect(result.stdout).not.toContain('github.search');
     expect(result.stdout).toMatch(/agents\.yaml:\d+:\d+: error \[destructive-tool-without-decision\] agent\/support: github\.delete_repo/);
@@ -181,7 +183,8 @@ describe('plan and apply with the safety review (local control plane)', () => {
     const summary = join(dir, 'step-summary.md');
     await writeFile(summary, '## earlier step\n');
     const result = await runCli(['plan', dir], { env: { GITHUB_STEP_SUMMARY: summary } });
-    expect(result.code).toBe(0);
+    // Written although the plan fails (its error finding): the summary is where a job's reader looks.
+    expect(result.code).toBe(1);
     const text = await readFile(summary, 'utf8');
     expect(text.startsWith('## earlier step\n')).toBe(true);
     expect(text).toContain('#### Capability changes');

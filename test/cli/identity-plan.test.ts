@@ -73,7 +73,8 @@ describe('plan shows who reaches which connection through which grant', () => {
   it('a grant added while the agent does not require an identity: the anonymous caller stays, the rule is an error in production', async () => {
     await setIdentity(dir, false);
     const result = await runCli(['plan', dir]);
-    expect(result.code, result.stdout + result.stderr).toBe(0);
+    // An error finding: apply would refuse this plan, so plan exits 1 (the suppressed one below passes).
+    expect(result.code, result.stdout + result.stderr).toBe(1);
     expect(result.stdout).toContain('  support: + user:alice now reaches github (2 tools) through grant github:user:alice');
     expect(result.stdout).not.toContain('support: - anonymous');
     // One finding, on the agent (where identity.required is set), not one per grant.

@@ -151,6 +151,23 @@ describe('agentform mcp', () => {
     expect(applied.isError, texts(applied).join('\n')).toBeFalsy();
   });
 
+  it("plan's next says the apply tool would refuse a plan with a policy error (plan's exit code), and apply does", async () => {
+    const dir = await copyExample('quickstart');
+    const yaml = join(dir, 'agentform.yaml');
+    // The quickstart's two agents are more than one changed agent: an error, in dev too.
+    const strict = 'policy:\n  rules:\n    plan-changed-agents: error\n  plan:\n    maxChangedAgents: 1\nenvironments:\n';
+    await writeFile(yaml, (await readFile(yaml, 'utf8')).replace('environments:\n', strict));
+    const client = await connect([dir, '--allow-apply']);
+    const planned = await call(client, 'plan', { environment: 'dev' });
+    expect(planned.isError, texts(planned).join('\n')).toBeFalsy();
+    const note = JSON.parse(texts(planned)[1] as string);
+    expect(note.next).toBe('the apply tool would refuse this plan: 1 policy error (safety.findings)');
+    const refused = await call(client, 'apply', { planId: note.planId });
+    expect(refused.isError).toBe(true);
+    expect(texts(refused).join('\n')).toContain('[plan-changed-agents]');
+    expect((await runCli(['plan', dir, '-e', 'dev'], { env })).code).toBe(1);
+  });
+
   it('apply refuses an environment of kind production, before any write', async () => {
     const client = await connect([await withProduction(), '--allow-apply']);
     const planned = await call(client, 'plan', { environment: 'prod' });

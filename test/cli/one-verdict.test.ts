@@ -1,6 +1,7 @@
 // One verdict (issue 44): for every built-in rule, a project that leaves the rule's input to the
 // server gets the same verdict from check (offline), plan, apply and a saved plan, before the
-// first apply and after one, and from promote and rollback, whatever the server fills in. Runs
+// first apply and after one, and from promote and rollback, whatever the server fills in (plan by its
+// exit code, after printing and saving the plan; with every rule lowered, a warning fails nothing). Runs
 // under both server profiles: the default one fills permissive values (allow, unrestricted), the
 // pessimistic one others (deny, allowlist).
 import { mkdtempSync } from 'node:fs';
@@ -87,7 +88,7 @@ function severityIn(json: string, rule: string, key?: 'safety'): string | undefi
   return findings?.find((finding) => finding.rule === rule)?.severity;
 }
 
-/** validate, check, plan, apply and a saved plan's apply all refuse on the rule (nothing written). */
+/** validate, check, plan (exit 1, the plan saved), apply and a saved plan's apply all refuse on the rule (nothing written). */
 async function expectEveryPathRefuses(expect: ExpectStatic, dir: string, rule: string, when: string): Promise<void> {
   const validate = await runCli(['validate', dir, '-e', 'production']);
   expect(validate.code, `${when}: validate\n${validate.stdout}${validate.stderr}`).toBe(1);
@@ -97,8 +98,9 @@ async function expectEveryPathRefuses(expect: ExpectStatic, dir: string, rule: s
   expect(severityIn(check.stdout, rule), `${when}: check`).toBe('error');
   const planFile = join(dir, 'verdict.plan');
   const plan = await runCli(['plan', dir, '-e', 'production', '--json', '--out', planFile]);
-  expect(plan.code, `${when}: plan\n${plan.stderr}`).toBe(0);
+  expect(plan.code, `${when}: plan\n${plan.stderr}`).toBe(1);
   expect(severityIn(plan.stdout, rule, 'safety'), `${when}: plan`).toBe('error');
+  expect(plan.stderr, `${when}: plan`).toMatch(/"code":"policy_refused".*the plan for production has \d+ policy errors?; apply would refuse it/);
   const saved = await runCli(['apply', planFile, '--auto-approve']);
   expect(saved.code, `${when}: saved plan\n${saved.stdout}${saved.stderr}`).toBe(1);
   expect(saved.stderr, `${when}: saved plan`).toContain(`[${rule}]`);
@@ -119,6 +121,9 @@ describe('one verdict on every path, before and after the first apply', () => {
     await expectEveryPathRefuses(expect, dir, rule, 'before any apply');
     // Applied with every rule a warning: the server fills in what the configuration left to it.
     await lower(true);
+    // A warning is no refusal: plan passes, 2 for the changes apply would make.
+    const warned = await runCli(['plan', dir, '-e', 'production', '--detailed-exitcode']);
+    expect(warned.code, `warnings only: ${warned.stdout}${warned.stderr}`).toBe(2);
     for (const environment of ['production', 'staging']) {
       const applied = await runCli(['apply', dir, '-e', environment, '--auto-approve']);
       expect(applied.code, `${environment}: ${applied.stdout}${applied.stderr}`).toBe(0);

@@ -2,7 +2,9 @@
 // 127.0.0.1, under the profile of the vitest project. Configured to refuse in prod and warn in dev,
 // a destroy refuses apply (fresh and a saved plan) in prod, a custom rule over the plan's changes
 // refuses a promote (nothing is written), while a rollback or a promote from dev is not judged on
-// dev's configured model. The findings show in plan's text, JSON and Markdown like every other finding.
+// dev's configured model. The findings show in plan's text, JSON and Markdown like every other finding,
+// and plan exits 1 where apply would refuse (one verdict), after printing and saving the whole plan.
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -78,22 +80,49 @@ async function applyBoth(dir: string, plane: Plane): Promise<void> {
   }
 }
 
-describe('a destroy in prod', () => {
-  it('is an error finding in plan, refuses apply and a saved plan there unless suppressed, and only warns in dev', async () => {
-    const plane = await startPlane();
-    const dir = await project();
-    await applyBoth(dir, plane);
-    await rm(join(dir, 'old.yaml'));
+/** Both environments applied, then agent/old's document removed: a destroy, an error in prod only. */
+async function destroyingOld(): Promise<{ plane: Plane; dir: string }> {
+  const plane = await startPlane();
+  const dir = await project();
+  await applyBoth(dir, plane);
+  await rm(join(dir, 'old.yaml'));
+  return { plane, dir };
+}
 
+/** What plan says on stderr when apply would refuse its plan of `environment`. */
+const refusedLine = (environment: string) => `agentform: the plan for ${environment} has 1 policy error; apply would refuse it (see the findings above)`;
+
+describe('a destroy in prod', () => {
+  it('is an error finding in plan, which exits 1, refuses apply and a saved plan there unless suppressed, and only warns in dev', async () => {
+    const { plane, dir } = await destroyingOld();
+
+    // plan gives apply's verdict in its exit code, after the whole plan: 1, with the reason on stderr.
     const text = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
-    expect(text.code, text.stderr).toBe(0);
+    expect(text.code, text.stderr).toBe(1);
     expect(text.stdout).toContain('error [plan-destroy] agent/old: the plan destroys it in prod');
-    const json = await runCli(['plan', dir, '-e', 'prod', '--json'], { env: plane.env });
+    expect(text.stdout).toContain('Plan: 0 to add, 0 to change, 0 to replace, 1 to destroy.');
+    expect(text.stderr).toContain(refusedLine('prod'));
+    // --detailed-exitcode's 2 means "changes apply would make": a plan apply refuses is 1 there too.
+    const json = await runCli(['plan', dir, '-e', 'prod', '--json', '--detailed-exitcode'], { env: plane.env });
+    expect(json.code, json.stderr).toBe(1);
+    // Under --json, as every error: one JSON object on stderr, the code apply's refusal has.
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: expect.objectContaining({
+        code: 'policy_refused',
+        message: expect.stringContaining('the plan for prod has 1 policy error; apply would refuse it'),
+      }),
+    });
     const safety = (JSON.parse(json.stdout) as { safety: { counts: { errors: number }; findings: Array<Record<string, unknown>> } }).safety;
     expect(safety.findings).toContainEqual(expect.objectContaining({ rule: 'plan-destroy', severity: 'error', address: 'agent/old' }));
-    expect(safety.counts.errors).toBeGreaterThan(0);
-    const markdown = await runCli(['plan', dir, '-e', 'prod', '--markdown'], { env: plane.env });
+    expect(safety.counts.errors).toBe(1);
+    const summary = join(dir, 'step-summary.md');
+    const markdown = await runCli(['plan', dir, '-e', 'prod', '--markdown'], { env: { ...plane.env, GITHUB_STEP_SUMMARY: summary } });
+    expect(markdown.code, markdown.stderr).toBe(1);
+    expect(markdown.stdout.startsWith('<!-- agentform-plan:prod -->\n')).toBe(true);
     expect(markdown.stdout).toContain('plan-destroy');
+    expect(markdown.stdout).not.toContain('apply would refuse');
+    expect(markdown.stderr).toContain(refusedLine('prod'));
+    expect(readFileSync(summary, 'utf8')).toContain('plan-destroy');
 
     const apply = await runCli(['apply', dir, '-e', 'prod', '--auto-approve', '--debug'], { env: plane.env });
     expect(apply.code).toBe(1);
@@ -101,8 +130,11 @@ describe('a destroy in prod', () => {
     expect(apply.stderr).toContain('[plan-destroy] agent/old');
     expect(writes(apply.stderr)).toEqual([]);
 
+    // Saved all the same: a plan file is the plan, whatever the verdict (apply judges it again).
     const out = join(dir, 'plan.json');
-    expect((await runCli(['plan', dir, '-e', 'prod', '--out', out], { env: plane.env })).code).toBe(0);
+    const planned = await runCli(['plan', dir, '-e', 'prod', '--out', out], { env: plane.env });
+    expect(planned.code, planned.stderr).toBe(1);
+    expect(existsSync(out)).toBe(true);
     const saved = await runCli(['apply', out, '--debug'], { env: plane.env });
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('[plan-destroy] agent/old');
@@ -111,16 +143,47 @@ describe('a destroy in prod', () => {
 
     // Accepted on the environment, naming the resource whose document is gone: the destroy goes through.
     await writeFile(join(dir, 'agentform.yaml'), `${ROOT}    suppress:\n      - {rule: plan-destroy, reason: old is retired, address: agent/old}\n`);
-    const accepted = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
+    const accepted = await runCli(['plan', dir, '-e', 'prod', '--detailed-exitcode'], { env: plane.env });
     expect(accepted.stdout).toContain('suppressed [plan-destroy] agent/old: the plan destroys it in prod (suppressed: old is retired)');
+    expect(accepted.code, accepted.stderr).toBe(2);
+    expect(accepted.stderr).not.toContain('apply would refuse');
     const applied = await runCli(['apply', dir, '-e', 'prod', '--auto-approve'], { env: plane.env });
     expect(applied.code, applied.stderr).toBe(0);
     expect(await liveAgents(plane.prod)).toEqual(['support']);
 
     const devPlan = await runCli(['plan', dir, '-e', 'dev'], { env: plane.env });
     expect(devPlan.stdout).toContain('warning [plan-destroy] agent/old: the plan destroys it in dev');
+    expect(devPlan.code, devPlan.stderr).toBe(0);
     const dev = await runCli(['apply', dir, '-e', 'dev', '--auto-approve'], { env: plane.env });
     expect(dev.code, dev.stderr).toBe(0);
+  });
+
+  it('fails plan --all-envs and --envs naming prod, after the whole comment and every saved plan; dev alone passes', async () => {
+    const { plane, dir } = await destroyingOld();
+    const out = join(dir, 'plan-{env}.json');
+    const all = await runCli(['plan', dir, '--all-envs', '--markdown', '--detailed-exitcode', '--out', out], { env: plane.env });
+    expect(all.code, all.stderr).toBe(1);
+    expect(all.stdout.split('\n')[0]).toBe('<!-- agentform-plan -->');
+    for (const environment of ['dev', 'prod']) {
+      expect(all.stdout).toContain(`### agentform plan: \`${environment}\``);
+      expect(existsSync(join(dir, `plan-${environment}.json`)), environment).toBe(true);
+    }
+    expect(all.stdout).toContain('| ❌ error | `plan-destroy` | `agent/old` |');
+    expect(all.stderr).toContain(refusedLine('prod'));
+    expect(all.stderr).not.toContain('the plan for dev');
+
+    const json = await runCli(['plan', dir, '--envs', 'prod,dev', '--json'], { env: plane.env });
+    expect(json.code, json.stderr).toBe(1);
+    expect(JSON.stringify(JSON.parse(json.stdout))).toContain('"rule":"plan-destroy","severity":"error"');
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: expect.objectContaining({ code: 'policy_refused', message: expect.stringContaining('the plan for prod has 1 policy error') }),
+    });
+
+    // dev only warns: a plan apply takes, so 2 (changes) and no refusal.
+    const dev = await runCli(['plan', dir, '--envs', 'dev', '--detailed-exitcode'], { env: plane.env });
+    expect(dev.code, dev.stderr).toBe(2);
+    expect(dev.stdout).toContain('warning [plan-destroy] agent/old');
+    expect(dev.stderr).not.toContain('apply would refuse');
   });
 });
 
@@ -177,7 +240,9 @@ describe('the earlier environment needs none of its ${env:} values', () => {
     await writeFile(join(dir, 'support.yaml'), devOnly('support', 'gpt-4o'));
     await writeFile(join(dir, 'old.yaml'), devOnly('old', '${env:DEV_MODEL}'));
     const plan = await runCli(['plan', dir, '-e', 'prod'], { env: plane.env });
-    expect(plan.code, plan.stderr).toBe(0);
+    // agent/old's unknown model is an error in prod: apply would refuse, so plan exits 1.
+    expect(plan.code, plan.stderr).toBe(1);
+    expect(plan.stderr).toContain(refusedLine('prod'));
     expect(plan.stdout).not.toContain('[plan-model-not-in-earlier-environment] agent/support');
     expect(plan.stdout).toContain(
       "error [plan-model-not-in-earlier-environment] agent/old: the model changes to openai/gpt-4o, not yet in dev: dev's model of agent old is not known here (it reads an ${env:} variable this run does not set)",

@@ -253,6 +253,29 @@ describe('the GitHub Actions recipes', () => {
     expect(checked.stdout).toMatch(/^::warning file=agents\/researcher\.yaml,line=4,col=1::\[agent-has-description\]/m);
   });
 
+  it('pull request: a plan apply would refuse (a rule over the plan at error) is commented, then the job fails', async () => {
+    await freshProject();
+    // check has no plan, so the validate job passes; the plan job is where this error shows.
+    const root = join(dir, 'agentform.yaml');
+    const strict = 'policy:\n  plan: {maxChangedAgents: 1}\n  rules:\n    plan-changed-agents: {staging: error}\n';
+    await writeFile(root, (await readFile(root, 'utf8')).replace('policy:\n  rules:\n', strict));
+    const planned = await planStaging();
+    expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+    const code = /^code=(\d+)$/m.exec(await readFile(join(dir, 'github-output'), 'utf8'))?.[1];
+    expect(code).toBe('1');
+    expect(planned.stderr).toContain('agentform: the plan for staging has 1 policy error; apply would refuse it');
+
+    const plan = await workflow('agentform-plan.yml');
+    const comment = plan.jobs.plan!.steps.find((step) => step.uses?.startsWith('actions/github-script'))!;
+    const github = fakeGitHub();
+    await runGithubScript(comment.with!.script!, github, { CODE: code! }, dir);
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0]!.body).toMatch(/^<!-- agentform-plan -->\n/);
+    expect(github.comments[0]!.body).toContain('`plan-changed-agents`');
+    const check = plan.jobs.plan!.steps.find((step) => step.name === 'fail when an environment could not be planned')!;
+    expect((await runStep(check.run!, { CODE: code! })).code).toBe(1);
+  });
+
   it('merge: applies the plan reviewed with the read-only key with the control key, staging before production; a stale plan is refused', async () => {
     await freshProject();
     // A control plane over HTTP with the two keys a repository's secrets hold for staging.

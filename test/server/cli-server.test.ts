@@ -40,7 +40,16 @@ describe('agentform server', () => {
     dirs.push(project);
     writeFileSync(
       join(project, 'agentform.yaml'),
-      ['version: 1', 'environments:', '  prod:', `    url: ${url}`, '    settings: {kind: production}', ''].join('\n'),
+      // Spend caps are another test's: their rule, an error in production, would fail the plan.
+      [
+        'version: 1',
+        'policy: {rules: {environment-spend-caps-missing: warning}}',
+        'environments:',
+        '  prod:',
+        `    url: ${url}`,
+        '    settings: {kind: production}',
+        '',
+      ].join('\n'),
     );
     const plan = await runCli(['plan', project, '--detailed-exitcode'], { env: { AGENTFORM_TOKEN_PROD: token } });
     expect(plan.code, plan.stdout + plan.stderr).toBe(0);

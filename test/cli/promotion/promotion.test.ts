@@ -120,13 +120,15 @@ describe('promotion across three local environments', () => {
     expect(plan.stdout.match(/^Policy: /gm)).toHaveLength(3);
 
     // A finding in one environment shows in its row and in the JSON (the example's custom rule:
-    // every agent has a description; a warning outside production).
+    // every agent has a description; a warning outside production, where it is an error that
+    // apply would refuse: the run exits 1, every environment's plan printed all the same).
     const agent = join(dir, 'agents', 'researcher.yaml');
     const original = await readFile(agent, 'utf8');
     await writeFile(agent, original.replace(/^ {2}description: .*\n/m, ''));
     try {
       const json = await runCli(['plan', dir, '--all-envs', '--json'], { env });
-      expect(json.code, json.stderr).toBe(0);
+      expect(json.code, json.stderr).toBe(1);
+      expect(json.stderr).toContain('agentform: the plan for production has 1 policy error; apply would refuse it');
       const parsed = JSON.parse(json.stdout) as {
         environments: Array<{ environment: string; safety?: { findings: Array<{ rule: string; address: string }> } }>;
       };

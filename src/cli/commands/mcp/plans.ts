@@ -13,7 +13,7 @@ import { changeCount } from '../../../model/resources.js';
 import { planSession } from '../../../pipeline/plan.js';
 import { openSession, runContext } from '../../../pipeline/session.js';
 import { renderPlanAs } from '../../../render/plan-formats.js';
-import { reviewPlan } from '../../../safety/index.js';
+import { findingsApplyRefuses, reviewPlan } from '../../../safety/index.js';
 import type { GlobalOptions } from '../../global-options.js';
 import { runApply } from '../apply/run.js';
 import { errorResult, textResult } from './results.js';
@@ -43,13 +43,17 @@ export class SessionPlans {
       const planId = randomUUID();
       this.saved.set(planId, savePlan(run.plan, run.planned.desired, run.planned.actual, run.desired.projectDir));
       const changes = changeCount(run.plan);
+      // Apply refuses on policy before it looks at the changes: so does the advice (plan's exit code too).
+      const policyErrors = findingsApplyRefuses(safety).length;
       const next = !allowApply
         ? 'this server offers no apply tool (start it with --allow-apply)'
         : isProductionKind(session.project.environments[run.desired.target.name]?.settings?.kind)
           ? 'the apply tool refuses this environment: its kind is production'
-          : changes === 0
-            ? 'nothing to apply'
-            : 'apply it with the apply tool and this planId';
+          : policyErrors > 0
+            ? `the apply tool would refuse this plan: ${policyErrors} policy error${policyErrors === 1 ? '' : 's'} (safety.findings)`
+            : changes === 0
+              ? 'nothing to apply'
+              : 'apply it with the apply tool and this planId';
       return textResult(json, JSON.stringify({ planId, environment: run.desired.target.name, changes, next }));
     } finally {
       await session.close();

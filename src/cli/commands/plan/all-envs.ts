@@ -23,6 +23,7 @@ import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
 import { reportError } from '../../report-error.js';
 import { errorLines } from '../../../render/error-lines.js';
+import { policyRefusalLine, reportPolicyRefusals } from './policy-verdict.js';
 
 /** How many of an environment's problems its comment section lists (the comment has a size limit). */
 const COMMENT_PROBLEMS = 20;
@@ -103,8 +104,15 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
   } else {
     process.stdout.write(`${renderAllEnvironmentsSummary(outcomes)}\n`);
   }
+  // Every environment apply would refuse is named, after the whole document: one is enough to fail.
+  const refusals = outcomes.flatMap((outcome) => {
+    const line = outcome.safety && policyRefusalLine(outcome.safety);
+    return line ? [line] : [];
+  });
+  reportPolicyRefusals(refusals, options.json === true);
   const failed = outcomes.filter((outcome) => outcome.error !== undefined);
   if (failed.length > 0) throw new UserError(`could not plan ${failed.map((outcome) => outcome.environment).join(', ')}`);
+  if (refusals.length > 0) return 1;
   const changed = outcomes.some((outcome) => outcome.plan && changeCount(outcome.plan) > 0);
   return options.detailedExitcode && changed ? 2 : 0;
 }

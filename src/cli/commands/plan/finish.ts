@@ -17,6 +17,7 @@ import { markdownLinkOf, planInputsOf, type PlanCommandOptions } from './options
 import { writeFullComment } from './markdown-full.js';
 import { openChangeWindows } from '../../../safety/change-windows.js';
 import { nowOf } from '../../break-glass.js';
+import { policyRefusalLine, reportPolicyRefusals } from './policy-verdict.js';
 
 export async function finishPlan(session: Session, options: PlanCommandOptions, globals: GlobalOptions): Promise<number> {
   const run = await planSession(session, planInputsOf(options));
@@ -49,5 +50,9 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
   // The same comment with no budget: never cut, so no pointer.
   if (options.markdownFull)
     await writeFullComment(options.markdownFull, renderPlanComment(run.plan.environment, renderPlanMarkdownSection(run.plan, context), {}, Infinity));
-  return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
+  // Apply would refuse this plan: 1, also under --detailed-exitcode (its 2 says "changes to apply").
+  const refusal = policyRefusalLine(safety);
+  if (refusal === undefined) return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
+  reportPolicyRefusals([refusal], options.json === true);
+  return 1;
 }

@@ -19,7 +19,7 @@ export function register(program: Command, outcome: CommandOutcome = { exitCode:
     .option('--markdown-link <url>', 'with --markdown: where the full plan is, named when the comment is cut (env AGENTFORM_MARKDOWN_LINK)')
     .option('--markdown-full <file>', 'with --markdown: also write the whole comment, uncut, to this file (a CI artifact the cut comment names)')
     .option('--out <file>', 'save the plan for `agentform apply <file>` (holds no secret values; with --all-envs: a name with {env})')
-    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error or a policy error apply would refuse')
     .option('--prune', 'plan deletes of remote resources that are not in the configuration')
     .option('--allow-mass-delete', 'confirm a plan that deletes a whole kind or a large share of the environment')
     .addOption(new Option('--target <kind/name...>', 'limit the plan to these resources and what they depend on'))
