@@ -135,6 +135,9 @@ describe('a destroy in prod', () => {
     const planned = await runCli(['plan', dir, '-e', 'prod', '--out', out], { env: plane.env });
     expect(planned.code, planned.stderr).toBe(1);
     expect(existsSync(out)).toBe(true);
+    // The log does not suggest the apply it then refuses.
+    expect(planned.stderr).toContain(`Saved the plan to ${out}; apply would refuse it until its policy errors are fixed`);
+    expect(planned.stderr).not.toContain('apply it with');
     const saved = await runCli(['apply', out, '--debug'], { env: plane.env });
     expect(saved.code).toBe(1);
     expect(saved.stderr).toContain('[plan-destroy] agent/old');
@@ -168,6 +171,9 @@ describe('a destroy in prod', () => {
       expect(all.stdout).toContain(`### agentform plan: \`${environment}\``);
       expect(existsSync(join(dir, `plan-${environment}.json`)), environment).toBe(true);
     }
+    // Each saved plan's line says whether apply takes it: dev's does, prod's would be refused.
+    expect(all.stderr).toContain(`apply it with: agentform apply ${join(dir, 'plan-dev.json')}`);
+    expect(all.stderr).toContain(`Saved the plan to ${join(dir, 'plan-prod.json')}; apply would refuse it until its policy errors are fixed`);
     expect(all.stdout).toContain('| ❌ error | `plan-destroy` | `agent/old` |');
     expect(all.stderr).toContain(refusedLine('prod'));
     expect(all.stderr).not.toContain('the plan for dev');

@@ -64,7 +64,7 @@ export async function runPlanAllEnvironments(dir: string, options: PlanCommandOp
         const windows = openChangeWindows(project, environment, now);
         // Saved only once the environment rendered: a failure leaves no plan file behind.
         const save = async () => {
-          if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, environment));
+          if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, environment), policyRefusalLine(safety) !== undefined);
         };
         if (markdown) {
           const capabilityTests = await planCapabilityTests(session.project, run.desired);

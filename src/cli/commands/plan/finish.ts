@@ -45,13 +45,13 @@ export async function finishPlan(session: Session, options: PlanCommandOptions, 
     // The job summary takes a megabyte: the whole section, cut only past that.
     await fs.promises.appendFile(process.env.GITHUB_STEP_SUMMARY, `${renderStepSummary([renderPlanMarkdownSection(run.plan, context)])}\n`);
   }
+  const refusal = policyRefusalLine(safety);
   // 'plan-{env}.json' names one environment's file here as under --all-envs.
-  if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, run.plan.environment));
+  if (options.out) await writeSavedPlan(run, options.out.replaceAll(ENV_PLACEHOLDER, run.plan.environment), refusal !== undefined);
   // The same comment with no budget: never cut, so no pointer.
   if (options.markdownFull)
     await writeFullComment(options.markdownFull, renderPlanComment(run.plan.environment, renderPlanMarkdownSection(run.plan, context), {}, Infinity));
   // Apply would refuse this plan: 1, also under --detailed-exitcode (its 2 says "changes to apply").
-  const refusal = policyRefusalLine(safety);
   if (refusal === undefined) return planExitCode(run.plan, toolSurface, options.detailedExitcode === true);
   reportPolicyRefusals([refusal], options.json === true);
   return 1;
