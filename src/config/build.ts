@@ -234,6 +234,8 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       // extend it, naming them. In the agent's own document, its location says which agent it is.
       // A spec that leaves keys to overlays can lack them in some environments only: name those.
       const byEnvironment = !document.inherited && !overlay && !promotion;
+      // A templated agent with overlays elsewhere: the environment says why this one lacks a key.
+      const inEnvironment = document.inherited !== undefined && !overlay && !promotion && Object.keys(document.overlays).length > 0;
       const found = document.inherited || byEnvironment ? new ProblemList() : problems;
       const inTemplate = new Set<string>();
       const locateFound = (path: readonly PathSegment[], target?: 'key' | 'value'): SourceLocation => {
@@ -247,9 +249,13 @@ function buildDocument(document: ResourceDocument, environment: string, project:
       });
       if (found !== problems)
         for (const problem of found.items) {
-          if (byEnvironment) problems.addFoundIn(problem, 'environment', environment);
-          else if (problem.location && inTemplate.has(formatLocation(problem.location))) problems.addFoundIn(problem, 'agent', document.name);
-          else problems.add(problem);
+          if (byEnvironment) {
+            problems.addFoundIn(problem, 'environment', environment);
+            continue;
+          }
+          const shown = inEnvironment ? { ...problem, message: `${problem.message} (environment "${environment}")` } : problem;
+          if (problem.location && inTemplate.has(formatLocation(problem.location))) problems.addFoundIn(shown, 'agent', document.name);
+          else problems.add(shown);
         }
     }
   }
