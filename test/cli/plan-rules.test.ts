@@ -161,6 +161,33 @@ describe('a destroy in prod', () => {
     expect(dev.code, dev.stderr).toBe(0);
   });
 
+  // One verdict for a saved plan: apply judges the changes the file holds, as plan judged them, not
+  // a fresh plan that knows neither its --target nor its --base.
+  it('apply judges a saved plan as it was saved: what --target left out is not judged', async () => {
+    const plane = await startPlane();
+    const dir = await project();
+    await applyBoth(dir, plane);
+    const root = ROOT.replace('    plan-destroy:', '    plan-changed-agents: {prod: error}\n    plan-destroy:').replace(
+      '  plan:\n',
+      '  plan:\n    maxChangedAgents: 1\n',
+    );
+    await writeFile(join(dir, 'agentform.yaml'), root);
+    for (const name of ['support', 'old']) await writeFile(join(dir, `${name}.yaml`), agent(name).replace('maxTurns: 5', 'maxTurns: 6'));
+    const whole = join(dir, 'whole.json');
+    const planned = await runCli(['plan', dir, '-e', 'prod', '--out', whole], { env: plane.env });
+    expect(planned.code, planned.stderr).toBe(1);
+    expect(planned.stdout).toContain('plan-changed-agents');
+    const refused = await runCli(['apply', whole], { env: plane.env });
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain('[plan-changed-agents]');
+    const targeted = join(dir, 'targeted.json');
+    const one = await runCli(['plan', dir, '-e', 'prod', '--target', 'agent/support', '--out', targeted], { env: plane.env });
+    expect(one.code, one.stderr).toBe(0);
+    const applied = await runCli(['apply', targeted], { env: plane.env });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toContain('1 changed');
+  });
+
   it('fails plan --all-envs and --envs naming prod, after the whole comment and every saved plan; dev alone passes', async () => {
     const { plane, dir } = await destroyingOld();
     const out = join(dir, 'plan-{env}.json');

@@ -44,8 +44,10 @@ export async function finishApply(session: Session, request: ApplyRequest, optio
   if (options.updateLock === true) refuseUpdateLockInStrict(session.desired.target);
   const run = await planSession(session, saved ? savedPlanInputs(saved, inputs) : inputs);
   if (saved) refuseStalePlan(saved, run);
-  // The findings in full (every rule, every resource); the capability diff is plan's to print.
-  refuseOnBlockingFindings(await reviewPlan(run, { capabilityChanges: false }));
+  // The findings in full (every rule, every resource); the capability diff is plan's to print. A
+  // saved plan is judged as it was saved (not stale: it is exactly what is written), as plan judged
+  // it: the fresh plan knows neither its --target nor its --base.
+  refuseOnBlockingFindings(await reviewPlan(saved ? { ...run, plan: saved.plan } : run, { capabilityChanges: false }));
   const plan = saved ? saved.plan : run.plan;
   // Judged now, not when a saved plan was made: a plan made before a freeze is refused inside it.
   // A plan that writes nothing changes nothing, so no window stops it (a merge of a README during a
