@@ -128,7 +128,10 @@ describe('promotion across three local environments', () => {
     try {
       const json = await runCli(['plan', dir, '--all-envs', '--json'], { env });
       expect(json.code, json.stderr).toBe(1);
-      expect(json.stderr).toContain('agentform: the plan for production has 1 policy error; apply would refuse it');
+      // Under --json the reason is one error object, the code apply's refusal has.
+      expect(JSON.parse(json.stderr)).toEqual({
+        error: expect.objectContaining({ code: 'policy_refused', message: 'the plan for production has 1 policy error; apply would refuse it' }),
+      });
       const parsed = JSON.parse(json.stdout) as {
         environments: Array<{ environment: string; safety?: { findings: Array<{ rule: string; address: string }> } }>;
       };
