@@ -3,7 +3,8 @@
 // blocks), and optionally a Mermaid graph of what changes.
 import type { Plan, ResourceChange } from '../model/resources.js';
 import type { SafetyReview } from '../model/safety.js';
-import { renderSafetyMarkdown } from './safety.js';
+import { blockingFindings } from '../engine/policy/index.js';
+import { findingLine, renderSafetyMarkdown } from './safety.js';
 import { adoptionBaseLines, scopeLines } from './scope.js';
 import { graphNodesOf, renderMermaid } from './graph.js';
 import { IGNORED_HEADING, ignoredLines } from './ignored.js';
@@ -55,11 +56,28 @@ function details(change: ResourceChange): string[] {
   return lines;
 }
 
+/** How many of the errors apply refuses on the banner quotes before "+N more". */
+const REFUSAL_NAMES = 5;
+
+/**
+ * First when apply would refuse the plan (plan exits 1): the findings' table comes last, and a
+ * comment cut to fit would otherwise not say why the job failed.
+ */
+function refusalBanner(safety: SafetyReview | undefined): string[] {
+  const blocking = safety ? blockingFindings(safety.findings) : [];
+  if (blocking.length === 0) return [];
+  const lines = blocking.slice(0, REFUSAL_NAMES).map(findingLine);
+  if (blocking.length > REFUSAL_NAMES) lines.push(`+${blocking.length - REFUSAL_NAMES} more`);
+  const count = `${blocking.length} policy error${blocking.length === 1 ? '' : 's'}`;
+  return ['> [!CAUTION]', `> ⛔ **apply would refuse this plan: ${count}** (every finding is listed below).`, '', fenced(lines.join('\n')), ''];
+}
+
 export function renderPlanMarkdown(plan: Plan, options: MarkdownRenderOptions = {}): string {
   const { add, change, replace, destroy, unmanaged } = plan.summary;
   const out = [`### agentform plan: ${code(plan.environment)}`, ''];
   if (options.target) out.push(`Target: ${escapeHtml(options.target)}`, '');
   if (options.banner) out.push(...options.banner);
+  out.push(...refusalBanner(options.safety));
   const scope = [...adoptionBaseLines(plan.adoptionBase), ...scopeLines(plan.scope)];
   if (scope.length > 0) out.push(fenced(scope.join('\n')), '');
   // The Adopt column only when something is adopted: every other comment keeps its table.

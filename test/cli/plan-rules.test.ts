@@ -120,7 +120,9 @@ describe('a destroy in prod', () => {
     expect(markdown.code, markdown.stderr).toBe(1);
     expect(markdown.stdout.startsWith('<!-- agentform-plan:prod -->\n')).toBe(true);
     expect(markdown.stdout).toContain('plan-destroy');
-    expect(markdown.stdout).not.toContain('apply would refuse');
+    // First in the comment, so that a cut comment still says why the job fails; the stderr line stays on stderr.
+    expect(markdown.stdout).toContain('apply would refuse this plan: 1 policy error');
+    expect(markdown.stdout).not.toContain(refusedLine('prod'));
     expect(markdown.stderr).toContain(refusedLine('prod'));
     expect(readFileSync(summary, 'utf8')).toContain('plan-destroy');
 

@@ -4,6 +4,7 @@ import { COMMENT_LIMIT, cutComment, openingFence, SUMMARY_BUDGET } from '../../s
 import { renderPlanAs, renderPlanMarkdownSection } from '../../src/render/plan-formats.js';
 import { commentMarker, cutPointer, destroyBanner, renderAllEnvironmentsComment, renderPlanComment, renderStepSummary } from '../../src/render/pr-comment.js';
 import { actual, actualState, desired, desiredState } from '../engine/builders.js';
+import type { SafetyReview } from '../../src/model/safety.js';
 import { balanced, hugePlan } from './comment-fixtures.js';
 import { pruningPlan, samplePlan } from './fixtures.js';
 
@@ -99,6 +100,34 @@ describe('the pull-request comment of plan --markdown', () => {
     const [last, blank, pointer] = cut.split('\n').slice(-3);
     expect([blank, pointer]).toEqual(['', 'POINTER']);
     expect(last).toMatch(/^line \d+$/);
+  });
+
+  // plan exits 1 when apply would refuse: the comment says so first, so a cut one still does.
+  it('puts the errors apply refuses on first, where a cut comment keeps them', () => {
+    const finding = (rule: string, severity: 'error' | 'warning', suppressed?: string) => ({
+      rule,
+      severity,
+      address: 'agent/agent-000' as const,
+      path: [],
+      message: `${rule} says no`,
+      ...(suppressed ? { suppressed: { reason: suppressed } } : {}),
+    });
+    const safety: SafetyReview = {
+      environment: 'staging',
+      findings: [finding('plan-changed-agents', 'error'), finding('limits-missing', 'warning'), finding('plan-destroy', 'error', 'retired')],
+      notes: [],
+      counts: { errors: 1, warnings: 1, suppressed: 1 },
+    };
+    const comment = renderPlanComment('staging', renderPlanMarkdownSection(hugePlan(40), { ...context, safety }));
+    expect(comment).toContain('cut here');
+    expect(comment).toContain('> ⛔ **apply would refuse this plan: 1 policy error** (every finding is listed below).');
+    expect(comment).toContain('error [plan-changed-agents] agent/agent-000: plan-changed-agents says no');
+    const banner = comment.slice(0, comment.indexOf('| Add |'));
+    expect(banner).not.toContain('limits-missing');
+    expect(banner).not.toContain('plan-destroy');
+    // No error apply refuses on: no banner.
+    const passing = { ...safety, findings: safety.findings.slice(1), counts: { errors: 0, warnings: 1, suppressed: 1 } };
+    expect(renderPlanMarkdownSection(samplePlan(), { ...context, safety: passing })).not.toContain('apply would refuse');
   });
 
   it('writes the job summary whole under its megabyte, and cuts it past', () => {
