@@ -2,9 +2,9 @@
 // and agents that only pass parameters. The merged agents equal generate.ts's agent for agent, so
 // the peer benchmark compares the cost of templates alone
 // (AF_GENERATE=dist/bench/lib/generate-templated.js, or PEER_FLEET=templated under `npm run bench`).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ProjectSize, writeProject as writePlainProject } from './generate.js';
+import { editAgents, type ProjectSize, writeProject as writePlainProject } from './generate.js';
 
 const TEMPLATES = `kind: AgentTemplate
 name: bench-limits
@@ -60,19 +60,5 @@ export function writeProject(size: ProjectSize, environment = 'bench'): string {
 
 /** Changes `share` of the agents (every 1/share-th one): each gets its own maxTurns over the template's. */
 export function changeAgents(dir: string, size: ProjectSize, share: number): number {
-  const perFile = size.agentsPerFile ?? 10;
-  const step = Math.round(1 / share);
-  let changed = 0;
-  for (let start = 0; start < size.agents; start += perFile) {
-    const file = join(dir, 'agents', `agents-${start / perFile}.yaml`);
-    const documents = readFileSync(file, 'utf8')
-      .split('---\n')
-      .map((document, offset) => {
-        if ((start + offset) % step !== 0) return document;
-        changed += 1;
-        return `${document}${CHANGED_SPEC}`;
-      });
-    writeFileSync(file, documents.join('---\n'));
-  }
-  return changed;
+  return editAgents(dir, size, share, (document) => `${document}${CHANGED_SPEC}`);
 }

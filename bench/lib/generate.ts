@@ -45,8 +45,8 @@ export function writeProject(size: ProjectSize, environment = 'bench'): string {
   return dir;
 }
 
-/** Changes `share` of the agents (every 1/share-th one) so a plan has that many updates. */
-export function changeAgents(dir: string, size: ProjectSize, share: number): number {
+/** Rewrites every 1/share-th agent document with `edit`; returns how many were edited. */
+export function editAgents(dir: string, size: ProjectSize, share: number, edit: (document: string) => string): number {
   const perFile = size.agentsPerFile ?? 10;
   const step = Math.round(1 / share);
   let changed = 0;
@@ -57,9 +57,14 @@ export function changeAgents(dir: string, size: ProjectSize, share: number): num
       .map((document, offset) => {
         if ((start + offset) % step !== 0) return document;
         changed += 1;
-        return document.replace('maxTurns: 20', 'maxTurns: 21');
+        return edit(document);
       });
     writeFileSync(file, documents.join('---\n'));
   }
   return changed;
+}
+
+/** Changes `share` of the agents (every 1/share-th one) so a plan has that many updates. */
+export function changeAgents(dir: string, size: ProjectSize, share: number): number {
+  return editAgents(dir, size, share, (document) => document.replace('maxTurns: 20', 'maxTurns: 21'));
 }

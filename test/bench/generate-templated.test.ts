@@ -12,7 +12,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function specsOf(generator: typeof plain, changedShare?: number): Promise<unknown> {
+async function specsOf(generator: Pick<typeof plain, 'writeProject' | 'changeAgents'>, changedShare?: number): Promise<unknown> {
   const dir = generator.writeProject(SIZE);
   dirs.push(dir);
   if (changedShare) expect(generator.changeAgents(dir, SIZE, changedShare)).toBe(3);
